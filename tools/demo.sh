@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs the kfdrt demo programs from a build directory, on /dev/kfd when present, else the emulator.
+set -euo pipefail
+build=${1:-build}
+if [ -e /dev/kfd ] && [ "${KFDRT_DEVICE:-auto}" != emu ]; then
+  echo "== running on the real amdkfd (/dev/kfd)"
+  pre=()
+else
+  echo "== no /dev/kfd: running on the emulated GPU (libkfdemu.so)"
+  pre=(env LD_PRELOAD="$build/emu/libkfdemu.so")
+fi
+echo "== kfdinfo"
+"${pre[@]}" "$build/tools/kfdinfo/kfdinfo"
