@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// A GPU's DRM render node (/dev/dri/renderD<minor>) and what libdrm_amdgpu reports about it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kfd/result.h"
+
+// From <amdgpu.h>; kept opaque here so users of this header need not include libdrm.
+typedef struct amdgpu_device* amdgpu_device_handle;
+
+namespace kfd {
+
+// Facts from amdgpu_query_gpu_info / amdgpu_query_heap_info / amdgpu_get_marketing_name.
+struct GpuInfo {
+  uint32_t drm_major = 0;  // amdgpu DRM interface version
+  uint32_t drm_minor = 0;
+  uint32_t asic_id = 0;
+  uint32_t chip_rev = 0;
+  uint32_t chip_external_rev = 0;
+  uint32_t family_id = 0;
+  uint64_t max_engine_clk_khz = 0;
+  uint64_t max_memory_clk_khz = 0;
+  uint32_t num_shader_engines = 0;
+  uint32_t num_shader_arrays_per_engine = 0;
+  uint32_t gpu_counter_freq_khz = 0;
+  uint64_t vram_size = 0;          // AMDGPU_GEM_DOMAIN_VRAM heap_size
+  uint64_t visible_vram_size = 0;  // VRAM heap with AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED
+  uint64_t gtt_size = 0;           // AMDGPU_GEM_DOMAIN_GTT heap_size
+  std::string marketing_name;      // "" when libdrm's table has no entry
+};
+
+// An open render node. Move-only; closes on destruction. The fd is what ACQUIRE_VM takes and what
+// BOs' mmap_offsets are mapped on.
+class RenderNode {
+ public:
+  // Opens /dev/dri/renderD<minor> (O_RDWR|O_CLOEXEC) and initializes libdrm_amdgpu on it.
+  static Result<RenderNode> open(uint32_t minor);
+
+  RenderNode(RenderNode&& o) noexcept;
+  RenderNode& operator=(RenderNode&& o) noexcept;
+  RenderNode(const RenderNode&) = delete;
+  RenderNode& operator=(const RenderNode&) = delete;
+  ~RenderNode();
+
+  int fd() const { return fd_; }
+  uint32_t minor() const { return minor_; }
+  amdgpu_device_handle device() const { return dev_; }
+  std::string path() const { return "/dev/dri/renderD" + std::to_string(minor_); }
+
+  Result<GpuInfo> query() const;
+
+  // mmap of a BO's mmap_offset on this node (MAP_SHARED; MAP_FIXED when addr is given).
+  Result<void*> mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const;
+
+ private:
+  RenderNode(int fd, uint32_t minor, amdgpu_device_handle dev, uint32_t mj, uint32_t mn)
+      : fd_(fd), minor_(minor), dev_(dev), drm_major_(mj), drm_minor_(mn) {}
+  void reset();
+
+  int fd_ = -1;
+  uint32_t minor_ = 0;
+  amdgpu_device_handle dev_ = nullptr;
+  uint32_t drm_major_ = 0;
+  uint32_t drm_minor_ = 0;
+};
+
+}  // namespace kfd
