@@ -178,4 +178,16 @@ static_assert(offsetof(AmdSignal, start_ts) == 32);
 static_assert(offsetof(AmdSignal, end_ts) == 40);
 static_assert(offsetof(AmdSignal, queue_ptr) == 48);
 
+// Values the device stores into amd_queue_t.queue_inactive_signal when a queue stops on an error
+// (kfdrt's convention, shared by the emulator and kfdrt's trap handling). The signal's event is
+// raised too, so a waiter wakes.
+enum QueueError : int64_t {
+  kQueueErrorNone = 0,
+  kQueueErrorInvalidPacket = 1,       // unknown packet type or format, bad dimensions
+  kQueueErrorMemoryFault = 2,         // an access to an address not mapped to the GPU
+  kQueueErrorIllegalInstruction = 3,  // undecodable instruction
+  kQueueErrorTrap = 4,                // s_trap 2 (abort)
+  kQueueErrorUnimplemented = 5,       // a packet or instruction the device does not implement
+};
+
 }  // namespace queues::aql
