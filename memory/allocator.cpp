@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// Allocation, registration, free and address lookup of mem::Context (REFERENCE §1 same-address).
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "kfd/uapi_ext.h"
+#include "memory/context.h"
+#include "memory/flags.h"
+
+namespace mem {
+namespace {
+
+std::string size_text(uint64_t n) {
+  std::string s = std::to_string(n) + " bytes";
+  if (n >= (1ull << 20)) s += " (" + std::to_string(n >> 20) + " MiB)";
+  return s;
+}
+
+kfd::Error oom(Heap heap, uint32_t gpu_id, uint64_t want, uint64_t heap_size) {
+  return kfd::Error::msg("out of memory: " + std::string(heap_name(heap)) + " heap of GPU " +
+                             kfd::hex(gpu_id) + " holds " + size_text(heap_size) +
+                             ", requested " + size_text(want),
+                         ENOMEM);
+}
+
+}  // namespace
+
+kfd::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
+                                   std::vector<uint32_t>* gpus, size_t* size) const {
+  *owner = req.owner_gpu ? gpu(req.owner_gpu) : gpus_.front().get();
+  if (!*owner) return kfd::Error::msg("allocate: unknown GPU " + kfd::hex(req.owner_gpu), ENODEV);
+  uint32_t owner_id = (*owner)->gpu_id;
+  if (req.map_all) {
+    for (const auto& g : gpus_) gpus->push_back(g->gpu_id);
+  } else if (req.map_to.empty()) {
+    gpus->push_back(owner_id);
+  } else {
+    for (uint32_t id : req.map_to) {
+      if (!gpu(id)) return kfd::Error::msg("allocate: unknown GPU " + kfd::hex(id) + " in map list", ENODEV);
+      if (std::find(gpus->begin(), gpus->end(), id) == gpus->end()) gpus->push_back(id);
+    }
+  }
+  if (req.heap == Heap::Doorbell) {
+    if (req.size != 0 && req.size != kfd::uapi::kDoorbellSliceSize)
+      return kfd::Error::msg("allocate: a doorbell allocation is the 8 KiB process slice, not " +
+                             size_text(req.size), EINVAL);
+    *size = kfd::uapi::kDoorbellSliceSize;
+    return {};
+  }
+  if (req.heap == Heap::Mmio) {
+    *size = kPageSize;
+    return {};
+  }
+  if (req.size == 0)
+    return kfd::Error::msg(std::string("allocate: zero-size ") + heap_name(req.heap) + " allocation", EINVAL);
+  *size = page_align(req.size);
+  if (*size < req.size) return oom(req.heap, owner_id, req.size, 0);  // wrapped around
+  uint64_t heap_size = req.heap == Heap::Vram ? (*owner)->vram_size : system_mem_;
+  if (*size > heap_size) return oom(req.heap, owner_id, req.size, heap_size);
+  return {};
+}
+
+kfd::Status Context::map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
+                             const VaRange& va) {
+  void* addr = reinterpret_cast<void*>(va.base);
+  int prot = PROT_READ | PROT_WRITE;
+  int flags = MAP_SHARED | MAP_FIXED;
+  switch (req.heap) {
+    case Heap::Vram:
+      if (!req.host_access) return {};  // stays PROT_NONE
+      [[fallthrough]];
+    case Heap::Gtt: {
+      KFD_ASSIGN(void* p, owner.render.mmap(addr, va.size, prot, flags, mmap_offset));
+      (void)p;
+      return {};
+    }
+    case Heap::Doorbell: {
+      uint64_t off = kfd::uapi::mmap_offset(kfd::uapi::kMmapTypeDoorbell, owner.gpu_id);
+      KFD_ASSIGN(void* p, kfd_.mmap(addr, va.size, prot, flags, off));
+      (void)p;
+      return {};
+    }
+    case Heap::Mmio: {
+      KFD_ASSIGN(void* p, kfd_.mmap(addr, va.size, prot, flags, mmap_offset));
+      (void)p;
+      return {};
+    }
+    case Heap::Userptr: return {};
+  }
+  return {};
+}
+
+kfd::Result<void*> Context::allocate(const AllocRequest& req) {
+  if (req.heap == Heap::Userptr)
+    return kfd::Error::msg("allocate: USERPTR memory is registered with register_host", EINVAL);
+  return allocate_internal(req, nullptr);
+}
+
+kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* pool) {
+  const Gpu* owner = nullptr;
+  std::vector<uint32_t> gpus;
+  size_t size = 0;
+  KFD_TRY(check_request(req, &owner, &gpus, &size));
+  KFD_ASSIGN(uint32_t flags, alloc_flags(req));
+  KFD_ASSIGN(VaRange va, reserve_va(size, req.alignment));
+  auto a = kfd_.alloc_memory(owner->gpu_id, va.base, size, flags, 0);
+  if (!a) {
+    release_va(va);
+    if (a.err() == ENOMEM) {
+      uint64_t heap = req.heap == Heap::Vram ? owner->vram_size : system_mem_;
+      return kfd::Error::msg(oom(req.heap, owner->gpu_id, size, heap).message + " [" +
+                             a.message() + "]", ENOMEM);
+    }
+    return a.error();
+  }
+  auto m = kfd_.map_memory(a->handle, gpus);
+  if (!m) {
+    (void)kfd_.unmap_memory(a->handle, gpus);
+    (void)kfd_.free_memory(a->handle);
+    release_va(va);
+    return m.error();
+  }
+  if (auto c = map_cpu(*owner, req, a->mmap_offset, va); !c) {
+    (void)kfd_.unmap_memory(a->handle, gpus);
+    (void)unmap_cpu(va);
+    (void)kfd_.free_memory(a->handle);
+    release_va(va);
+    return c.error();
+  }
+  Record rec;
+  rec.info = AllocationInfo{va.base, size, req.heap, req.coherence,
+                            req.heap != Heap::Vram || req.host_access, owner->gpu_id, gpus,
+                            a->handle, false, va.base, size};
+  rec.va = va;
+  rec.pool = pool;
+  std::unique_lock lk(map_mu_);
+  allocations_.emplace(va.base, std::move(rec));
+  return reinterpret_cast<void*>(va.base);
+}
+
+kfd::Result<void*> Context::register_host(void* ptr, size_t size, const AllocRequest& req) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  if (!ptr) return kfd::Error::msg("register_host: null pointer", EINVAL);
+  if (size == 0) return kfd::Error::msg("register_host: zero size at " + kfd::hex(p), EINVAL);
+  if (p & (kPageSize - 1))
+    return kfd::Error::msg("register_host: userptr " + kfd::hex(p) + " is not page aligned", EINVAL);
+  AllocRequest r = req;
+  r.heap = Heap::Userptr;
+  r.size = size;
+  const Gpu* owner = nullptr;
+  std::vector<uint32_t> gpus;
+  size_t sz = 0;
+  KFD_TRY(check_request(r, &owner, &gpus, &sz));
+  {
+    std::shared_lock lk(map_mu_);
+    auto it = allocations_.lower_bound(p + sz);
+    if (it != allocations_.begin() && std::prev(it)->second.info.base + std::prev(it)->second.info.size > p)
+      return kfd::Error::msg("register_host: [" + kfd::hex(p) + ", +" + kfd::hex(sz) +
+                             ") overlaps an existing allocation", EEXIST);
+  }
+  KFD_ASSIGN(uint32_t flags, alloc_flags(r));
+  KFD_ASSIGN(kfd::Allocation a, kfd_.alloc_memory(owner->gpu_id, p, sz, flags, p));
+  if (auto m = kfd_.map_memory(a.handle, gpus); !m) {
+    (void)kfd_.unmap_memory(a.handle, gpus);
+    (void)kfd_.free_memory(a.handle);
+    return m.error();
+  }
+  Record rec;
+  rec.info = AllocationInfo{p, sz, Heap::Userptr, r.coherence, true, owner->gpu_id, gpus,
+                            a.handle, false, p, sz};
+  std::unique_lock lk(map_mu_);
+  allocations_.emplace(p, std::move(rec));
+  return ptr;
+}
+
+// Unmap from the GPUs, drop the CPU mapping, free the buffer, then give the VA back.
+kfd::Status Context::release(Record& rec) {
+  const AllocationInfo& i = rec.info;
+  kfd::Status first;
+  if (auto u = kfd_.unmap_memory(i.handle, i.mapped_gpus); !u) first = u.error();
+  if (rec.va.size) (void)unmap_cpu(rec.va);
+  if (auto f = kfd_.free_memory(i.handle); !f && first.ok()) first = f.error();
+  release_va(rec.va);
+  return first;
+}
+
+kfd::Status Context::free(void* ptr) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  if (!ptr) return kfd::Error::msg("free: null pointer", EINVAL);
+  Pool* pool = nullptr;
+  {
+    std::unique_lock lk(map_mu_);
+    auto it = allocations_.upper_bound(p);
+    if (it == allocations_.begin() ||
+        p >= std::prev(it)->second.info.base + std::prev(it)->second.info.size)
+      return kfd::Error::msg("free: " + kfd::hex(p) +
+                             " is not an allocation of this context (unknown pointer or double free)",
+                             EINVAL);
+    --it;
+    pool = it->second.pool;
+    if (!pool) {
+      if (it->first != p)
+        return kfd::Error::msg("free: " + kfd::hex(p) + " points inside the allocation at " +
+                               kfd::hex(it->first) + ", not at its start", EINVAL);
+      Record rec = std::move(it->second);
+      allocations_.erase(it);
+      lk.unlock();
+      return release(rec);
+    }
+  }
+  // A pooled block: the pool reports a double free itself. Called without map_mu_ held
+  // (the pool may call back into this context to allocate or free chunks).
+  return pool->free(p);
+}
+
+kfd::Result<AllocationInfo> Context::lookup(const void* ptr) const {
+  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  AllocationInfo info;
+  Pool* pool = nullptr;
+  {
+    std::shared_lock lk(map_mu_);
+    auto it = allocations_.upper_bound(p);
+    if (it == allocations_.begin() ||
+        p >= std::prev(it)->second.info.base + std::prev(it)->second.info.size)
+      return kfd::Error::msg("lookup: no allocation contains " + kfd::hex(p), ENOENT);
+    --it;
+    info = it->second.info;
+    pool = it->second.pool;
+  }
+  if (!pool) return info;
+  Pool::Block b{};
+  if (!pool->find(p, &b))
+    return kfd::Error::msg("lookup: " + kfd::hex(p) + " is in a " + pool->name() +
+                           " pool chunk but not in a live block", ENOENT);
+  info.pooled = true;
+  info.base = b.base;
+  info.size = b.size;
+  return info;
+}
+
+}  // namespace mem

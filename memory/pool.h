@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// Sub-allocator: carves small blocks out of large chunks so small allocations cost no ioctl.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kfd/result.h"
+
+namespace mem {
+
+// Power-of-two size classes from 64 bytes up to chunk_size / 8. Each chunk serves one class, so
+// a block is naturally aligned to its class size. Blocks are tracked in an ordered map, so any
+// interior pointer finds its block and a double free is caught.
+class Pool {
+ public:
+  using ChunkAlloc = std::function<kfd::Result<uintptr_t>(size_t size)>;
+  using ChunkFree = std::function<void(uintptr_t base)>;
+
+  static constexpr size_t kMinBlock = 64;
+
+  Pool(std::string name, size_t chunk_size, ChunkAlloc alloc, ChunkFree free);
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Largest request the pool serves; larger ones should be direct allocations.
+  size_t max_block() const { return chunk_size_ / 8; }
+  const std::string& name() const { return name_; }
+
+  kfd::Result<uintptr_t> allocate(size_t size, size_t alignment = 0);
+  kfd::Status free(uintptr_t p);
+
+  struct Block {
+    uintptr_t base;
+    size_t size;
+  };
+  // The live block containing `p`, if any.
+  bool find(uintptr_t p, Block* out) const;
+
+  // Releases chunks whose blocks are all free; returns how many.
+  size_t trim();
+
+  size_t live_blocks() const;
+  size_t chunk_count() const;
+
+ private:
+  struct Chunk {
+    uintptr_t base;
+    unsigned cls;
+    size_t used;
+  };
+  static unsigned class_of(size_t size);
+  kfd::Status grow(unsigned cls);
+
+  std::string name_;
+  size_t chunk_size_;
+  ChunkAlloc alloc_;
+  ChunkFree free_;
+  mutable std::mutex mu_;
+  std::vector<std::vector<uintptr_t>> free_lists_;  // per class
+  std::map<uintptr_t, Chunk> chunks_;               // by base
+  std::map<uintptr_t, size_t> live_;                // block base -> class size
+};
+
+}  // namespace mem
