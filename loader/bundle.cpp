@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// Offload bundle parsing and decompression, code object selection, and the host-ELF fat binary.
+#include "loader/bundle.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "loader/elf.h"
+
+namespace loader {
+namespace {
+
+constexpr uint64_t kMagicSize = 24;
+constexpr uint64_t kEntryMin = 24;                 // offset, size, id length: 3 x u64
+constexpr uint64_t kMaxUncompressed = 1ull << 30;  // never allocate more than 1 GiB for one bundle
+constexpr uint64_t kZlibMaxRatio = 1032;           // deflate cannot expand data by more (RFC 1951)
+
+kfd::Status check_entry_layout(std::vector<BundleEntry>& es, uint64_t table_end) {
+  std::vector<BundleEntry*> v;
+  for (BundleEntry& e : es)
+    if (e.size) v.push_back(&e);
+  std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i]->offset < table_end)
+      return kfd::Error::msg("bundle entry '" + v[i]->id + "' offset " + kfd::hex(v[i]->offset) +
+                             " overlaps the bundle header (ends at " + kfd::hex(table_end) + ")");
+    if (i && v[i - 1]->offset + v[i - 1]->size > v[i]->offset)
+      return kfd::Error::msg("bundle entry '" + v[i]->id + "' offset " + kfd::hex(v[i]->offset) +
+                             " overlaps entry '" + v[i - 1]->id + "'");
+  }
+  return {};
+}
+
+kfd::Result<Bundle> parse_plain(Bytes b) {
+  if (!is_offload_bundle(b)) return field_error("bundle magic", 0, "not __CLANG_OFFLOAD_BUNDLE__");
+  KFD_ASSIGN(uint64_t count, read_le<uint64_t>(b, kMagicSize, "bundle entry count"));
+  if (count > (b.size() - kMagicSize - 8) / kEntryMin)
+    return field_error("bundle entry count", kMagicSize, std::to_string(count) + " entries cannot fit in " +
+                                                              kfd::hex(b.size()) + " bytes");
+  Bundle out;
+  out.entries.reserve(count);
+  uint64_t pos = kMagicSize + 8, end = pos;
+  for (uint64_t i = 0; i < count; ++i) {
+    BundleEntry e;
+    std::string n = "bundle entry " + std::to_string(i);
+    KFD_ASSIGN(e.offset, read_le<uint64_t>(b, pos, n + " offset"));
+    KFD_ASSIGN(e.size, read_le<uint64_t>(b, pos + 8, n + " size"));
+    KFD_ASSIGN(uint64_t idlen, read_le<uint64_t>(b, pos + 16, n + " id length"));
+    KFD_ASSIGN(Bytes id, slice(b, pos + 24, idlen, n + " id"));
+    e.id.assign(reinterpret_cast<const char*>(id.data()), id.size());
+    KFD_ASSIGN(e.data, slice(b, e.offset, e.size, n + " ('" + e.id + "') offset"));
+    KFD_TRY(parse_bundle_id(e));
+    end = std::max(end, e.offset + e.size);
+    pos += 24 + idlen;
+    out.entries.push_back(std::move(e));
+  }
+  KFD_TRY(check_entry_layout(out.entries, pos));
+  out.size = std::max(end, pos);
+  return out;
+}
+
+kfd::Status decompress_into(const CompressedHeader& h, Bytes payload, std::vector<uint8_t>& out) {
+  out.resize(h.uncompressed_size);
+  if (h.method == 1) {
+    size_t frame = ZSTD_findFrameCompressedSize(payload.data(), payload.size());
+    if (ZSTD_isError(frame)) return field_error("CCOB zstd frame", h.header_size, ZSTD_getErrorName(frame));
+    size_t n = ZSTD_decompress(out.data(), out.size(), payload.data(), frame);
+    if (ZSTD_isError(n)) return field_error("CCOB zstd data", h.header_size, ZSTD_getErrorName(n));
+    if (n != out.size())
+      return field_error("CCOB uncompressed size", 8, "header says " + kfd::hex(out.size()) + ", data has " + kfd::hex(n));
+    return {};
+  }
+  uLongf n = out.size();
+  uLong consumed = payload.size();
+  int rc = uncompress2(out.data(), &n, payload.data(), &consumed);
+  if (rc != Z_OK) return field_error("CCOB zlib data", h.header_size, std::string("inflate failed: ") + zError(rc));
+  if (n != out.size())
+    return field_error("CCOB uncompressed size", 8, "header says " + kfd::hex(out.size()) + ", data has " + kfd::hex(uint64_t(n)));
+  return {};
+}
+
+kfd::Result<Bundle> parse_compressed(Bytes b) {
+  KFD_ASSIGN(CompressedHeader h, parse_compressed_header(b));
+  uint64_t end = h.total_size ? h.total_size : b.size();
+  Bytes payload = b.subspan(h.header_size, end - h.header_size);
+  auto storage = std::make_unique<std::vector<uint8_t>>();
+  KFD_TRY(decompress_into(h, payload, *storage));
+  auto inner = parse_plain(*storage);
+  if (!inner) return inner.error().context("decompressed bundle");
+  Bundle out = std::move(inner).value();
+  out.compressed = true;
+  out.compression = h;
+  out.storage = std::move(storage);  // entries view the vector's heap buffer, which moves with it
+  return out;
+}
+
+std::string amdgpu_targets(const Bundle& b) {
+  std::set<std::string> names;
+  for (const BundleEntry& e : b.entries)
+    if (e.is_amdgpu()) names.insert(e.target.str());
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+bool is_offload_bundle(Bytes b) {
+  return b.size() >= kMagicSize && std::memcmp(b.data(), kBundleMagic, kMagicSize) == 0;
+}
+
+bool is_compressed_bundle(Bytes b) { return b.size() >= 4 && std::memcmp(b.data(), "CCOB", 4) == 0; }
+
+// layout: clang OffloadBundler "CompressedOffloadBundle": magic, u16 version, u16 method, then
+// v1: u32 uncompressed, u64 hash; v2: u32 total, u32 uncompressed, u64 hash; v3: u64 x 3.
+kfd::Result<CompressedHeader> parse_compressed_header(Bytes b) {
+  if (!is_compressed_bundle(b)) return field_error("CCOB magic", 0, "not a compressed bundle");
+  CompressedHeader h;
+  KFD_ASSIGN(h.version, read_le<uint16_t>(b, 4, "CCOB version"));
+  KFD_ASSIGN(h.method, read_le<uint16_t>(b, 6, "CCOB method"));
+  if (h.version == 1) {
+    KFD_ASSIGN(uint32_t u, read_le<uint32_t>(b, 8, "CCOB uncompressed size"));
+    KFD_ASSIGN(h.hash, read_le<uint64_t>(b, 12, "CCOB hash"));
+    h.uncompressed_size = u;
+    h.header_size = 20;
+  } else if (h.version == 2) {
+    KFD_ASSIGN(uint32_t t, read_le<uint32_t>(b, 8, "CCOB total size"));
+    KFD_ASSIGN(uint32_t u, read_le<uint32_t>(b, 12, "CCOB uncompressed size"));
+    KFD_ASSIGN(h.hash, read_le<uint64_t>(b, 16, "CCOB hash"));
+    h.total_size = t;
+    h.uncompressed_size = u;
+    h.header_size = 24;
+  } else if (h.version == 3) {
+    KFD_ASSIGN(h.total_size, read_le<uint64_t>(b, 8, "CCOB total size"));
+    KFD_ASSIGN(h.uncompressed_size, read_le<uint64_t>(b, 16, "CCOB uncompressed size"));
+    KFD_ASSIGN(h.hash, read_le<uint64_t>(b, 24, "CCOB hash"));
+    h.header_size = 32;
+  } else {
+    return field_error("CCOB version", 4, std::to_string(h.version) + " is not 1, 2 or 3");
+  }
+  if (h.method > 1) return field_error("CCOB method", 6, std::to_string(h.method) + " is not 0 (zlib) or 1 (zstd)");
+  if (h.version >= 2 && (h.total_size < h.header_size || h.total_size > b.size()))
+    return field_error("CCOB total size", 8, kfd::hex(h.total_size) + " is not within [header, input size " +
+                                                 kfd::hex(b.size()) + "]");
+  uint64_t payload = (h.total_size ? h.total_size : b.size()) - h.header_size;
+  uint64_t usize_at = h.version == 1 ? 8 : h.version == 2 ? 12 : 16;
+  if (h.uncompressed_size == 0 || h.uncompressed_size > kMaxUncompressed)
+    return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) + " is 0 or above 1 GiB");
+  if (h.method == 0 && h.uncompressed_size / kZlibMaxRatio > payload)
+    return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
+                                                               " is more than zlib can expand " + kfd::hex(payload) + " bytes to");
+  if (h.method == 1 && payload >= 18) {
+    // A zstd frame states its content size; it must agree (RFC 8878 Frame_Content_Size).
+    unsigned long long fcs = ZSTD_getFrameContentSize(b.data() + h.header_size, payload);
+    if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR && fcs != h.uncompressed_size)
+      return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
+                                                                 " disagrees with the zstd frame's " + kfd::hex(fcs));
+  }
+  return h;
+}
+
+kfd::Status parse_bundle_id(BundleEntry& e) {
+  std::string_view id = e.id;
+  size_t dash = id.find('-');
+  if (dash == std::string_view::npos) return kfd::Error::msg("bundle entry id '" + e.id + "': no '-' after the kind");
+  e.kind = std::string(id.substr(0, dash));
+  std::string_view rest = id.substr(dash + 1);
+  // The triple has four components (arch-vendor-os-env); env may be empty ("amdgcn-amd-amdhsa-").
+  size_t p = 0;
+  for (int k = 0; k < 3; ++k) {
+    p = rest.find('-', p);
+    if (p == std::string_view::npos) return kfd::Error::msg("bundle entry id '" + e.id + "': triple has fewer than 4 parts");
+    ++p;
+  }
+  size_t env_end = rest.find('-', p);
+  e.triple = std::string(rest.substr(0, env_end == std::string_view::npos ? rest.size() : env_end));
+  std::string_view target = env_end == std::string_view::npos ? std::string_view{} : rest.substr(env_end + 1);
+  if (!e.is_amdgpu()) return {};
+  if (target.empty()) return kfd::Error::msg("bundle entry id '" + e.id + "': no target id");
+  auto t = TargetId::parse(target);
+  if (!t) return t.error().context("bundle entry id '" + e.id + "'");
+  e.target = std::move(t).value();
+  return {};
+}
+
+kfd::Result<Bundle> parse_bundle(Bytes b) {
+  if (is_compressed_bundle(b)) return parse_compressed(b);
+  return parse_plain(b);
+}
+
+kfd::Result<const BundleEntry*> select_code_object(const Bundle& b, const TargetId& device) {
+  const BundleEntry* best = nullptr;
+  int best_score = -1;
+  for (const BundleEntry& e : b.entries) {
+    if (!e.is_amdgpu() || e.size == 0) continue;
+    int s = target_match_score(e.target, device);
+    if (s > best_score) {
+      best = &e;
+      best_score = s;
+    }
+  }
+  if (best) return best;
+  std::string have = amdgpu_targets(b);
+  if (have.empty()) return kfd::Error::msg("bundle has no AMDGPU code objects; device is " + device.str());
+  return kfd::Error::msg("bundle has " + have + "; device is " + device.str());
+}
+
+}  // namespace loader

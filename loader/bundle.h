@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// Clang offload bundles (plain and CCOB-compressed), target selection, and HIP fat binaries in host ELFs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kfd/result.h"
+#include "loader/bytes.h"
+#include "loader/target.h"
+
+namespace loader {
+
+struct BundleEntry {
+  std::string id;      // "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"
+  std::string kind;    // "hip", "hipv4", "host", "openmp", ...
+  std::string triple;  // "amdgcn-amd-amdhsa-"
+  TargetId target;     // empty processor for host entries
+  uint64_t offset = 0, size = 0;  // inside the (decompressed) bundle
+  Bytes data;          // views the input or the Bundle's decompressed storage
+  bool is_amdgpu() const { return (kind == "hip" || kind == "hipv4") && triple.rfind("amdgcn-amd-amdhsa", 0) == 0; }
+};
+
+struct CompressedHeader {
+  uint16_t version = 0, method = 0;  // method: 0 zlib, 1 zstd (llvm::compression::Format)
+  uint64_t total_size = 0;           // 0 when the version has no such field (v1)
+  uint64_t uncompressed_size = 0, hash = 0, header_size = 0;
+};
+
+// A parsed bundle. Move-only: entries view `storage` when the input was compressed.
+class Bundle {
+ public:
+  Bundle() = default;
+  Bundle(Bundle&&) = default;
+  Bundle& operator=(Bundle&&) = default;
+  Bundle(const Bundle&) = delete;
+  Bundle& operator=(const Bundle&) = delete;
+
+  std::vector<BundleEntry> entries;
+  bool compressed = false;
+  CompressedHeader compression;
+  uint64_t size = 0;  // bytes of the (uncompressed) bundle the entries and header cover
+  std::unique_ptr<std::vector<uint8_t>> storage;
+};
+
+inline constexpr char kBundleMagic[] = "__CLANG_OFFLOAD_BUNDLE__";  // 24 bytes, no NUL in the file
+inline constexpr uint32_t kHipFatMagic = 0x48495046;                // "HIPF"
+
+bool is_offload_bundle(Bytes b);
+bool is_compressed_bundle(Bytes b);
+
+// Parses a plain or compressed bundle. Trailing bytes after the last entry are allowed (a
+// .hip_fatbin section is padded); the header, the entry table and every entry must fit.
+kfd::Result<Bundle> parse_bundle(Bytes b);
+kfd::Result<CompressedHeader> parse_compressed_header(Bytes b);
+// Splits an id "kind-arch-vendor-os-env-target" into the entry's fields.
+kfd::Status parse_bundle_id(BundleEntry& e);
+
+// The best AMDGPU entry for a device: processor equal, every +/- feature of the entry equal to
+// the device's, an omitted feature matching either; explicit matches preferred. Otherwise an
+// error listing the bundle's targets and the device's.
+kfd::Result<const BundleEntry*> select_code_object(const Bundle& b, const TargetId& device);
+
+// The offload bundle embedded in a host ELF executable or shared library: the .hip_fatbin
+// section, else what the .hipFatBinSegment wrapper (magic "HIPF") points at.
+kfd::Result<Bytes> find_hip_fatbin(Bytes host_elf);
+
+}  // namespace loader

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// An AMDGPU code object: checked ELF, target id, metadata, kernels with descriptors, global variables.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kfd/result.h"
+#include "loader/bytes.h"
+#include "loader/elf.h"
+#include "loader/kernel_descriptor.h"
+#include "loader/metadata.h"
+#include "loader/target.h"
+
+namespace loader {
+
+struct Kernel {
+  KernelMeta meta;
+  uint64_t descriptor_vaddr = 0;  // of the `<name>.kd` symbol, relative to the load base
+  KernelDescriptor descriptor{};
+  uint64_t entry_vaddr = 0;       // descriptor_vaddr + kernel_code_entry_byte_offset
+};
+
+struct GlobalVar {
+  std::string name;
+  uint64_t vaddr = 0, size = 0;
+};
+
+class CodeObject {
+ public:
+  // Parses and cross-checks an AMDGPU code object. `image` must outlive the CodeObject.
+  static kfd::Result<CodeObject> parse(Bytes image);
+
+  const ElfFile& elf() const { return elf_; }
+  Bytes image() const { return elf_.image(); }
+  // 4, 5 or 6, from e_ident[EI_ABIVERSION].
+  unsigned version() const { return version_; }
+  const TargetId& target() const { return target_; }
+  const Metadata& metadata() const { return metadata_; }
+  const std::vector<Kernel>& kernels() const { return kernels_; }
+  const std::vector<GlobalVar>& globals() const { return globals_; }
+  const Kernel* find_kernel(std::string_view name) const;  // by .name or .symbol
+  const GlobalVar* find_global(std::string_view name) const;
+  // Lowest PT_LOAD address and the span up to the end of the highest segment.
+  uint64_t vaddr_min() const { return vaddr_min_; }
+  uint64_t vaddr_span() const { return vaddr_span_; }
+
+ private:
+  kfd::Status check_header();
+  kfd::Status check_segments();
+  kfd::Status read_metadata();
+  kfd::Status read_symbols();
+  kfd::Status bind_kernel(Kernel& k, const std::vector<Symbol>& syms, size_t index);
+
+  ElfFile elf_;
+  unsigned version_ = 0;
+  TargetId target_;
+  Metadata metadata_;
+  std::vector<Kernel> kernels_;
+  std::vector<GlobalVar> globals_;
+  uint64_t vaddr_min_ = 0, vaddr_span_ = 0;
+};
+
+// Register counts the descriptor's granulated fields allow; AMDGPUUsage compute_pgm_rsrc1.
+// VGPR granule: 8 on gfx90a/gfx94x, on gfx10+ 8 in wave32 and 4 in wave64; otherwise 4.
+unsigned vgpr_granule(const TargetId& target, bool wave32);
+unsigned vgprs_from_descriptor(const KernelDescriptor& kd, const TargetId& target);
+// gfx90a, gfx940..942, gfx950: unified VGPR/AGPR file, VGPR granule 8, RSRC3 holds ACCUM_OFFSET.
+bool is_gfx90a_family(const TargetId& target);
+
+}  // namespace loader

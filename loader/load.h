@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// Loading a code object into GPU memory: segments copied, relocations applied, symbols resolved.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "kfd/result.h"
+#include "loader/code_object.h"
+#include "loader/segment_memory.h"
+
+namespace loader {
+
+// AMDGPU relocation types; AMDGPUUsage "Relocation Records".
+inline constexpr uint32_t kRAmdgpuNone = 0, kRAmdgpuAbs64 = 3, kRAmdgpuRelative64 = 13;
+
+// A code object placed in GPU memory. Owns the allocation; move-only. The CodeObject it was
+// loaded from must outlive it (kernels and metadata are read from there).
+class LoadedCodeObject {
+ public:
+  // Allocates the PT_LOAD span (executable), copies file bytes, zero-fills the rest and applies
+  // the .rela.dyn relocations. Unknown relocation types are rejected by name and offset.
+  static kfd::Result<LoadedCodeObject> load(const CodeObject& co, SegmentMemory& memory);
+
+  LoadedCodeObject(LoadedCodeObject&& o) noexcept;
+  LoadedCodeObject& operator=(LoadedCodeObject&& o) noexcept;
+  LoadedCodeObject(const LoadedCodeObject&) = delete;
+  LoadedCodeObject& operator=(const LoadedCodeObject&) = delete;
+  ~LoadedCodeObject();
+
+  const CodeObject& code_object() const { return *co_; }
+  Span memory() const { return span_; }
+  // GPU address of ELF virtual address 0 (the load bias).
+  uint64_t base() const { return span_.gpu_address() - co_->vaddr_min(); }
+  uint64_t address_of(uint64_t vaddr) const { return base() + vaddr; }
+
+  // GPU address of a kernel's descriptor (the AQL packet's kernel_object), by name or symbol.
+  kfd::Result<uint64_t> kernel_object(std::string_view name) const;
+  // GPU address and size of a global variable.
+  struct Global {
+    uint64_t address = 0, size = 0;
+  };
+  kfd::Result<Global> global(std::string_view name) const;
+
+ private:
+  LoadedCodeObject(const CodeObject* co, SegmentMemory* mem, Span span) : co_(co), mem_(mem), span_(span) {}
+  kfd::Status copy_segments();
+  kfd::Status relocate();
+
+  const CodeObject* co_ = nullptr;
+  SegmentMemory* mem_ = nullptr;
+  Span span_;
+};
+
+}  // namespace loader
