@@ -127,7 +127,7 @@ Kfd::~Kfd() {
 
 Error Kfd::error(const char* name, int err, const std::string& details) const {
   std::string d = details;
-  if (err == EBADF && int(::getpid()) != pid_) {
+  if (err == EBADF && pid_ != 0 && int(::getpid()) != pid_) {
     d += std::string(d.empty() ? "" : "; ") + "/dev/kfd was opened by pid " + std::to_string(pid_) +
          ", this is pid " + std::to_string(::getpid()) +
          ": a forked child must open /dev/kfd itself";

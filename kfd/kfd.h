@@ -92,12 +92,14 @@ class Kfd {
   // (no amdgpu driver / no permission).
   static Result<Kfd> open(const char* path = kPath);
 
+  Kfd() = default;  // not open: fd() == -1, every ioctl fails with EBADF
   Kfd(Kfd&& o) noexcept;
   Kfd& operator=(Kfd&& o) noexcept;
   Kfd(const Kfd&) = delete;
   Kfd& operator=(const Kfd&) = delete;
   ~Kfd();
 
+  bool is_open() const { return fd_ >= 0; }
   int fd() const { return fd_; }
   const Version& version() const { return version_; }
   bool has_minor(uint32_t m) const { return version_.at_least(1, m); }

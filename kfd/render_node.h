@@ -38,12 +38,14 @@ class RenderNode {
   // Opens /dev/dri/renderD<minor> (O_RDWR|O_CLOEXEC) and initializes libdrm_amdgpu on it.
   static Result<RenderNode> open(uint32_t minor);
 
+  RenderNode() = default;  // not open: fd() == -1
   RenderNode(RenderNode&& o) noexcept;
   RenderNode& operator=(RenderNode&& o) noexcept;
   RenderNode(const RenderNode&) = delete;
   RenderNode& operator=(const RenderNode&) = delete;
   ~RenderNode();
 
+  bool is_open() const { return fd_ >= 0; }
   int fd() const { return fd_; }
   uint32_t minor() const { return minor_; }
   amdgpu_device_handle device() const { return dev_; }
