@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Sparse memfd arena backing all emulated GPU memory (VRAM, GTT, doorbells, event pages).
+#include "emu/arena.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace emu {
+
+namespace {
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kBig = 2ull << 20;
+constexpr uint64_t kCapacity = 1ull << 40;  // 1 TiB of address space; pages exist only when touched
+}  // namespace
+
+Arena& Arena::get() {
+  static Arena* a = new Arena;  // never destroyed: worker threads may outlive static destructors
+  return *a;
+}
+
+Arena::Arena() {
+  fd_ = memfd_create("kfdemu-gpu-memory", MFD_CLOEXEC);
+  if (fd_ < 0 || ftruncate(fd_, off_t(kCapacity)) != 0) {
+    std::perror("kfdemu: cannot create the GPU memory arena (memfd_create/ftruncate)");
+    std::abort();
+  }
+  void* p = mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd_, 0);
+  if (p == MAP_FAILED) {
+    std::perror("kfdemu: cannot map the GPU memory arena");
+    std::abort();
+  }
+  base_ = static_cast<uint8_t*>(p);
+  capacity_ = kCapacity;
+  free_[0] = kCapacity;
+}
+
+uint64_t Arena::allocate(uint64_t size) {
+  uint64_t align = size >= kBig ? kBig : kPage;
+  size = (size + kPage - 1) & ~(kPage - 1);
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    uint64_t start = (it->first + align - 1) & ~(align - 1);
+    uint64_t end = it->first + it->second;
+    if (start + size > end) continue;
+    uint64_t fo = it->first, fs = it->second;
+    free_.erase(it);
+    if (start > fo) free_[fo] = start - fo;
+    if (start + size < fo + fs) free_[start + size] = fo + fs - (start + size);
+    return start;
+  }
+  return UINT64_MAX;
+}
+
+void Arena::release(uint64_t offset, uint64_t size) {
+  size = (size + kPage - 1) & ~(kPage - 1);
+  // Give the pages back to the host and make the range read as zeros when reused.
+  fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(size));
+  std::lock_guard<std::mutex> lk(mu_);
+  auto next = free_.lower_bound(offset);
+  if (next != free_.end() && offset + size == next->first) {
+    size += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == offset) {
+      prev->second += size;
+      return;
+    }
+  }
+  free_[offset] = size;
+}
+
+}  // namespace emu

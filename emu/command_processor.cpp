@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// The emulated command processor: executes AQL packets from user-mode queues in order, per GPU.
+#include "emu/command_processor.h"
+
+#include <sched.h>
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "kfd/uapi_ext.h"
+
+namespace emu {
+
+using namespace queues::aql;
+
+namespace {
+
+constexpr unsigned kPacketsPerTurn = 64;  // fairness between queues
+// Idle back-off: spin, then yield, then sleep longer and longer (an idle GPU must not burn a core).
+constexpr unsigned kSpinRounds = 2000;
+constexpr unsigned kYieldRounds = 4000;
+constexpr long kMaxSleepNs = 1000000;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+}  // namespace
+
+CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : p_(p), d_(d) {
+  thread_ = std::thread([this] { run(); });
+}
+
+CommandProcessor::~CommandProcessor() { stop(); }
+
+void CommandProcessor::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void CommandProcessor::add_queue(std::shared_ptr<Queue> q) {
+  std::lock_guard<std::mutex> lk(mu_);
+  queues_.push_back(std::move(q));
+  version_.fetch_add(1, std::memory_order_release);
+}
+
+void CommandProcessor::remove_queue(const std::shared_ptr<Queue>& q) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (auto it = queues_.begin(); it != queues_.end(); ++it)
+      if (*it == q) { queues_.erase(it); break; }
+    version_.fetch_add(1, std::memory_order_release);
+  }
+  std::lock_guard<std::mutex> qk(q->busy);  // wait for a packet in flight
+}
+
+void CommandProcessor::run() {
+  std::vector<std::shared_ptr<Queue>> snapshot;
+  uint64_t seen = ~0ull;
+  unsigned idle = 0;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    uint64_t v = version_.load(std::memory_order_acquire);
+    if (v != seen) {
+      std::lock_guard<std::mutex> lk(mu_);
+      snapshot = queues_;
+      seen = version_.load(std::memory_order_acquire);
+    }
+    bool progressed = false;
+    for (auto& q : snapshot) {
+      if (q->dead.load() || q->stopped.load()) continue;
+      std::lock_guard<std::mutex> qk(q->busy);
+      if (q->dead.load()) continue;
+      progressed |= service(*q);
+    }
+    if (progressed) idle = 0;
+    else backoff(++idle);
+  }
+}
+
+void CommandProcessor::backoff(unsigned idle) {
+  if (idle < kSpinRounds) {
+    for (int i = 0; i < 16; ++i) cpu_relax();
+  } else if (idle < kYieldRounds) {
+    sched_yield();
+  } else {
+    long ns = 20000L << std::min(6u, (idle - kYieldRounds) / 64);
+    timespec ts{0, std::min(ns, kMaxSleepNs)};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+// Executes what the doorbell announced; true when at least one packet retired.
+bool CommandProcessor::service(Queue& q) {
+  if (q.type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {
+    auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
+    if (__atomic_load_n(db, __ATOMIC_ACQUIRE) != 0)
+      fail(q, kQueueErrorUnimplemented, "PM4 and SDMA queue execution is not implemented by the emulator");
+    return false;
+  }
+  auto* rptr = reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
+  uint8_t* ring = d_.translate(q.ring_va, q.ring_size, true);
+  if (!rptr || !ring) {
+    fail(q, kQueueErrorMemoryFault, "queue ring or read pointer is not mapped to the GPU",
+         rptr ? q.ring_va : q.rptr_va, true);
+    return false;
+  }
+  auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
+  uint64_t doorbell = __atomic_load_n(db, __ATOMIC_ACQUIRE);
+  uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
+  uint64_t npackets = q.ring_size / kPacketSize;
+  bool progressed = false;
+  for (unsigned n = 0; n < kPacketsPerTurn; ++n) {
+    if (int64_t(doorbell - rd) < 0) break;  // the doorbell holds the index of the last packet
+    uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
+    uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
+    if (header_type(header) == kTypeInvalid) break;  // not yet published
+    Step s = execute(q, pkt, rd);
+    if (s != Step::Done) break;
+    __atomic_store_n(reinterpret_cast<uint16_t*>(pkt), uint16_t(kTypeInvalid), __ATOMIC_RELEASE);
+    __atomic_store_n(rptr, ++rd, __ATOMIC_RELEASE);
+    progressed = true;
+  }
+  return progressed;
+}
+
+CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
+  uint16_t header = *reinterpret_cast<uint16_t*>(pkt);
+  // Packets complete before the next one starts, so the barrier bit is always honoured; fences
+  // are full fences because emulated GPU memory is host memory.
+  if (header_acquire(header) != kScopeNone) std::atomic_thread_fence(std::memory_order_seq_cst);
+  uint64_t start = p_.gpu_clock();
+  Step s;
+  uint64_t signal = 0;
+  switch (header_type(header)) {
+    case kTypeKernelDispatch: {
+      auto* kp = reinterpret_cast<KernelDispatchPacket*>(pkt);
+      signal = kp->completion_signal;
+      uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
+      DispatchResult r = run_kernel_dispatch(p_, d_, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
+      if (r.error != kQueueErrorNone) {
+        fail(q, r.error, r.message, r.fault_va, r.error == kQueueErrorMemoryFault, r.fault_write);
+        return Step::Failed;
+      }
+      s = Step::Done;
+      break;
+    }
+    case kTypeBarrierAnd:
+    case kTypeBarrierOr:
+      s = barrier(q, pkt, header_type(header) == kTypeBarrierAnd);
+      signal = reinterpret_cast<BarrierPacket*>(pkt)->completion_signal;
+      break;
+    case kTypeVendor:
+      if (pkt[2] == kVendorBarrierValue) {
+        s = barrier_value(q, pkt);
+        signal = reinterpret_cast<BarrierValuePacket*>(pkt)->completion_signal;
+      } else {
+        fail(q, pkt[2] == kVendorPm4Ib ? kQueueErrorUnimplemented : kQueueErrorInvalidPacket,
+             "vendor packet format " + std::to_string(pkt[2]) +
+                 (pkt[2] == kVendorPm4Ib ? " (PM4 IB) is not implemented by the emulator"
+                                         : " is not a known AMD vendor packet"));
+        return Step::Failed;
+      }
+      break;
+    case kTypeAgentDispatch:
+      fail(q, kQueueErrorUnimplemented, "agent dispatch packets are not implemented by the emulator");
+      return Step::Failed;
+    default:
+      fail(q, kQueueErrorInvalidPacket, "invalid AQL packet type " + std::to_string(header_type(header)));
+      return Step::Failed;
+  }
+  if (s != Step::Done) return s;
+  if (header_release(header) != kScopeNone) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (signal && !complete(q, signal, start)) return Step::Failed;
+  return Step::Done;
+}
+
+bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value) {
+  auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), false));
+  if (!s) {
+    fail(q, kQueueErrorMemoryFault, "signal " + hex(signal_va) + " is not mapped to the GPU",
+         signal_va, true);
+    return false;
+  }
+  *value = __atomic_load_n(&s->value, __ATOMIC_ACQUIRE);
+  return true;
+}
+
+CommandProcessor::Step CommandProcessor::barrier(Queue& q, uint8_t* pkt, bool is_and) {
+  auto* bp = reinterpret_cast<BarrierPacket*>(pkt);
+  bool any_dep = false, any_done = false, all_done = true;
+  for (uint64_t dep : bp->dep_signal) {
+    if (!dep) continue;  // a null handle is satisfied (and ignored by OR)
+    any_dep = true;
+    int64_t v;
+    if (!load_signal(q, dep, &v)) return Step::Failed;
+    if (v == 0) any_done = true;
+    else all_done = false;
+  }
+  if (is_and) return all_done ? Step::Done : Step::Blocked;
+  return (!any_dep || any_done) ? Step::Done : Step::Blocked;
+}
+
+CommandProcessor::Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
+  auto* bp = reinterpret_cast<BarrierValuePacket*>(pkt);
+  int64_t v;
+  if (!load_signal(q, bp->signal, &v)) return Step::Failed;
+  int64_t x = v & bp->mask;
+  bool ok;
+  switch (bp->cond) {
+    case kCondEq: ok = x == bp->value; break;
+    case kCondNe: ok = x != bp->value; break;
+    case kCondLt: ok = x < bp->value; break;
+    case kCondGte: ok = x >= bp->value; break;
+    default:
+      fail(q, kQueueErrorInvalidPacket, "BARRIER_VALUE with unknown condition " + std::to_string(bp->cond));
+      return Step::Failed;
+  }
+  return ok ? Step::Done : Step::Blocked;
+}
+
+// Completion: timestamps, atomic decrement, then mailbox write and interrupt.
+bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts) {
+  auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), true));
+  if (!s) {
+    fail(q, kQueueErrorMemoryFault,
+         "completion signal " + hex(signal_va) + " is not mapped (writable) to the GPU", signal_va,
+         true, true);
+    return false;
+  }
+  s->start_ts = start_ts;
+  s->end_ts = p_.gpu_clock();
+  __atomic_fetch_sub(&s->value, 1, __ATOMIC_SEQ_CST);
+  uint64_t mailbox = __atomic_load_n(&s->event_mailbox_ptr, __ATOMIC_ACQUIRE);
+  if (mailbox) {
+    auto* mb = reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true));
+    if (!mb) {
+      fail(q, kQueueErrorMemoryFault, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU",
+           mailbox, true, true);
+      return false;
+    }
+    uint32_t id = s->event_id;
+    __atomic_store_n(mb, uint64_t(id), __ATOMIC_RELEASE);
+    p_.raise_signal_event(id);
+  }
+  return true;
+}
+
+// Stops the queue: the error goes to stderr, into queue_inactive_signal, and for faults to the
+// process's MEMORY events.
+void CommandProcessor::fail(Queue& q, QueueError code, const std::string& why, uint64_t fault_va,
+                            bool fault, bool write) {
+  q.stopped = true;
+  q.error = why;
+  std::fprintf(stderr, "kfdemu: GPU %s queue %u stopped: %s\n", hex(d_.model->gpu_id).c_str(), q.id,
+               why.c_str());
+  if (q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {
+    uint64_t aq_va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id);
+    auto* aq = reinterpret_cast<AmdQueue*>(d_.translate(aq_va, sizeof(AmdQueue), false));
+    uint64_t sig = aq && aq->hsa_queue.base_address == q.ring_va ? aq->queue_inactive_signal : 0;
+    auto* s = sig ? reinterpret_cast<AmdSignal*>(d_.translate(sig, sizeof(AmdSignal), true)) : nullptr;
+    if (s) {
+      __atomic_store_n(&s->value, int64_t(code), __ATOMIC_SEQ_CST);
+      uint64_t mailbox = s->event_mailbox_ptr;
+      auto* mb = mailbox ? reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true)) : nullptr;
+      if (mb) {
+        __atomic_store_n(mb, uint64_t(s->event_id), __ATOMIC_RELEASE);
+        p_.raise_signal_event(s->event_id);
+      }
+    }
+  }
+  if (fault) p_.raise_memory_fault(d_.model->gpu_id, fault_va, write);
+}
+
+}  // namespace emu

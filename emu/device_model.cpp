@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// The emulated GPUs' static description: target table, configuration from the environment, topology text.
+#include "emu/device_model.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace emu {
+namespace {
+
+// Facts from the KFD topology and amdgpu.ids of real parts (MI210, MI100, MI50, MI300X).
+const TargetInfo kTargets[] = {
+    {"gfx90a", "aldebaran", 90010, 0x740F, 0x02, 141, 64, 104, 8, 1, 1700},
+    {"gfx908", "arcturus", 90008, 0x738C, 0x01, 141, 64, 120, 8, 1, 1502},
+    {"gfx906", "vega20", 90006, 0x66A1, 0x02, 141, 64, 60, 4, 1, 1725},
+    {"gfx942", "aqua_vanjaram", 90402, 0x74A1, 0x00, 141, 64, 304, 32, 8, 2100},
+};
+
+std::mutex g_model_mu;
+Model* g_model = nullptr;
+std::atomic<bool> g_frozen{false};
+
+long env_long(const char* name, long dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  long r = std::strtol(v, &end, 0);
+  return (end && *end == 0) ? r : dflt;
+}
+
+kfdemu_config config_from_env() {
+  kfdemu_config c{};
+  c.gpus = int(env_long("KFDEMU_GPUS", 1));
+  const char* t = std::getenv("KFDEMU_TARGET");
+  std::snprintf(c.target, sizeof c.target, "%s", (t && *t) ? t : "gfx90a");
+  c.vram_bytes = uint64_t(env_long("KFDEMU_VRAM_MB", 65536)) << 20;
+  const TargetInfo* ti = find_target(c.target);
+  c.cus = int(env_long("KFDEMU_CUS", ti ? long(ti->default_cus) : 104));
+  c.workers = int(env_long("KFDEMU_WORKERS", 0));
+  c.kfd_minor = int(env_long("KFDEMU_KFD_MINOR", 16));
+  return c;
+}
+
+bool build(const kfdemu_config& c, Model* m, std::string* why) {
+  const TargetInfo* ti = find_target(c.target);
+  if (!ti) { *why = std::string("unknown target '") + c.target + "' (gfx90a, gfx908, gfx906, gfx942)"; return false; }
+  if (c.gpus < 1 || c.gpus > 8) { *why = "GPU count must be 1..8, got " + std::to_string(c.gpus); return false; }
+  if (c.cus < 1 || c.cus > 1024) { *why = "CU count must be 1..1024, got " + std::to_string(c.cus); return false; }
+  if (c.vram_bytes < (64u << 20)) { *why = "VRAM must be at least 64 MiB"; return false; }
+  if (c.kfd_minor < 1 || c.kfd_minor > 99) { *why = "KFD minor version out of range"; return false; }
+  m->config = c;
+  m->log = env_long("KFDEMU_LOG", 0) != 0;
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  m->host_mem_bytes = (pages > 0 && psize > 0) ? uint64_t(pages) * uint64_t(psize) : (16ull << 30);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  m->host_cores = cores > 0 ? uint32_t(cores) : 1;
+  m->gpus.clear();
+  for (int i = 0; i < c.gpus; ++i) {
+    GpuModel g{};
+    g.index = uint32_t(i);
+    g.node_id = uint32_t(i + 1);
+    g.location_id = uint32_t((0x03 + i) << 8);  // bus 3+i, device 0, function 0
+    // gpu_id is a hash of the device's identity on real kernels; any stable non-zero value works.
+    g.gpu_id = (0x3d2f + 0x1a1 * uint32_t(i) + ti->gfx_target_version) & 0xffff;
+    if (g.gpu_id == 0) g.gpu_id = 1;
+    g.render_minor = 128 + uint32_t(i);
+    g.target = ti;
+    g.vram_bytes = c.vram_bytes;
+    g.gtt_bytes = m->host_mem_bytes * 3 / 4;
+    g.cus = uint32_t(c.cus);
+    g.unique_id = 0x5a3c000000000000ull | uint64_t(i + 1) * 0x1234567ull;
+    m->gpus.push_back(g);
+  }
+  return true;
+}
+
+}  // namespace
+
+const TargetInfo* find_target(const std::string& name) {
+  for (const auto& t : kTargets)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+const Model& model() {
+  std::lock_guard<std::mutex> lk(g_model_mu);
+  if (!g_model) {
+    auto* m = new Model;
+    std::string why;
+    if (!build(config_from_env(), m, &why)) {
+      std::fprintf(stderr, "kfdemu: bad configuration from the environment: %s; using defaults\n",
+                   why.c_str());
+      kfdemu_config d{};
+      d.gpus = 1;
+      std::snprintf(d.target, sizeof d.target, "gfx90a");
+      d.vram_bytes = 64ull << 30;
+      d.cus = 104;
+      d.kfd_minor = 16;
+      build(d, m, &why);
+    }
+    g_model = m;
+  }
+  return *g_model;
+}
+
+bool set_config(const kfdemu_config& config, std::string* why) {
+  if (g_frozen.load()) { *why = "the emulated device is already in use"; return false; }
+  auto* m = new Model;
+  if (!build(config, m, why)) { delete m; return false; }
+  std::lock_guard<std::mutex> lk(g_model_mu);
+  g_model = m;  // the old model may still be referenced by readers: leak it deliberately
+  return true;
+}
+
+bool model_frozen() { return g_frozen.load(); }
+void freeze_model() { (void)model(); g_frozen.store(true); }
+
+const GpuModel* gpu_by_id(uint32_t gpu_id) {
+  for (const auto& g : model().gpus)
+    if (g.gpu_id == gpu_id) return &g;
+  return nullptr;
+}
+
+const GpuModel* gpu_by_minor(uint32_t minor) {
+  for (const auto& g : model().gpus)
+    if (g.render_minor == minor) return &g;
+  return nullptr;
+}
+
+std::string gpu_node_properties(const GpuModel& g) {
+  const TargetInfo& t = *g.target;
+  uint32_t arrays = t.shader_engines;
+  uint32_t cu_per_array = (g.cus + arrays - 1) / arrays;
+  char buf[2048];
+  std::snprintf(buf, sizeof buf,
+      "cpu_cores_count 0\nsimd_count %u\nmem_banks_count 1\ncaches_count 2\nio_links_count 1\n"
+      "p2p_links_count 0\ncpu_core_id_base 0\nsimd_id_base %u\nmax_waves_per_simd 8\n"
+      "lds_size_in_kb %u\ngds_size_in_kb 0\nnum_gws 64\nwave_front_size 64\narray_count %u\n"
+      "simd_arrays_per_engine 1\ncu_per_simd_array %u\nsimd_per_cu 4\nmax_slots_scratch_cu 32\n"
+      "gfx_target_version %u\nvendor_id 4098\ndevice_id %u\nlocation_id %u\ndomain 0\n"
+      "drm_render_minor %u\nhive_id 0\nnum_sdma_engines 2\nnum_sdma_xgmi_engines 0\n"
+      "num_sdma_queues_per_engine 8\nnum_cp_queues 24\nmax_engine_clk_fcompute %u\n"
+      "local_mem_size 0\nfw_version 78\ncapability 671588992\ndebug_prop 1495\n"
+      "sdma_fw_version 8\nunique_id %llu\nnum_xcc %u\nmax_engine_clk_ccompute 3000\n",
+      g.cus * 4, 0x80001000u + g.index * 0x1000u, t.lds_kb, arrays, cu_per_array,
+      t.gfx_target_version, t.device_id, g.location_id, g.render_minor, t.max_engine_clk_mhz,
+      (unsigned long long)g.unique_id, t.num_xcc);
+  return buf;
+}
+
+std::string cpu_node_properties() {
+  const Model& m = model();
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+      "cpu_cores_count %u\nsimd_count 0\nmem_banks_count 1\ncaches_count 0\nio_links_count %zu\n"
+      "p2p_links_count 0\ncpu_core_id_base 0\nsimd_id_base 0\nmax_waves_per_simd 0\n"
+      "lds_size_in_kb 0\ngds_size_in_kb 0\nnum_gws 0\nwave_front_size 0\narray_count 0\n"
+      "simd_arrays_per_engine 0\ncu_per_simd_array 0\nsimd_per_cu 0\nmax_slots_scratch_cu 0\n"
+      "gfx_target_version 0\nvendor_id 0\ndevice_id 0\nlocation_id 0\ndomain 0\n"
+      "drm_render_minor 0\nhive_id 0\nnum_sdma_engines 0\nnum_sdma_xgmi_engines 0\n"
+      "num_sdma_queues_per_engine 0\nnum_cp_queues 0\nmax_engine_clk_ccompute 3000\n",
+      m.host_cores, m.gpus.size());
+  return buf;
+}
+
+void log(const char* fmt, ...) {
+  if (!model().log) return;
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "kfdemu: %s\n", buf);
+}
+
+}  // namespace emu
+
+extern "C" {
+
+int kfdemu_present(void) { return 1; }
+
+int kfdemu_configure(const struct kfdemu_config* config) {
+  if (!config) return -1;
+  std::string why;
+  if (!emu::set_config(*config, &why)) {
+    std::fprintf(stderr, "kfdemu_configure: %s\n", why.c_str());
+    return -1;
+  }
+  return 0;
+}
+
+void kfdemu_get_config(struct kfdemu_config* config) {
+  if (config) *config = emu::model().config;
+}
+
+}  // extern "C"

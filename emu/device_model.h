@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// Static description of the emulated GPUs: targets, topology properties and configuration.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emu/control.h"
+
+namespace emu {
+
+// What distinguishes one emulated gfx target from another (facts: KFD topology of real parts).
+struct TargetInfo {
+  const char* name;             // "gfx90a"
+  const char* asic;             // KFD node name
+  uint32_t gfx_target_version;  // major*10000 + minor*100 + stepping
+  uint32_t device_id;           // PCI device id (amdgpu.ids gives the marketing name)
+  uint32_t pci_rev;
+  uint32_t drm_family;          // AMDGPU_FAMILY_*
+  uint32_t lds_kb;
+  uint32_t default_cus;
+  uint32_t shader_engines;
+  uint32_t num_xcc;
+  uint32_t max_engine_clk_mhz;
+};
+
+const TargetInfo* find_target(const std::string& name);
+
+// One emulated GPU as the topology and the DRM node describe it.
+struct GpuModel {
+  uint32_t index;         // 0-based GPU index
+  uint32_t node_id;       // KFD topology node (CPU is node 0)
+  uint32_t gpu_id;        // KFD gpu_id
+  uint32_t render_minor;  // 128 + index
+  const TargetInfo* target;
+  uint64_t vram_bytes;
+  uint64_t gtt_bytes;
+  uint32_t cus;
+  uint32_t location_id;   // PCI bus/dev/fn
+  uint64_t unique_id;
+};
+
+struct Model {
+  kfdemu_config config;
+  bool log = false;
+  std::vector<GpuModel> gpus;
+  uint64_t host_mem_bytes = 0;
+  uint32_t host_cores = 1;
+};
+
+// The process-wide model, built from the environment on first use (or kfdemu_configure).
+const Model& model();
+// Rebuilds the model from a configuration; false with a message when invalid.
+bool set_config(const kfdemu_config& config, std::string* why);
+// True once /dev/kfd or a render node has been opened (the model is frozen).
+bool model_frozen();
+void freeze_model();
+
+const GpuModel* gpu_by_id(uint32_t gpu_id);
+const GpuModel* gpu_by_minor(uint32_t minor);
+
+// Topology "properties" text of a GPU node and of the CPU node.
+std::string gpu_node_properties(const GpuModel& g);
+std::string cpu_node_properties();
+
+void log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace emu

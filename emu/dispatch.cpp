@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Bridges the command processor to the shader core: GPU memory, interrupts and dispatch outcomes.
+#include <mutex>
+
+#include "emu/command_processor.h"
+#include "emu/shader/shader.h"
+
+namespace emu {
+
+namespace {
+
+// The shader core's view of one GPU's page mappings.
+class DeviceMemory final : public shader::Memory {
+ public:
+  explicit DeviceMemory(DeviceState& d) : d_(d) {}
+  uint8_t* translate(uint64_t va, uint64_t size, bool write) override {
+    return d_.translate(va, size, write);
+  }
+  shader::Range lookup(uint64_t va) override {
+    Mapping m;
+    if (!d_.lookup(va, &m)) return {};
+    return shader::Range{m.va, m.end, m.host, m.writable};
+  }
+
+ private:
+  DeviceState& d_;
+};
+
+class DeviceHooks final : public shader::Hooks {
+ public:
+  explicit DeviceHooks(Process& p) : p_(p) {}
+  void interrupt(uint32_t m0) override { p_.raise_signal_event(m0 & 0xffffff); }
+
+ private:
+  Process& p_;
+};
+
+shader::Target target_of(const TargetInfo& t) {
+  switch (t.gfx_target_version) {
+    case 90006: return shader::Target::gfx906;
+    case 90008: return shader::Target::gfx908;
+    case 90402: return shader::Target::gfx942;
+    default: return shader::Target::gfx90a;
+  }
+}
+
+shader::ShaderCore& core_for(DeviceState& d) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lk(mu);
+  if (!d.shader) {
+    unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
+    d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers);
+  }
+  return *d.shader;
+}
+
+}  // namespace
+
+DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_va,
+                                   uint64_t queue_va, uint64_t dispatch_id) {
+  DeviceMemory mem(d);
+  DeviceHooks hooks(p);
+  shader::Outcome o = core_for(d).run(shader::Dispatch{packet_va, queue_va, dispatch_id}, mem, hooks);
+  DispatchResult r;
+  using K = shader::Outcome::Kind;
+  switch (o.kind) {
+    case K::Ok: return r;
+    case K::MemoryFault: r.error = queues::aql::kQueueErrorMemoryFault; break;
+    case K::IllegalInstruction: r.error = queues::aql::kQueueErrorIllegalInstruction; break;
+    case K::Trap: r.error = queues::aql::kQueueErrorTrap; break;
+    case K::Unimplemented: r.error = queues::aql::kQueueErrorUnimplemented; break;
+  }
+  r.fault_va = o.fault_va;
+  r.message = "kernel dispatch: " + o.message;
+  return r;
+}
+
+}  // namespace emu

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+// The emulated /dev/kfd ioctl table and the small ioctls (version, apertures, VM, clocks, policies).
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "emu/command_processor.h"
+#include "emu/kfd_process.h"
+#include "emu/fd_table.h"
+#include "emu/user_copy.h"
+#include "kfd/uapi_ext.h"
+
+namespace emu {
+
+namespace {
+
+// gfx9 apertures (kfd_flat_memory.c facts): LDS at 1<<48, scratch at 2<<48, 4 GiB each.
+constexpr uint64_t kLdsBase = 1ull << 48;
+constexpr uint64_t kScratchBase = 2ull << 48;
+constexpr uint64_t kApertureSize = 1ull << 32;
+constexpr uint64_t kGpuvmBase = 1ull << 21;
+constexpr uint64_t kGpuvmLimit = (1ull << 47) - 1;
+
+struct IoctlEntry {
+  const char* name;
+  size_t size;  // kernel's argument size
+};
+
+}  // namespace
+
+Process& Process::get() {
+  static Process* p = new Process;  // never destroyed: CP threads may run during exit
+  return *p;
+}
+
+uint64_t Process::gpu_clock() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return (uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec)) / 10;  // 100 MHz
+}
+
+DeviceState* Process::device(uint32_t gpu_id) {
+  auto it = devices_.find(gpu_id);
+  return it == devices_.end() ? nullptr : it->second.get();
+}
+
+void Process::ensure_devices_locked() {
+  if (!devices_.empty()) return;
+  for (const auto& g : model().gpus) {
+    auto d = std::make_unique<DeviceState>();
+    d->model = &g;
+    devices_[g.gpu_id] = std::move(d);
+  }
+}
+
+void Process::on_open() {
+  std::lock_guard<std::mutex> lk(mu);
+  freeze_model();
+  if (open_count_++ == 0) {
+    owner_ = getpid();
+    ensure_devices_locked();
+  }
+}
+
+void Process::on_last_close() {
+  std::lock_guard<std::mutex> lk(mu);
+  if (--open_count_ > 0) return;
+  reset_locked();
+}
+
+// Tears the process down as the kernel does when the last /dev/kfd reference goes away.
+void Process::reset_locked() {
+  for (auto& [id, q] : queues_) {
+    q->dead = true;
+    std::lock_guard<std::mutex> qk(q->busy);
+  }
+  for (auto& [gid, d] : devices_) {
+    if (d->cp) d->cp->stop();
+    d->cp.reset();
+  }
+  queues_.clear();
+  for (auto& [h, bo] : bos_) free_bo_locked(*bo);
+  bos_.clear();
+  {
+    std::lock_guard<std::mutex> ek(ev_mu_);
+    events_.clear();
+    event_page_bo_.reset();
+    signal_events_ = 0;
+    next_nonsignal_id_ = 0x80000000u;
+    ev_cv_.notify_all();
+  }
+  for (auto& [gid, d] : devices_) {
+    if (d->doorbell_arena != UINT64_MAX) Arena::get().release(d->doorbell_arena, kfd::uapi::kDoorbellSliceSize);
+    if (d->mmio_arena != UINT64_MAX) Arena::get().release(d->mmio_arena, 4096);
+  }
+  if (internal_event_page_ != UINT64_MAX) Arena::get().release(internal_event_page_, kfd::uapi::kEventPageSize);
+  internal_event_page_ = UINT64_MAX;
+  devices_.clear();
+  runtime_enabled_ = false;
+  xnack_ = 0;
+}
+
+int Process::ioctl(unsigned long request, void* arg) {
+  if (getpid() != owner_) return -EBADF;  // a forked child must open its own /dev/kfd
+  unsigned nr = _IOC_NR(request);
+  size_t usize = _IOC_SIZE(request);
+  // Argument sizes of the kernel's table; the kernel zero-fills a short struct and copies back
+  // only the caller's size, so one binary spans versions.
+  static const IoctlEntry table[] = {
+      {"", 0},
+      {"GET_VERSION", sizeof(kfd_ioctl_get_version_args)},
+      {"CREATE_QUEUE", sizeof(kfd_ioctl_create_queue_args)},
+      {"DESTROY_QUEUE", sizeof(kfd_ioctl_destroy_queue_args)},
+      {"SET_MEMORY_POLICY", sizeof(kfd_ioctl_set_memory_policy_args)},
+      {"GET_CLOCK_COUNTERS", sizeof(kfd_ioctl_get_clock_counters_args)},
+      {"GET_PROCESS_APERTURES", sizeof(kfd_ioctl_get_process_apertures_args)},
+      {"UPDATE_QUEUE", sizeof(kfd_ioctl_update_queue_args)},
+      {"CREATE_EVENT", sizeof(kfd_ioctl_create_event_args)},
+      {"DESTROY_EVENT", sizeof(kfd_ioctl_destroy_event_args)},
+      {"SET_EVENT", sizeof(kfd_ioctl_set_event_args)},
+      {"RESET_EVENT", sizeof(kfd_ioctl_reset_event_args)},
+      {"WAIT_EVENTS", sizeof(kfd_ioctl_wait_events_args)},
+      {"DBG_REGISTER", 0}, {"DBG_UNREGISTER", 0}, {"DBG_ADDRESS_WATCH", 0},
+      {"DBG_WAVE_CONTROL", 0},
+      {"SET_SCRATCH_BACKING_VA", sizeof(kfd_ioctl_set_scratch_backing_va_args)},
+      {"GET_TILE_CONFIG", 0},
+      {"SET_TRAP_HANDLER", sizeof(kfd_ioctl_set_trap_handler_args)},
+      {"GET_PROCESS_APERTURES_NEW", sizeof(kfd_ioctl_get_process_apertures_new_args)},
+      {"ACQUIRE_VM", sizeof(kfd_ioctl_acquire_vm_args)},
+      {"ALLOC_MEMORY_OF_GPU", sizeof(kfd_ioctl_alloc_memory_of_gpu_args)},
+      {"FREE_MEMORY_OF_GPU", sizeof(kfd_ioctl_free_memory_of_gpu_args)},
+      {"MAP_MEMORY_TO_GPU", sizeof(kfd_ioctl_map_memory_to_gpu_args)},
+      {"UNMAP_MEMORY_FROM_GPU", sizeof(kfd_ioctl_unmap_memory_from_gpu_args)},
+      {"SET_CU_MASK", 0}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
+      {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", 0}, {"SMI_EVENTS", 0}, {"SVM", 0},
+      {"SET_XNACK_MODE", sizeof(kfd_ioctl_set_xnack_mode_args)},
+      {"CRIU_OP", 0},
+      {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
+      {"EXPORT_DMABUF", 0},
+      {"SMI_EVENTS", 0},
+      {"RUNTIME_ENABLE", sizeof(kfd::uapi::RuntimeEnableArgs)},
+      {"DBG_TRAP", 0},
+  };
+  constexpr unsigned kCount = sizeof(table) / sizeof(table[0]);
+  if (_IOC_TYPE(request) != AMDKFD_IOCTL_BASE || nr >= kCount || nr == 0) {
+    log("unknown ioctl 0x%lx on /dev/kfd (nr 0x%x): EINVAL", request, nr);
+    return -EINVAL;
+  }
+  if (nr == 0x25 && model().config.kfd_minor < 13) {
+    log("RUNTIME_ENABLE on KFD 1.%d: EINVAL", model().config.kfd_minor);
+    return -EINVAL;
+  }
+  const IoctlEntry& e = table[nr];
+  if (e.size == 0) {
+    log("AMDKFD_IOC_%s is not implemented by the emulator: ENOTTY", e.name);
+    return -ENOTTY;
+  }
+  alignas(8) unsigned char buf[256] = {};
+  size_t n = usize < e.size ? usize : e.size;
+  if (n && !copy_from_user(buf, arg, n)) return -EFAULT;
+  int r = dispatch(nr, buf);
+  if (r == 0 && n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) return -EFAULT;
+  if (r != 0) log("AMDKFD_IOC_%s -> %s", e.name, std::strerror(-r));
+  return r;
+}
+
+int Process::dispatch(unsigned nr, void* a) {
+  switch (nr) {
+    case 0x01: return get_version(static_cast<kfd_ioctl_get_version_args*>(a));
+    case 0x02: return create_queue(static_cast<kfd_ioctl_create_queue_args*>(a));
+    case 0x03: return destroy_queue(static_cast<kfd_ioctl_destroy_queue_args*>(a));
+    case 0x04: return set_memory_policy(static_cast<kfd_ioctl_set_memory_policy_args*>(a));
+    case 0x05: return get_clock_counters(static_cast<kfd_ioctl_get_clock_counters_args*>(a));
+    case 0x06: return get_apertures_old(static_cast<kfd_ioctl_get_process_apertures_args*>(a));
+    case 0x07: return update_queue(static_cast<kfd_ioctl_update_queue_args*>(a));
+    case 0x08: return create_event(static_cast<kfd_ioctl_create_event_args*>(a));
+    case 0x09: return destroy_event(static_cast<kfd_ioctl_destroy_event_args*>(a));
+    case 0x0A: return set_event(static_cast<kfd_ioctl_set_event_args*>(a));
+    case 0x0B: return reset_event(static_cast<kfd_ioctl_reset_event_args*>(a));
+    case 0x0C: return wait_events(static_cast<kfd_ioctl_wait_events_args*>(a));
+    case 0x11: return set_scratch_backing_va(static_cast<kfd_ioctl_set_scratch_backing_va_args*>(a));
+    case 0x13: return set_trap_handler(static_cast<kfd_ioctl_set_trap_handler_args*>(a));
+    case 0x14: return get_apertures_new(static_cast<kfd_ioctl_get_process_apertures_new_args*>(a));
+    case 0x15: return acquire_vm(static_cast<kfd_ioctl_acquire_vm_args*>(a));
+    case 0x16: return alloc_memory(static_cast<kfd_ioctl_alloc_memory_of_gpu_args*>(a));
+    case 0x17: return free_memory(static_cast<kfd_ioctl_free_memory_of_gpu_args*>(a));
+    case 0x18: return map_memory(static_cast<kfd_ioctl_map_memory_to_gpu_args*>(a));
+    case 0x19: return unmap_memory(static_cast<kfd_ioctl_unmap_memory_from_gpu_args*>(a));
+    case 0x21: return set_xnack_mode(static_cast<kfd_ioctl_set_xnack_mode_args*>(a));
+    case 0x23: return available_memory(static_cast<kfd_ioctl_get_available_memory_args*>(a));
+    case 0x25: return runtime_enable(a);
+    default: return -EINVAL;
+  }
+}
+
+int Process::get_version(kfd_ioctl_get_version_args* a) {
+  a->major_version = 1;
+  a->minor_version = uint32_t(model().config.kfd_minor);
+  return 0;
+}
+
+static void fill_aperture(kfd_process_device_apertures& ap, uint32_t gpu_id) {
+  ap.lds_base = kLdsBase;
+  ap.lds_limit = kLdsBase + kApertureSize - 1;
+  ap.scratch_base = kScratchBase;
+  ap.scratch_limit = kScratchBase + kApertureSize - 1;
+  ap.gpuvm_base = kGpuvmBase;
+  ap.gpuvm_limit = kGpuvmLimit;
+  ap.gpu_id = gpu_id;
+  ap.pad = 0;
+}
+
+int Process::get_apertures_new(kfd_ioctl_get_process_apertures_new_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  uint32_t count = uint32_t(devices_.size());
+  if (a->num_of_nodes == 0) {  // the caller asks how many entries to allocate
+    a->num_of_nodes = count;
+    return 0;
+  }
+  uint32_t n = a->num_of_nodes < count ? a->num_of_nodes : count;
+  std::vector<kfd_process_device_apertures> out(n);
+  uint32_t i = 0;
+  for (auto& [gid, d] : devices_) {
+    if (i == n) break;
+    fill_aperture(out[i++], gid);
+  }
+  if (!copy_to_user(reinterpret_cast<void*>(a->kfd_process_device_apertures_ptr), out.data(),
+                    n * sizeof(out[0])))
+    return -EFAULT;
+  a->num_of_nodes = n;
+  return 0;
+}
+
+int Process::get_apertures_old(kfd_ioctl_get_process_apertures_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  uint32_t i = 0;
+  for (auto& [gid, d] : devices_) {
+    if (i == NUM_OF_SUPPORTED_GPUS) break;
+    fill_aperture(a->process_apertures[i++], gid);
+  }
+  a->num_of_nodes = i;
+  return 0;
+}
+
+int Process::acquire_vm(kfd_ioctl_acquire_vm_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  DeviceState* d = device(a->gpu_id);
+  if (!d) return -EINVAL;
+  int minor = render_minor_of_fd(int(a->drm_fd));
+  if (minor < 0) return -EINVAL;  // not a DRM file
+  if (uint32_t(minor) != d->model->render_minor) return -EINVAL;  // a different GPU's node
+  if (d->vm_acquired) {
+    // The kernel accepts the same file again and rejects a different one.
+    return render_fd_same_file(d->drm_fd_bound, int(a->drm_fd)) ? 0 : -EBUSY;
+  }
+  d->vm_acquired = true;
+  d->drm_fd_bound = int(a->drm_fd);
+  return 0;
+}
+
+int Process::get_clock_counters(kfd_ioctl_get_clock_counters_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  if (!device(a->gpu_id)) return -EINVAL;
+  timespec raw, boot;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &raw);
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  a->gpu_clock_counter = gpu_clock();
+  a->cpu_clock_counter = uint64_t(raw.tv_sec) * 1000000000ull + uint64_t(raw.tv_nsec);
+  a->system_clock_counter = uint64_t(boot.tv_sec) * 1000000000ull + uint64_t(boot.tv_nsec);
+  a->system_clock_freq = 1000000000ull;
+  return 0;
+}
+
+int Process::set_memory_policy(kfd_ioctl_set_memory_policy_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  if (a->default_policy != KFD_IOC_CACHE_POLICY_COHERENT &&
+      a->default_policy != KFD_IOC_CACHE_POLICY_NONCOHERENT)
+    return -EINVAL;
+  if (a->alternate_policy != KFD_IOC_CACHE_POLICY_COHERENT &&
+      a->alternate_policy != KFD_IOC_CACHE_POLICY_NONCOHERENT)
+    return -EINVAL;
+  if (!device(a->gpu_id)) return -EINVAL;
+  return 0;
+}
+
+int Process::set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  DeviceState* d = device(a->gpu_id);
+  if (!d) return -EINVAL;
+  d->scratch_va = a->va_addr;
+  return 0;
+}
+
+int Process::set_trap_handler(kfd_ioctl_set_trap_handler_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  DeviceState* d = device(a->gpu_id);
+  if (!d) return -EINVAL;
+  d->tba = a->tba_addr;
+  d->tma = a->tma_addr;
+  return 0;
+}
+
+int Process::set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  if (a->xnack_enabled < 0) {  // query
+    a->xnack_enabled = xnack_;
+    return 0;
+  }
+  if (!queues_.empty()) return -EBUSY;  // the mode cannot change while queues exist
+  bool all_support = true;
+  for (auto& [gid, d] : devices_)
+    all_support &= d->model->target->gfx_target_version >= 90008;
+  if (a->xnack_enabled && !all_support) return -EPERM;
+  xnack_ = a->xnack_enabled ? 1 : 0;
+  return 0;
+}
+
+int Process::available_memory(kfd_ioctl_get_available_memory_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  DeviceState* d = device(a->gpu_id);
+  if (!d) return -EINVAL;
+  a->available = d->model->vram_bytes - d->vram_used;
+  return 0;
+}
+
+int Process::runtime_enable(void* p) {
+  auto* a = static_cast<kfd::uapi::RuntimeEnableArgs*>(p);
+  std::lock_guard<std::mutex> lk(mu);
+  if (!queues_.empty()) return -EEXIST;  // must come before any queue exists
+  if (a->mode_mask & kfd::uapi::kRuntimeEnableModeEnable) {
+    if (runtime_enabled_) return -EBUSY;
+    runtime_enabled_ = true;
+  } else {
+    runtime_enabled_ = false;
+  }
+  a->capabilities_mask = 0;
+  return 0;
+}
+
+}  // namespace emu

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// Emulated amdkfd memory ioctls (ALLOC/FREE/MAP/UNMAP) and the mmaps of BOs, doorbells and events.
+#include <sys/mman.h>
+
+#include <cerrno>
+
+#include "emu/arena.h"
+#include "emu/fd_table.h"
+#include "emu/interpose.h"
+#include "emu/kfd_process.h"
+#include "emu/user_copy.h"
+#include "kfd/uapi_ext.h"
+
+namespace emu {
+
+namespace {
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kGpuvmBase = 1ull << 21;
+constexpr uint64_t kGpuvmLimit = (1ull << 47) - 1;
+constexpr uint32_t kTypeMask = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_GTT |
+                               KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
+                               KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP;
+constexpr unsigned kMmapIdShift = 40;  // render-node mmap offsets: BO id << 40
+
+int popcount(uint32_t v) { return __builtin_popcount(v); }
+}  // namespace
+
+uint8_t* DeviceState::translate(uint64_t va, uint64_t size, bool write) const {
+  Mapping m;
+  if (!lookup(va, &m)) return nullptr;
+  if (size > m.end - va) return nullptr;
+  if (write && !m.writable) return nullptr;
+  return m.host + (va - m.va);
+}
+
+bool DeviceState::lookup(uint64_t va, Mapping* out) const {
+  std::shared_lock<std::shared_mutex> lk(map_mu);
+  auto it = maps.upper_bound(va);
+  if (it == maps.begin()) return false;
+  --it;
+  if (va >= it->second.end) return false;
+  for (const auto& [fva, fsize] : injected_faults)
+    if (va >= fva && va < fva + fsize) return false;
+  *out = it->second;
+  return true;
+}
+
+std::shared_ptr<Bo> Process::bo_at_locked(DeviceState& d, uint64_t va) {
+  for (auto& [h, bo] : bos_) {
+    bool in_vm = bo->gpu_id == d.model->gpu_id || bo->mapped.count(d.model->gpu_id);
+    if (in_vm && va >= bo->va && va < bo->va + bo->size) return bo;
+  }
+  return nullptr;
+}
+
+void Process::map_locked(DeviceState& d, Bo& bo) {
+  if (!bo.mapped.insert(d.model->gpu_id).second) return;
+  std::unique_lock<std::shared_mutex> lk(d.map_mu);
+  d.maps[bo.va] = Mapping{bo.va, bo.va + bo.size, bo.host, bo.writable()};
+}
+
+void Process::unmap_locked(DeviceState& d, Bo& bo) {
+  if (!bo.mapped.erase(d.model->gpu_id)) return;
+  std::unique_lock<std::shared_mutex> lk(d.map_mu);
+  d.maps.erase(bo.va);
+}
+
+void Process::free_bo_locked(Bo& bo) {
+  for (auto& [gid, d] : devices_)
+    if (bo.mapped.count(gid)) unmap_locked(*d, bo);
+  if (bo.kind == BoKind::Vram) {
+    if (DeviceState* d = device(bo.gpu_id)) d->vram_used -= bo.size;
+  }
+  if (bo.arena_offset != UINT64_MAX && (bo.kind == BoKind::Vram || bo.kind == BoKind::Gtt))
+    Arena::get().release(bo.arena_offset, bo.size);
+  bo.arena_offset = UINT64_MAX;
+}
+
+static uint8_t* device_page(uint64_t* slot, uint64_t size) {
+  if (*slot == UINT64_MAX) *slot = Arena::get().allocate(size);
+  return *slot == UINT64_MAX ? nullptr : Arena::get().host(*slot);
+}
+
+int Process::alloc_memory(kfd_ioctl_alloc_memory_of_gpu_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  DeviceState* d = device(a->gpu_id);
+  if (!d || !d->vm_acquired) return -EINVAL;  // unknown GPU, or ACQUIRE_VM not done
+  uint32_t f = a->flags;
+  if (popcount(f & kTypeMask) != 1) return -EINVAL;
+  uint32_t coh = f & (KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED |
+                      kfd::uapi::kAllocExtCoherent);
+  if (popcount(coh) > 1) return -EINVAL;  // COHERENT, UNCACHED, EXT_COHERENT are exclusive
+  if (a->size == 0 || (a->size & (kPage - 1)) || (a->va_addr & (kPage - 1))) return -EINVAL;
+  if (a->va_addr < kGpuvmBase || a->va_addr + a->size - 1 > kGpuvmLimit) return -EINVAL;
+  for (auto& [h, bo] : bos_) {
+    bool in_vm = bo->gpu_id == a->gpu_id || bo->mapped.count(a->gpu_id);
+    if (in_vm && a->va_addr < bo->va + bo->size && bo->va < a->va_addr + a->size) return -EINVAL;
+  }
+  auto bo = std::make_shared<Bo>();
+  bo->gpu_id = a->gpu_id;
+  bo->flags = f;
+  bo->va = a->va_addr;
+  bo->size = a->size;
+  uint32_t id = next_bo_id_++;
+  if (f & KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL) {
+    if (a->size != kfd::uapi::kDoorbellSliceSize) return -EINVAL;
+    bo->kind = BoKind::Doorbell;
+    bo->host = device_page(&d->doorbell_arena, kfd::uapi::kDoorbellSliceSize);
+    bo->mmap_offset = kfd::uapi::mmap_offset(kfd::uapi::kMmapTypeDoorbell, a->gpu_id);
+  } else if (f & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
+    if (a->size != kPage) return -EINVAL;
+    bo->kind = BoKind::Mmio;
+    bo->host = device_page(&d->mmio_arena, kPage);
+    bo->mmap_offset = kfd::uapi::mmap_offset(kfd::uapi::kMmapTypeMmio, a->gpu_id);
+  } else if (f & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
+    uint64_t addr = a->mmap_offset;
+    if (addr == 0 || (addr & (kPage - 1))) return -EINVAL;
+    if (!user_range_ok(reinterpret_cast<void*>(addr), a->size)) return -EFAULT;
+    bo->kind = BoKind::Userptr;
+    bo->host = reinterpret_cast<uint8_t*>(addr);
+    bo->mmap_offset = addr;
+  } else {
+    bool vram = f & KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
+    if (vram && d->vram_used + a->size > d->model->vram_bytes) return -ENOMEM;
+    if (!vram && a->size > d->model->gtt_bytes) return -ENOMEM;
+    bo->kind = vram ? BoKind::Vram : BoKind::Gtt;
+    bo->arena_offset = Arena::get().allocate(a->size);
+    if (bo->arena_offset == UINT64_MAX) return -ENOMEM;
+    bo->host = Arena::get().host(bo->arena_offset);
+    bo->mmap_offset = uint64_t(id) << kMmapIdShift;
+    if (vram) d->vram_used += a->size;
+  }
+  if (!bo->host) return -ENOMEM;
+  bo->handle = uint64_t(a->gpu_id) << 32 | id;
+  a->handle = bo->handle;
+  a->mmap_offset = bo->mmap_offset;
+  bos_[bo->handle] = bo;
+  return 0;
+}
+
+int Process::free_memory(kfd_ioctl_free_memory_of_gpu_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = bos_.find(a->handle);
+  if (it == bos_.end()) return -EINVAL;
+  if (it->second->queue_refs > 0) return -EBUSY;  // Linux 6.12: queue buffers stay while the queue lives
+  if (event_page_bo_ == it->second) return -EBUSY;
+  free_bo_locked(*it->second);
+  bos_.erase(it);
+  return 0;
+}
+
+int Process::map_memory(kfd_ioctl_map_memory_to_gpu_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = bos_.find(a->handle);
+  if (it == bos_.end()) return -EINVAL;
+  if (a->n_devices == 0 || a->n_devices > 64 || a->n_success > a->n_devices) return -EINVAL;
+  std::vector<uint32_t> ids(a->n_devices);
+  if (!copy_from_user(ids.data(), reinterpret_cast<void*>(a->device_ids_array_ptr),
+                      ids.size() * sizeof(uint32_t)))
+    return -EFAULT;
+  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
+    DeviceState* d = device(ids[i]);
+    if (!d || !d->vm_acquired) return -EINVAL;
+  }
+  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
+    map_locked(*device(ids[i]), *it->second);
+    a->n_success = i + 1;
+  }
+  return 0;
+}
+
+int Process::unmap_memory(kfd_ioctl_unmap_memory_from_gpu_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = bos_.find(a->handle);
+  if (it == bos_.end()) return -EINVAL;
+  if (a->n_devices == 0 || a->n_devices > 64 || a->n_success > a->n_devices) return -EINVAL;
+  std::vector<uint32_t> ids(a->n_devices);
+  if (!copy_from_user(ids.data(), reinterpret_cast<void*>(a->device_ids_array_ptr),
+                      ids.size() * sizeof(uint32_t)))
+    return -EFAULT;
+  Bo& bo = *it->second;
+  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
+    if (!device(ids[i]) || !bo.mapped.count(ids[i])) return -EINVAL;
+    if (bo.queue_refs > 0) return -EBUSY;
+  }
+  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
+    unmap_locked(*device(ids[i]), bo);
+    a->n_success = i + 1;
+  }
+  return 0;
+}
+
+void* Process::mmap_render(uint32_t minor, void* addr, size_t len, int prot, int flags,
+                           uint64_t offset) {
+  std::lock_guard<std::mutex> lk(mu);
+  (void)minor;
+  for (auto& [h, bo] : bos_) {
+    if (bo->kind != BoKind::Vram && bo->kind != BoKind::Gtt) continue;
+    if (offset < bo->mmap_offset || offset >= bo->mmap_offset + bo->size) continue;
+    uint64_t delta = offset - bo->mmap_offset;
+    if (len > bo->size - delta) break;
+    return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo->arena_offset + delta));
+  }
+  errno = EINVAL;
+  return MAP_FAILED;
+}
+
+uint8_t* Process::event_slots() {
+  if (event_page_bo_) return event_page_bo_->host;
+  return device_page(&internal_event_page_, kfd::uapi::kEventPageSize);
+}
+
+void* Process::mmap_kfd(void* addr, size_t len, int prot, int flags, uint64_t offset) {
+  std::lock_guard<std::mutex> lk(mu);
+  uint64_t type = offset & kfd::uapi::kMmapTypeMask;
+  DeviceState* d = device(kfd::uapi::mmap_gpu_id(offset));
+  uint64_t arena = UINT64_MAX;
+  if (type == kfd::uapi::kMmapTypeDoorbell && d && len == kfd::uapi::kDoorbellSliceSize) {
+    device_page(&d->doorbell_arena, kfd::uapi::kDoorbellSliceSize);
+    arena = d->doorbell_arena;
+  } else if (type == kfd::uapi::kMmapTypeMmio && d && len == kPage) {
+    device_page(&d->mmio_arena, kPage);
+    arena = d->mmio_arena;
+  } else if (type == kfd::uapi::kMmapTypeEvents && len == kfd::uapi::kEventPageSize &&
+             !event_page_bo_) {
+    std::lock_guard<std::mutex> ek(ev_mu_);
+    event_slots();
+    arena = internal_event_page_;
+  }
+  if (arena == UINT64_MAX) {
+    log("mmap on /dev/kfd: bad offset 0x%llx or length 0x%zx: EINVAL", (unsigned long long)offset, len);
+    errno = EINVAL;
+    return MAP_FAILED;
+  }
+  return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(arena));
+}
+
+}  // namespace emu

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// State of the emulated amdkfd for this process: buffers, GPU mappings, events, queues.
+#pragma once
+
+#include <linux/kfd_ioctl.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "emu/arena.h"
+#include "emu/device_model.h"
+
+namespace emu {
+
+class CommandProcessor;
+namespace shader { class ShaderCore; }
+
+enum class BoKind { Vram, Gtt, Userptr, Doorbell, Mmio };
+
+// A buffer object from ALLOC_MEMORY_OF_GPU.
+struct Bo {
+  uint64_t handle = 0;       // gpu_id << 32 | id, as the kernel encodes it
+  uint32_t gpu_id = 0;       // device it was allocated on
+  BoKind kind = BoKind::Gtt;
+  uint32_t flags = 0;
+  uint64_t va = 0;
+  uint64_t size = 0;
+  uint8_t* host = nullptr;   // the emulator's view of the memory
+  uint64_t arena_offset = UINT64_MAX;
+  uint64_t mmap_offset = 0;  // what the runtime passes to mmap
+  std::set<uint32_t> mapped; // gpu_ids it is mapped to
+  int queue_refs = 0;        // queues using it (kernel 6.12: cannot be freed/unmapped then)
+  bool writable() const { return flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE; }
+};
+
+// A GPU-visible range as the shader core and command processor see it.
+struct Mapping {
+  uint64_t va = 0, end = 0;
+  uint8_t* host = nullptr;
+  bool writable = false;
+};
+
+struct Queue {
+  uint32_t id = 0;
+  uint32_t gpu_id = 0;
+  uint32_t type = 0;
+  uint64_t ring_va = 0;
+  uint64_t ring_size = 0;
+  uint64_t rptr_va = 0, wptr_va = 0;
+  uint32_t doorbell_index = 0;
+  uint32_t percentage = 100, priority = 7;
+  std::vector<std::shared_ptr<Bo>> held;  // buffers referenced for the queue's lifetime
+  std::mutex busy;                        // held by the command processor while it works
+  std::atomic<bool> dead{false};
+  std::atomic<bool> stopped{false};
+  std::string error;
+};
+
+struct Event {
+  uint32_t id = 0;
+  uint32_t type = 0;
+  bool auto_reset = false;
+  bool signaled = false;
+  uint64_t age = 1;
+  kfd_hsa_memory_exception_data mem{};
+  kfd_hsa_hw_exception_data hw{};
+};
+
+// Per emulated GPU, per process.
+struct DeviceState {
+  const GpuModel* model = nullptr;
+  int drm_fd_bound = -1;         // ACQUIRE_VM
+  bool vm_acquired = false;
+  uint64_t vram_used = 0;
+  uint64_t doorbell_arena = UINT64_MAX;  // 8 KiB doorbell slice
+  uint64_t mmio_arena = UINT64_MAX;      // one 4 KiB MMIO remap page
+  std::vector<bool> doorbell_used = std::vector<bool>(1024, false);
+  mutable std::shared_mutex map_mu;      // guards `maps`
+  std::map<uint64_t, Mapping> maps;      // by va, what this GPU can access
+  std::unique_ptr<CommandProcessor> cp;
+  std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
+  uint64_t tba = 0, tma = 0, scratch_va = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
+
+  // Host pointer for [va, va+size) when mapped to this GPU, else nullptr.
+  uint8_t* translate(uint64_t va, uint64_t size, bool write) const;
+  bool lookup(uint64_t va, Mapping* out) const;
+};
+
+class Process {
+ public:
+  static Process& get();
+
+  int ioctl(unsigned long request, void* arg);
+  // mmap on /dev/kfd (doorbells, events page, MMIO); returns MAP_FAILED with errno set.
+  void* mmap_kfd(void* addr, size_t len, int prot, int flags, uint64_t offset);
+  // mmap of a BO through a render node.
+  void* mmap_render(uint32_t minor, void* addr, size_t len, int prot, int flags, uint64_t offset);
+
+  void on_open();
+  void on_last_close();
+
+  // Interrupts from the device side.
+  void raise_signal_event(uint32_t event_id);
+  void raise_memory_fault(uint32_t gpu_id, uint64_t va, bool write);
+  DeviceState* device(uint32_t gpu_id);
+  uint64_t gpu_clock();  // 100 MHz counter
+
+  std::shared_ptr<Bo> bo_at_locked(DeviceState& d, uint64_t va);
+
+  std::mutex mu;  // guards everything below but the event wait
+ private:
+  Process() = default;
+  void reset_locked();
+  void ensure_devices_locked();
+
+  int dispatch(unsigned nr, void* arg);
+  // ioctl handlers (kfd_ioctls.cpp, kfd_memory.cpp, kfd_events.cpp, kfd_queues.cpp)
+  int get_version(kfd_ioctl_get_version_args* a);
+  int get_apertures_new(kfd_ioctl_get_process_apertures_new_args* a);
+  int get_apertures_old(kfd_ioctl_get_process_apertures_args* a);
+  int acquire_vm(kfd_ioctl_acquire_vm_args* a);
+  int alloc_memory(kfd_ioctl_alloc_memory_of_gpu_args* a);
+  int free_memory(kfd_ioctl_free_memory_of_gpu_args* a);
+  int map_memory(kfd_ioctl_map_memory_to_gpu_args* a);
+  int unmap_memory(kfd_ioctl_unmap_memory_from_gpu_args* a);
+  int create_queue(kfd_ioctl_create_queue_args* a);
+  int destroy_queue(kfd_ioctl_destroy_queue_args* a);
+  int update_queue(kfd_ioctl_update_queue_args* a);
+  int create_event(kfd_ioctl_create_event_args* a);
+  int destroy_event(kfd_ioctl_destroy_event_args* a);
+  int set_event(kfd_ioctl_set_event_args* a);
+  int reset_event(kfd_ioctl_reset_event_args* a);
+  int wait_events(kfd_ioctl_wait_events_args* a);
+  int get_clock_counters(kfd_ioctl_get_clock_counters_args* a);
+  int set_memory_policy(kfd_ioctl_set_memory_policy_args* a);
+  int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);
+  int set_trap_handler(kfd_ioctl_set_trap_handler_args* a);
+  int set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a);
+  int available_memory(kfd_ioctl_get_available_memory_args* a);
+  int runtime_enable(void* a);
+
+  int validate_queue_buffers(DeviceState& d, const kfd_ioctl_create_queue_args& a, Queue& q);
+  void map_locked(DeviceState& d, Bo& bo);
+  void unmap_locked(DeviceState& d, Bo& bo);
+  void free_bo_locked(Bo& bo);
+  uint8_t* event_slots();
+
+  bool opened_ = false;
+  int open_count_ = 0;
+  pid_t owner_ = 0;
+  bool runtime_enabled_ = false;
+  int xnack_ = 0;
+  std::map<uint32_t, std::unique_ptr<DeviceState>> devices_;  // by gpu_id
+  std::map<uint64_t, std::shared_ptr<Bo>> bos_;               // by handle
+  uint32_t next_bo_id_ = 1;
+  std::map<uint32_t, std::shared_ptr<Queue>> queues_;         // by queue id
+
+  // Events: own lock so that waits do not hold `mu`.
+  std::mutex ev_mu_;
+  std::condition_variable ev_cv_;
+  std::map<uint32_t, Event> events_;
+  std::shared_ptr<Bo> event_page_bo_;      // runtime-provided page (dGPU path)
+  uint64_t internal_event_page_ = UINT64_MAX;  // kernel-allocated page (mmap type EVENTS)
+  uint32_t next_nonsignal_id_ = 0x80000000u;
+  uint32_t signal_events_ = 0;
+
+  friend class Interpose;
+  friend struct ProcessAccess;
+};
+
+// Called by the interposer when an fd of ours is opened/closed.
+void kfd_fd_opened();
+void kfd_fd_closed();
+
+}  // namespace emu

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// Emulated amdkfd queue ioctls with the kernel's argument checks and Linux 6.12 buffer validation.
+#include <cerrno>
+
+#include "emu/command_processor.h"
+#include "emu/kfd_process.h"
+#include "emu/user_copy.h"
+#include "kfd/queue_sizes.h"
+#include "kfd/uapi_ext.h"
+
+namespace emu {
+
+namespace {
+constexpr uint64_t kPage = 4096;
+constexpr uint32_t kMaxQueues = 1024;
+constexpr int kENOTSUPP = 524;  // kernel-internal errno the queue-type check returns
+
+uint64_t page_align(uint64_t v) { return (v + kPage - 1) & ~(kPage - 1); }
+
+// The node's properties as the kernel sees them, for the shared size formula.
+kfd::NodeProperties node_props(const GpuModel& g) {
+  kfd::NodeProperties p;
+  p.simd_count = g.cus * 4;
+  p.simd_per_cu = 4;
+  p.array_count = g.target->shader_engines;
+  p.simd_arrays_per_engine = 1;
+  p.gfx_target_version = g.target->gfx_target_version;
+  p.lds_size_in_kb = g.target->lds_kb;
+  p.num_xcc = g.target->num_xcc;
+  return p;
+}
+
+}  // namespace
+
+// kfd_queue_buffer_get: `va` must lie in the first page of one VM mapping; with a size, that
+// mapping must end exactly at va's page + size.
+static int buffer_get(Process& p, DeviceState& d, uint64_t va, uint64_t size,
+                      std::shared_ptr<Bo> (Process::*find)(DeviceState&, uint64_t),
+                      std::vector<std::shared_ptr<Bo>>* held) {
+  std::shared_ptr<Bo> bo = (p.*find)(d, va);
+  if (!bo) return -EINVAL;
+  uint64_t page = va & ~(kPage - 1);
+  if (page != bo->va) return -EINVAL;
+  if (size != 0 && page + page_align(size) != bo->va + bo->size) return -EINVAL;
+  held->push_back(bo);
+  return 0;
+}
+
+int Process::validate_queue_buffers(DeviceState& d, const kfd_ioctl_create_queue_args& a,
+                                    Queue& q) {
+  auto find = &Process::bo_at_locked;
+  int r;
+  if ((r = buffer_get(*this, d, a.write_pointer_address, kPage, find, &q.held))) return r;
+  if ((r = buffer_get(*this, d, a.read_pointer_address, kPage, find, &q.held))) return r;
+  uint64_t ring = a.ring_size;
+  if (a.queue_type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL && d.model->target->gfx_target_version < 90000)
+    ring /= 2;
+  if ((r = buffer_get(*this, d, a.ring_base_address, ring, find, &q.held))) return r;
+  if (a.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE && a.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL)
+    return 0;  // only compute queues carry EOP and CWSR buffers
+  const kfd::QueueBufferSizes s = kfd::queue_buffer_sizes(node_props(*d.model));
+  if (a.eop_buffer_address) {
+    if (a.eop_buffer_size != s.eop_size) return -EINVAL;
+    if ((r = buffer_get(*this, d, a.eop_buffer_address, a.eop_buffer_size, find, &q.held))) return r;
+  }
+  if (a.ctl_stack_size != s.ctl_stack_size) return -EINVAL;
+  if (a.ctx_save_restore_size != s.ctx_save_restore_size) return -EINVAL;
+  // The CWSR area must be one mapping starting at its address and at least this large.
+  std::shared_ptr<Bo> bo = bo_at_locked(d, a.ctx_save_restore_address);
+  if (!bo || bo->va != (a.ctx_save_restore_address & ~(kPage - 1))) return -EINVAL;
+  if (bo->size < s.cwsr_total) return -EINVAL;
+  q.held.push_back(bo);
+  return 0;
+}
+
+int Process::create_queue(kfd_ioctl_create_queue_args* a) {
+  // set_queue_properties_from_user checks first.
+  if ((a->queue_percentage & 0xff) > KFD_MAX_QUEUE_PERCENTAGE) return -EINVAL;
+  if (a->queue_priority > KFD_MAX_QUEUE_PRIORITY) return -EINVAL;
+  if (a->ring_size && (a->ring_size & (a->ring_size - 1))) return -EINVAL;  // power of two or 0
+  if (a->ring_size && a->ring_size < KFD_MIN_QUEUE_RING_SIZE) return -EINVAL;
+  if (a->ring_base_address == 0 && a->ring_size) return -EFAULT;
+  if (!user_range_ok(reinterpret_cast<void*>(a->read_pointer_address), sizeof(uint32_t)) ||
+      !user_range_ok(reinterpret_cast<void*>(a->write_pointer_address), sizeof(uint32_t)))
+    return -EFAULT;
+  if (a->queue_type > KFD_IOC_QUEUE_TYPE_SDMA_XGMI) return -kENOTSUPP;
+  std::lock_guard<std::mutex> lk(mu);
+  DeviceState* d = device(a->gpu_id);
+  if (!d || !d->vm_acquired) return -EINVAL;
+  if (queues_.size() >= kMaxQueues) return -ENOMEM;
+  auto q = std::make_shared<Queue>();
+  if (int r = validate_queue_buffers(*d, *a, *q)) return r;
+  uint32_t slot = 0;
+  while (slot < d->doorbell_used.size() && d->doorbell_used[slot]) ++slot;
+  if (slot == d->doorbell_used.size()) return -ENOMEM;
+  if (d->doorbell_arena == UINT64_MAX) d->doorbell_arena = Arena::get().allocate(kfd::uapi::kDoorbellSliceSize);
+  uint32_t qid = 0;
+  while (queues_.count(qid)) ++qid;
+  q->id = qid;
+  q->gpu_id = a->gpu_id;
+  q->type = a->queue_type;
+  q->ring_va = a->ring_base_address;
+  q->ring_size = a->ring_size;
+  q->rptr_va = a->read_pointer_address;
+  q->wptr_va = a->write_pointer_address;
+  q->doorbell_index = slot;
+  q->percentage = a->queue_percentage & 0xff;
+  q->priority = a->queue_priority;
+  auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d->doorbell_arena)) + slot;
+  __atomic_store_n(db, 0, __ATOMIC_RELEASE);
+  for (auto& bo : q->held) ++bo->queue_refs;
+  d->doorbell_used[slot] = true;
+  queues_[qid] = q;
+  if (!d->cp) d->cp = std::make_unique<CommandProcessor>(*this, *d);
+  d->cp->add_queue(q);
+  a->queue_id = qid;
+  a->doorbell_offset = kfd::uapi::mmap_offset(kfd::uapi::kMmapTypeDoorbell, a->gpu_id) |
+                       uint64_t(slot) * kfd::uapi::kDoorbellSize;
+  return 0;
+}
+
+int Process::destroy_queue(kfd_ioctl_destroy_queue_args* a) {
+  std::shared_ptr<Queue> q;
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    auto it = queues_.find(a->queue_id);
+    if (it == queues_.end()) return -EINVAL;
+    q = it->second;
+    queues_.erase(it);
+    q->dead = true;
+    DeviceState* d = device(q->gpu_id);
+    if (d && d->cp) d->cp->remove_queue(q);  // waits until the CP has let go of it
+    if (d) d->doorbell_used[q->doorbell_index] = false;
+    for (auto& bo : q->held) --bo->queue_refs;
+  }
+  return 0;
+}
+
+int Process::update_queue(kfd_ioctl_update_queue_args* a) {
+  if ((a->queue_percentage & 0xff) > KFD_MAX_QUEUE_PERCENTAGE) return -EINVAL;
+  if (a->queue_priority > KFD_MAX_QUEUE_PRIORITY) return -EINVAL;
+  if (a->ring_size && (a->ring_size & (a->ring_size - 1))) return -EINVAL;
+  if (a->ring_base_address == 0 && a->ring_size) return -EFAULT;
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = queues_.find(a->queue_id);
+  if (it == queues_.end()) return -EFAULT;  // pqm_update_queue_properties: no such queue
+  Queue& q = *it->second;
+  std::lock_guard<std::mutex> qk(q.busy);
+  if (a->ring_size != q.ring_size || a->ring_base_address != q.ring_va) {
+    DeviceState* d = device(q.gpu_id);
+    std::vector<std::shared_ptr<Bo>> held;
+    if (a->ring_size &&
+        buffer_get(*this, *d, a->ring_base_address, a->ring_size, &Process::bo_at_locked, &held))
+      return -EINVAL;
+    q.ring_va = a->ring_base_address;
+    q.ring_size = a->ring_size;
+  }
+  q.percentage = a->queue_percentage & 0xff;
+  q.priority = a->queue_priority;
+  return 0;
+}
+
+}  // namespace emu

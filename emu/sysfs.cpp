@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// The emulated KFD sysfs topology and DRM sysfs entries, materialised as real files in a private directory.
+#include "emu/sysfs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "emu/device_model.h"
+#include "emu/interpose.h"
+
+namespace emu {
+
+namespace {
+
+std::once_flag g_once;
+std::string g_root;
+pid_t g_root_owner = 0;
+
+void mkdirs(const std::string& path) {
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    cur = path.substr(0, pos);
+    real_mkdir(cur.c_str(), 0755);
+  }
+}
+
+void put(const std::string& path, const std::string& text) {
+  mkdirs(path.substr(0, path.rfind('/')));
+  int fd = real_open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  ssize_t w = write(fd, text.data(), text.size());
+  (void)w;
+  close(fd);
+}
+
+std::string mem_bank(uint32_t heap_type, uint64_t size) {
+  char b[256];
+  std::snprintf(b, sizeof b, "heap_type %u\nsize_in_bytes %llu\nflags 0\nwidth 4096\nmem_clk_max 1600\n",
+                heap_type, (unsigned long long)size);
+  return b;
+}
+
+std::string cache(uint32_t level, uint32_t kb, uint32_t type, uint32_t first_simd) {
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "processor_id_low %u\nlevel %u\nsize %u\ncache_line_size 64\ncache_lines_per_tag 1\n"
+                "association 16\nlatency 0\ntype %u\nsibling_map 1\n",
+                first_simd, level, kb, type);
+  return b;
+}
+
+std::string io_link(uint32_t from, uint32_t to) {
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "type 2\nversion_major 0\nversion_minor 0\nnode_from %u\nnode_to %u\nweight 20\n"
+                "min_latency 0\nmax_latency 0\nmin_bandwidth 312\nmax_bandwidth 64000\n"
+                "recommended_transfer_size 0\nflags 1\n",
+                from, to);
+  return b;
+}
+
+void build_tree() {
+  const Model& m = model();
+  char tmpl[] = "/tmp/kfdemu-sysfs-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    std::perror("kfdemu: mkdtemp for the emulated sysfs");
+    return;
+  }
+  g_root = tmpl;
+  g_root_owner = getpid();
+  std::string topo = g_root + "/kfd/topology";
+  put(topo + "/generation_id", "1\n");
+  put(topo + "/system_properties", "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
+  std::string cpu = topo + "/nodes/0";
+  put(cpu + "/gpu_id", "0\n");
+  put(cpu + "/name", "\n");
+  put(cpu + "/properties", cpu_node_properties());
+  put(cpu + "/mem_banks/0/properties", mem_bank(0, m.host_mem_bytes));
+  for (const auto& g : m.gpus) {
+    put(cpu + "/io_links/" + std::to_string(g.index) + "/properties", io_link(0, g.node_id));
+    std::string n = topo + "/nodes/" + std::to_string(g.node_id);
+    put(n + "/gpu_id", std::to_string(g.gpu_id) + "\n");
+    put(n + "/name", std::string(g.target->asic) + "\n");
+    put(n + "/properties", gpu_node_properties(g));
+    put(n + "/mem_banks/0/properties", mem_bank(1, g.vram_bytes));  // FB public: large BAR
+    uint32_t simd0 = 0x80001000u + g.index * 0x1000u;
+    put(n + "/caches/0/properties", cache(1, 16, 1 | 4, simd0));     // L1 vector cache per CU
+    put(n + "/caches/1/properties", cache(2, 8192, 1 | 4, simd0));   // L2
+    put(n + "/io_links/0/properties", io_link(g.node_id, 0));
+    // DRM side: /sys/dev/char/226:<minor>/device/{drm,vendor,device,...} for libdrm.
+    std::string dev = g_root + "/dev/char/226:" + std::to_string(g.render_minor) + "/device";
+    mkdirs(dev + "/drm/renderD" + std::to_string(g.render_minor));
+    char b[512];
+    std::snprintf(b, sizeof b, "0x%04x\n", g.target->device_id);
+    put(dev + "/device", b);
+    put(dev + "/vendor", "0x1002\n");
+    put(dev + "/subsystem_vendor", "0x1002\n");
+    put(dev + "/subsystem_device", "0x0c34\n");
+    std::snprintf(b, sizeof b, "0x%02x\n", g.target->pci_rev);
+    put(dev + "/revision", b);
+    std::snprintf(b, sizeof b,
+                  "DRIVER=amdgpu\nPCI_CLASS=38000\nPCI_ID=1002:%04X\nPCI_SUBSYS_ID=1002:0C34\n"
+                  "PCI_SLOT_NAME=0000:%02x:00.0\n",
+                  g.target->device_id, g.location_id >> 8);
+    put(dev + "/uevent", b);
+    mkdirs(g_root + "/bus/pci");
+    symlink((g_root + "/bus/pci").c_str(), (dev + "/subsystem").c_str());
+    put(g_root + "/dev/dri/renderD" + std::to_string(g.render_minor), "");
+  }
+}
+
+bool has_prefix(const char* s, const char* p, size_t* n) {
+  *n = std::strlen(p);
+  return std::strncmp(s, p, *n) == 0 && (s[*n] == 0 || s[*n] == '/');
+}
+
+}  // namespace
+
+const std::string& sysfs_root() {
+  std::call_once(g_once, build_tree);
+  return g_root;
+}
+
+void sysfs_cleanup() {
+  if (g_root.empty() || getpid() != g_root_owner) return;
+  std::string cmd;
+  // Remove the private tree; it holds only small text files, directories and one symlink.
+  std::function<void(const std::string&)> rm = [&](const std::string& p) {
+    DIR* d = real_opendir(p.c_str());
+    if (d) {
+      while (dirent* e = readdir(d)) {
+        if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+        std::string c = p + "/" + e->d_name;
+        if (e->d_type == DT_DIR) rm(c);
+        else unlink(c.c_str());
+      }
+      closedir(d);
+    }
+    rmdir(p.c_str());
+  };
+  rm(g_root);
+}
+
+bool sysfs_translate(const char* path, std::string* out) {
+  if (!path || path[0] != '/') return false;
+  size_t n;
+  const char* rest = nullptr;
+  std::string sub;
+  if (has_prefix(path, "/sys/devices/virtual/kfd/kfd", &n)) { sub = "/kfd"; rest = path + n; }
+  else if (has_prefix(path, "/sys/class/kfd/kfd", &n)) { sub = "/kfd"; rest = path + n; }
+  else if (std::strncmp(path, "/sys/dev/char/226:", 18) == 0) {
+    unsigned minor = unsigned(std::atoi(path + 18));
+    if (!gpu_by_minor(minor)) return false;
+    sub = "/dev/char";
+    rest = path + 13;
+  } else if (has_prefix(path, "/dev/dri", &n) && path[n] == 0) {
+    sub = "/dev/dri"; rest = path + n;
+  } else {
+    return false;
+  }
+  const std::string& root = sysfs_root();
+  if (root.empty()) return false;
+  *out = root + sub + rest;
+  return true;
+}
+
+}  // namespace emu
