@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// AQL queue creation (Linux 6.12 buffer rules), producer protocol and teardown (REFERENCE §1, §2).
+#include "queues/aql_queue.h"
+
+#include <linux/kfd_ioctl.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <thread>
+
+#include "memory/context.h"
+#include "queues/runtime.h"
+
+namespace queues {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// amd_signal_t kind of a doorbell signal; its value field holds the hardware doorbell pointer.
+constexpr int64_t kSignalKindDoorbell = -1;
+// amd_queue_t.queue_properties bit: 64-bit pointers (ROCr amd_hsa_queue.h).
+constexpr uint32_t kQueuePropertyIsPtr64 = 1u << 1;
+constexpr uint32_t kHsaQueueTypeMulti = 0;
+constexpr uint32_t kHsaQueueFeatureKernelDispatch = 1;
+
+const char* queue_error_name(int64_t code) {
+  switch (code) {
+    case aql::kQueueErrorInvalidPacket: return "invalid packet";
+    case aql::kQueueErrorMemoryFault: return "memory fault";
+    case aql::kQueueErrorIllegalInstruction: return "illegal instruction";
+    case aql::kQueueErrorTrap: return "trap (abort)";
+    case aql::kQueueErrorUnimplemented: return "unimplemented packet or instruction";
+    default: return "error";
+  }
+}
+
+mem::AllocRequest buffer_request(mem::Heap heap, mem::Coherence c, size_t size, uint32_t gpu) {
+  mem::AllocRequest r;
+  r.heap = heap;
+  r.coherence = c;
+  r.size = size;
+  r.owner_gpu = gpu;
+  r.host_access = heap != mem::Heap::Vram;
+  return r;
+}
+
+}  // namespace
+
+kfd::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const QueueOptions& opts) {
+  const mem::Gpu* gpu = opts.gpu_id ? rt.memory().gpu(opts.gpu_id) : rt.gpus().front().get();
+  if (!gpu) return kfd::Error::msg("create_queue: unknown GPU " + kfd::hex(opts.gpu_id), ENODEV);
+  if (!std::has_single_bit(opts.packets) || opts.packets < 16 || opts.packets > (1u << 26))
+    return kfd::Error::msg("create_queue: ring size " + std::to_string(opts.packets) +
+                           " packets is not a power of two in 16..2^26", EINVAL);
+  if (opts.priority > 15 || opts.percentage == 0 || opts.percentage > 100)
+    return kfd::Error::msg("create_queue: priority " + std::to_string(opts.priority) +
+                           " or percentage " + std::to_string(opts.percentage) + " out of range",
+                           EINVAL);
+  std::unique_ptr<AqlQueue> q(new AqlQueue(rt));
+  if (auto s = q->init(*gpu, opts); !s) return s.error();
+  return q;
+}
+
+kfd::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
+  mem::Context& ctx = rt_.memory();
+  const uint32_t id = gpu.gpu_id;
+  KFD_ASSIGN(void* ring, ctx.allocate(buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
+                                                     size_t(size_) * aql::kPacketSize, id)));
+  ring_ = static_cast<Packet*>(ring);
+  // amd_queue_t alone in a one-page buffer: Linux 6.12 wants rptr and wptr each in the first
+  // page of a mapping of exactly one page (kfd_queue_buffer_get compares page numbers), and
+  // read_dispatch_id (@128) and write_dispatch_id (@56) both lie in that page.
+  KFD_ASSIGN(void* q, ctx.allocate(buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
+                                                  mem::kPageSize, id)));
+  amdq_ = static_cast<aql::AmdQueue*>(q);
+  if (sizes_.eop_size) {
+    KFD_ASSIGN(eop_, ctx.allocate(buffer_request(mem::Heap::Vram, mem::Coherence::NonCoherent,
+                                                 sizes_.eop_size, id)));
+  }
+  if (sizes_.cwsr) {
+    KFD_ASSIGN(cwsr_, ctx.allocate(buffer_request(mem::Heap::Vram, mem::Coherence::NonCoherent,
+                                                  sizes_.cwsr_total, id)));
+  }
+  KFD_ASSIGN(inactive_, rt_.make_signal_storage(0, rt_.events().queue_error_event()));
+  KFD_ASSIGN(doorbell_signal_, rt_.make_signal_storage(0, nullptr));
+  return {};
+}
+
+void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
+  std::memset(static_cast<void*>(amdq_), 0, sizeof *amdq_);
+  for (uint32_t i = 0; i < size_; ++i) {
+    ring_[i] = Packet{};
+    ring_[i].dw[0] = aql::kTypeInvalid;  // all headers start INVALID
+  }
+  const auto& p = gpu.props();
+  auto& h = amdq_->hsa_queue;
+  h.type = kHsaQueueTypeMulti;
+  h.features = kHsaQueueFeatureKernelDispatch;
+  h.base_address = reinterpret_cast<uint64_t>(ring_);
+  h.doorbell_signal = reinterpret_cast<uint64_t>(doorbell_signal_);
+  h.size = size_;
+  amdq_->group_segment_aperture_base_hi = uint32_t(gpu.apertures.lds_base >> 32);
+  amdq_->private_segment_aperture_base_hi = uint32_t(gpu.apertures.scratch_base >> 32);
+  uint32_t cus = p.simd_per_cu ? p.simd_count / p.simd_per_cu : 1;
+  amdq_->max_cu_id = cus ? cus - 1 : 0;
+  uint32_t waves = p.max_waves_per_simd * p.simd_per_cu;
+  amdq_->max_wave_id = waves ? waves - 1 : 0;
+  amdq_->read_dispatch_id_field_base_byte_offset =
+      uint32_t(offsetof(aql::AmdQueue, read_dispatch_id) - offsetof(aql::AmdQueue, hsa_queue));
+  amdq_->queue_properties = kQueuePropertyIsPtr64;
+  amdq_->queue_inactive_signal = reinterpret_cast<uint64_t>(inactive_);
+  doorbell_signal_->kind = kSignalKindDoorbell;
+  doorbell_signal_->queue_ptr = reinterpret_cast<uint64_t>(amdq_);
+}
+
+kfd::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
+  gpu_id_ = gpu.gpu_id;
+  size_ = opts.packets;
+  mask_ = size_ - 1;
+  sizes_ = kfd::queue_buffer_sizes(gpu.props());
+  KFD_TRY(allocate_buffers(gpu));
+  init_amd_queue(gpu);
+
+  kfd::QueueArgs a;
+  a.gpu_id = gpu_id_;
+  a.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+  a.ring_base_address = reinterpret_cast<uint64_t>(ring_);
+  a.ring_size = uint32_t(size_ * aql::kPacketSize);
+  a.write_pointer_address = reinterpret_cast<uint64_t>(&amdq_->write_dispatch_id);
+  a.read_pointer_address = reinterpret_cast<uint64_t>(&amdq_->read_dispatch_id);
+  a.queue_percentage = opts.percentage;
+  a.queue_priority = opts.priority;
+  a.eop_buffer_address = reinterpret_cast<uint64_t>(eop_);
+  a.eop_buffer_size = eop_ ? sizes_.eop_size : 0;
+  a.ctx_save_restore_address = reinterpret_cast<uint64_t>(cwsr_);
+  a.ctx_save_restore_size = cwsr_ ? sizes_.ctx_save_restore_size : 0;
+  a.ctl_stack_size = cwsr_ ? sizes_.ctl_stack_size : 0;
+  KFD_ASSIGN(kfd::QueueInfo info, rt_.memory().kfd().create_queue(a));
+  created_ = true;
+  queue_id_ = info.queue_id;
+  amdq_->hsa_queue.id = info.queue_id;
+  KFD_ASSIGN(uint8_t* slice, rt_.doorbell_slice(gpu, info.doorbell_offset));
+  doorbell_ = reinterpret_cast<volatile uint64_t*>(
+      slice + (info.doorbell_offset & (kfd::uapi::kDoorbellSliceSize - 1)));
+  // hardware_doorbell_ptr shares the value field of a doorbell signal.
+  doorbell_signal_->value = int64_t(reinterpret_cast<uintptr_t>(doorbell_));
+  rt_.register_queue(this);
+  registered_ = true;
+  return {};
+}
+
+AqlQueue::~AqlQueue() { (void)destroy(); }
+
+void AqlQueue::free_buffers() {
+  mem::Context& ctx = rt_.memory();
+  for (void** p : {reinterpret_cast<void**>(&ring_), reinterpret_cast<void**>(&amdq_), &eop_, &cwsr_}) {
+    if (*p) (void)ctx.free(*p);
+    *p = nullptr;
+  }
+  if (inactive_) rt_.destroy_signal_storage(inactive_, nullptr);
+  if (doorbell_signal_) rt_.destroy_signal_storage(doorbell_signal_, nullptr);
+  inactive_ = doorbell_signal_ = nullptr;
+}
+
+kfd::Status AqlQueue::destroy() {
+  kfd::Status st;
+  if (registered_) {
+    rt_.unregister_queue(this);
+    registered_ = false;
+  }
+  if (created_) {
+    st = rt_.memory().kfd().destroy_queue(queue_id_);
+    created_ = false;
+  }
+  free_buffers();
+  return st;
+}
+
+kfd::Status AqlQueue::error() const {
+  if (!inactive_) return {};
+  int64_t code = error_code();
+  if (code == 0) return {};
+  return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " on GPU " + kfd::hex(gpu_id_) +
+                         " stopped: " + queue_error_name(code) + " (queue_inactive_signal=" +
+                         std::to_string(code) + ", read index " + std::to_string(read_index()) +
+                         ", write index " + std::to_string(write_index()) + ")", EIO);
+}
+
+}  // namespace queues

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// AQL user-mode queue: buffers the kernel validates, amd_queue_t, doorbell, multi-producer protocol.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "kfd/queue_sizes.h"
+#include "kfd/result.h"
+#include "queues/aql.h"
+#include "queues/packets.h"
+#include "queues/signal.h"
+
+namespace mem {
+struct Gpu;
+}
+
+namespace queues {
+
+class Runtime;
+
+struct QueueOptions {
+  uint32_t gpu_id = 0;      // 0: the first GPU
+  uint32_t packets = 4096;  // ring size in packets: a power of two, 16 .. 2^26
+  uint32_t priority = 7;    // 0..15
+  uint32_t percentage = 100;
+};
+
+// One AQL queue. Producers may call reserve/write/ring_doorbell (or submit) from any thread.
+// Destroying the queue with packets pending is allowed (they are dropped); producers must have
+// stopped. Owned by the caller; the Runtime must outlive it.
+class AqlQueue {
+ public:
+  static kfd::Result<std::unique_ptr<AqlQueue>> create(Runtime& rt, const QueueOptions& opts);
+  ~AqlQueue();
+  AqlQueue(const AqlQueue&) = delete;
+  AqlQueue& operator=(const AqlQueue&) = delete;
+
+  // DESTROY_QUEUE, then frees the ring, amd_queue_t, EOP and CWSR buffers (in that order: the
+  // kernel holds the buffers while the queue lives). Idempotent.
+  kfd::Status destroy();
+
+  uint32_t size() const { return size_; }  // packets
+  uint32_t queue_id() const { return queue_id_; }
+  uint32_t gpu_id() const { return gpu_id_; }
+  aql::AmdQueue* amd_queue() const { return amdq_; }
+  uint64_t handle() const { return reinterpret_cast<uint64_t>(amdq_); }  // hsa_queue_t*
+  const kfd::QueueBufferSizes& buffer_sizes() const { return sizes_; }
+
+  uint64_t read_index() const { return __atomic_load_n(&amdq_->read_dispatch_id, __ATOMIC_ACQUIRE); }
+  uint64_t write_index() const { return __atomic_load_n(&amdq_->write_dispatch_id, __ATOMIC_ACQUIRE); }
+
+  // Claims `count` consecutive packet slots (atomic add on write_dispatch_id) and waits while
+  // the ring is full (back-pressure). Every claimed slot must then be written. Fails when the
+  // queue is in error or the device faulted, or after `timeout`.
+  kfd::Result<uint64_t> reserve(uint32_t count = 1, std::chrono::nanoseconds timeout = kForever);
+  // Writes the packet body, then stores its first dword (header + setup) with release order.
+  void write(uint64_t index, const Packet& p);
+  // Store fence, then the 64-bit doorbell write of the packet index.
+  void ring_doorbell(uint64_t index);
+  // reserve + write + ring_doorbell.
+  kfd::Status submit(const Packet& p);
+
+  // Waits until the device has consumed every packet written so far.
+  kfd::Status wait_idle(std::chrono::nanoseconds timeout = kForever);
+  // The error the device reported for this queue (through queue_inactive_signal), if any.
+  kfd::Status error() const;
+  int64_t error_code() const { return __atomic_load_n(&inactive_->value, __ATOMIC_ACQUIRE); }
+
+ private:
+  explicit AqlQueue(Runtime& rt) : rt_(rt) {}
+  kfd::Status init(const mem::Gpu& gpu, const QueueOptions& opts);
+  kfd::Status allocate_buffers(const mem::Gpu& gpu);
+  void init_amd_queue(const mem::Gpu& gpu);
+  kfd::Status wait_for_space(uint64_t end, std::chrono::nanoseconds timeout);
+  void free_buffers();
+
+  Runtime& rt_;
+  uint32_t gpu_id_ = 0;
+  uint32_t size_ = 0;
+  uint64_t mask_ = 0;
+  uint32_t queue_id_ = 0;
+  bool created_ = false;
+  bool registered_ = false;
+  kfd::QueueBufferSizes sizes_;
+  Packet* ring_ = nullptr;
+  aql::AmdQueue* amdq_ = nullptr;
+  void* eop_ = nullptr;
+  void* cwsr_ = nullptr;
+  aql::AmdSignal* inactive_ = nullptr;
+  aql::AmdSignal* doorbell_signal_ = nullptr;
+  volatile uint64_t* doorbell_ = nullptr;
+};
+
+}  // namespace queues

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+// EventManager: events page, shared interrupt events within a budget, MEMORY / HW_EXCEPTION faults.
+#include "queues/events.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "kfd/uapi_ext.h"
+
+namespace queues {
+namespace {
+
+// KFD_IOC_EVENT_* types (kfd_ioctl.h).
+constexpr uint32_t kEventSignal = KFD_IOC_EVENT_SIGNAL;
+constexpr uint32_t kEventHwException = KFD_IOC_EVENT_HW_EXCEPTION;
+constexpr uint32_t kEventMemory = KFD_IOC_EVENT_MEMORY;
+
+kfd::EventData event_data(uint32_t id, uint64_t age) {
+  kfd::EventData d{};
+  d.event_id = id;
+  kfd::uapi::SignalEventData s{age};
+  std::memcpy(&d.memory_exception_data, &s, sizeof s);
+  return d;
+}
+
+}  // namespace
+
+EventManager::EventManager(mem::Context& ctx, uint32_t max_interrupt_events)
+    : ctx_(ctx), kfd_(ctx.kfd()) {
+  // Slot 0 is reserved and two events watch for faults; keep the rest of the page as headroom
+  // for other users of /dev/kfd in this process.
+  uint32_t cap = kfd::uapi::kEventSlots - 3;
+  max_events_ = max_interrupt_events == 0 ? 1 : (max_interrupt_events > cap ? cap : max_interrupt_events);
+  use_age_ = kfd_.has_minor(kfd::minor::kLastEventAge);
+}
+
+EventManager::~EventManager() {
+  for (auto& e : events_) (void)kfd_.destroy_event(e->event_id);
+  if (hw_event_) (void)kfd_.destroy_event(hw_event_);
+  if (queue_error_.event_id) (void)kfd_.destroy_event(queue_error_.event_id);
+  if (memory_event_) (void)kfd_.destroy_event(memory_event_);
+  if (page_) (void)ctx_.free(page_);
+}
+
+kfd::Status EventManager::init() {
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Gtt;
+  r.coherence = mem::Coherence::Uncached;
+  r.size = kfd::uapi::kEventPageSize;
+  r.map_all = true;
+  KFD_ASSIGN(page_, ctx_.allocate(r));
+  KFD_ASSIGN(mem::AllocationInfo info, ctx_.lookup(page_));
+  uint32_t node = ctx_.gpus().front()->node_id;
+  // Manual reset: once a fault is raised every waiter, present and future, sees it.
+  KFD_ASSIGN(kfd::EventInfo mem_ev, kfd_.create_event(kEventMemory, false, node, info.handle));
+  memory_event_ = mem_ev.event_id;
+  KFD_ASSIGN(kfd::EventInfo hw_ev, kfd_.create_event(kEventHwException, false, node));
+  hw_event_ = hw_ev.event_id;
+  KFD_ASSIGN(kfd::EventInfo q_ev, kfd_.create_event(kEventSignal, false, 0));
+  queue_error_.event_id = q_ev.event_id;
+  queue_error_.slot = q_ev.event_slot_index;
+  queue_error_.mailbox = reinterpret_cast<uint64_t>(page_) + uint64_t(q_ev.event_slot_index) * 8;
+  return {};
+}
+
+kfd::Status EventManager::reset_queue_error_event() {
+  return kfd_.reset_event(queue_error_.event_id);
+}
+
+InterruptEvent* EventManager::acquire() {
+  std::lock_guard lk(mu_);
+  if (events_.size() < max_events_) {
+    auto r = kfd_.create_event(kEventSignal, true, 0);
+    if (r) {
+      auto e = std::make_unique<InterruptEvent>();
+      e->event_id = r->event_id;
+      e->slot = r->event_slot_index;
+      e->mailbox = reinterpret_cast<uint64_t>(page_) + uint64_t(r->event_slot_index) * 8;
+      e->users = 1;
+      events_.push_back(std::move(e));
+      return events_.back().get();
+    }
+    // Out of events (another user took the slots): share what we have, or poll.
+    max_events_ = uint32_t(events_.size());
+  }
+  if (events_.empty()) return nullptr;
+  // Least used of a few candidates, round robin, so sharing stays even without a full scan.
+  InterruptEvent* best = nullptr;
+  for (size_t i = 0; i < 4 && i < events_.size(); ++i) {
+    InterruptEvent* e = events_[(next_ + i) % events_.size()].get();
+    if (!best || e->users < best->users) best = e;
+  }
+  next_ = (next_ + 1) % events_.size();
+  best->users++;
+  return best;
+}
+
+void EventManager::release(InterruptEvent* ev) {
+  if (ev) ev->users--;
+}
+
+kfd::Status EventManager::set(InterruptEvent* ev) { return kfd_.set_event(ev->event_id); }
+
+size_t EventManager::event_count() const {
+  std::lock_guard lk(mu_);
+  return events_.size();
+}
+
+void EventManager::record_fault(kfd::Error e) {
+  std::lock_guard lk(mu_);
+  if (!fault_) fault_ = std::move(e);
+  faulted_.store(true, std::memory_order_release);
+}
+
+kfd::Status EventManager::fault() const {
+  if (!faulted()) return {};
+  std::lock_guard lk(mu_);
+  return *fault_;
+}
+
+kfd::Status EventManager::check_fault_data(const std::vector<kfd::EventData>& data) {
+  for (const auto& d : data) {
+    if (d.event_id == memory_event_) {
+      const auto& m = d.memory_exception_data;
+      if (m.gpu_id == 0 && m.va == 0) continue;
+      std::string why = m.failure.NotPresent ? "page not present"
+                        : m.failure.ReadOnly ? "write to a read-only page"
+                        : m.failure.NoExecute ? "execute of a no-execute page"
+                                              : "access fault";
+      record_fault(kfd::Error::msg("GPU memory fault at " + kfd::hex(m.va) + " on GPU " +
+                                   kfd::hex(m.gpu_id) + " (" + why +
+                                   (m.failure.imprecise ? ", imprecise" : "") + ")", EFAULT));
+    } else if (d.event_id == hw_event_) {
+      const auto& h = d.hw_exception_data;
+      if (h.gpu_id == 0) continue;
+      record_fault(kfd::Error::msg("GPU hardware exception on GPU " + kfd::hex(h.gpu_id) +
+                                   " (reset_type=" + std::to_string(h.reset_type) +
+                                   ", reset_cause=" + std::to_string(h.reset_cause) +
+                                   ", memory_lost=" + std::to_string(h.memory_lost) + ")", EIO));
+    }
+  }
+  return fault();
+}
+
+kfd::Result<WakeReason> EventManager::wait(InterruptEvent* ev, uint64_t age, uint32_t timeout_ms) {
+  KFD_TRY(fault());
+  std::vector<kfd::EventData> data;
+  data.reserve(4);
+  if (ev) data.push_back(event_data(ev->event_id, use_age_ ? age : 0));
+  data.push_back(event_data(queue_error_.event_id, 0));
+  data.push_back(event_data(memory_event_, 0));
+  data.push_back(event_data(hw_event_, 0));
+  KFD_ASSIGN(kfd::WaitResult res, kfd_.wait_events(data, false, timeout_ms));
+  if (ev && use_age_) {
+    kfd::uapi::SignalEventData s{};
+    std::memcpy(&s, &data[0].memory_exception_data, sizeof s);
+    // The kernel returns the event's current age; a racing waiter may store an older one,
+    // which only costs it one early return.
+    if (s.last_event_age) ev->age.store(s.last_event_age, std::memory_order_release);
+  }
+  if (ev) data.erase(data.begin());
+  KFD_TRY(check_fault_data(data));
+  if (res == kfd::WaitResult::Fail)
+    return kfd::Error::msg("AMDKFD_IOC_WAIT_EVENTS: wait_result FAIL", EIO);
+  return res == kfd::WaitResult::Timeout ? WakeReason::Timeout : WakeReason::Event;
+}
+
+kfd::Status EventManager::poll_faults() {
+  auto r = wait(nullptr, 0, 0);
+  if (!r) return r.error();
+  return {};
+}
+
+}  // namespace queues

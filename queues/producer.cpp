@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// The AQL producer protocol: reserve with back-pressure, publish with release, ring the doorbell.
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "queues/aql_queue.h"
+#include "queues/runtime.h"
+
+namespace queues {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+kfd::Status AqlQueue::wait_for_space(uint64_t end, std::chrono::nanoseconds timeout) {
+  const auto start = Clock::now();
+  auto next_check = start;
+  for (uint32_t n = 1; end - read_index() > size_; ++n) {
+    if (n < 256) {
+      cpu_relax();
+      continue;
+    }
+    auto now = Clock::now();
+    if (now >= next_check) {
+      KFD_TRY(error());
+      KFD_TRY(rt_.check_device(true));
+      next_check = now + std::chrono::milliseconds(1);
+    }
+    if (timeout != kForever && now - start >= timeout)
+      return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " full for " +
+                             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                now - start).count()) +
+                             " ms (read index " + std::to_string(read_index()) +
+                             ", waiting to write up to " + std::to_string(end) + ")", ETIMEDOUT);
+    std::this_thread::yield();
+  }
+  return {};
+}
+
+kfd::Result<uint64_t> AqlQueue::reserve(uint32_t count, std::chrono::nanoseconds timeout) {
+  if (count == 0 || count > size_)
+    return kfd::Error::msg("AQL queue reserve: " + std::to_string(count) + " packets on a ring of " +
+                           std::to_string(size_), EINVAL);
+  KFD_TRY(error());
+  uint64_t index = __atomic_fetch_add(&amdq_->write_dispatch_id, uint64_t(count), __ATOMIC_ACQ_REL);
+  if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, timeout));
+  return index;
+}
+
+void AqlQueue::write(uint64_t index, const Packet& p) {
+  Packet* slot = &ring_[index & mask_];
+  // Body first (dwords 1..15), then the header+setup dword with release order so the device
+  // never sees a valid header in front of a stale body.
+  std::memcpy(&slot->dw[1], &p.dw[1], sizeof(Packet) - sizeof(uint32_t));
+  __atomic_store_n(&slot->dw[0], p.dw[0], __ATOMIC_RELEASE);
+}
+
+void AqlQueue::ring_doorbell(uint64_t index) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();  // the doorbell page may be write-combined
+#else
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+  __atomic_store_n(doorbell_, index, __ATOMIC_RELEASE);
+}
+
+kfd::Status AqlQueue::submit(const Packet& p) {
+  KFD_ASSIGN(uint64_t index, reserve(1));
+  write(index, p);
+  ring_doorbell(index);
+  return {};
+}
+
+kfd::Status AqlQueue::wait_idle(std::chrono::nanoseconds timeout) {
+  const auto start = Clock::now();
+  auto next_check = start;
+  const uint64_t target = write_index();
+  for (uint32_t n = 1; read_index() < target; ++n) {
+    if (n < 1024) {
+      cpu_relax();
+      continue;
+    }
+    auto now = Clock::now();
+    if (now >= next_check) {
+      KFD_TRY(error());
+      KFD_TRY(rt_.check_device(true));
+      next_check = now + std::chrono::milliseconds(1);
+    }
+    if (timeout != kForever && now - start >= timeout)
+      return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " not idle after " +
+                             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                now - start).count()) +
+                             " ms (read index " + std::to_string(read_index()) + ", write index " +
+                             std::to_string(target) + ")", ETIMEDOUT);
+    std::this_thread::yield();
+  }
+  return error();
+}
+
+}  // namespace queues

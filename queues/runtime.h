@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// queues::Runtime: the process-level object (memory context, events, queues, signals) HIP builds on.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "kfd/result.h"
+#include "memory/context.h"
+#include "queues/aql_queue.h"
+#include "queues/events.h"
+#include "queues/signal.h"
+
+namespace queues {
+
+struct RuntimeOptions {
+  mem::ContextOptions memory;
+  // KFD SIGNAL events created for interrupt signals; more signals share them (the events page
+  // has 4096 slots per process, and other libraries in the process may need some).
+  uint32_t max_interrupt_events = 256;
+  WaitPolicy wait;  // default wait policy of Signal::wait
+};
+
+// Owns the memory context (kfd, topology, render nodes, VMs), the events page and the process's
+// events. Queues and signals it creates must be destroyed before it. Thread-safe.
+class Runtime {
+ public:
+  static kfd::Result<std::unique_ptr<Runtime>> open(const RuntimeOptions& opts = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  mem::Context& memory() { return *ctx_; }
+  const mem::Context& memory() const { return *ctx_; }
+  std::span<const std::unique_ptr<mem::Gpu>> gpus() const { return ctx_->gpus(); }
+  EventManager& events() { return *events_; }
+
+  const WaitPolicy& wait_policy() const { return policy_; }
+  void set_wait_policy(const WaitPolicy& p) { policy_ = p; }
+
+  // A signal with `initial` value. Interrupt signals get a (possibly shared) KFD event and fall
+  // back to polling when none can be had.
+  kfd::Result<std::unique_ptr<Signal>> create_signal(int64_t initial = 0,
+                                                     SignalKind kind = SignalKind::Interrupt);
+  kfd::Result<std::unique_ptr<AqlQueue>> create_queue(const QueueOptions& opts = {});
+
+  // The device's error state, as every wait sees it: a GPU fault (sticky) or a live queue in
+  // error. poll_kernel also asks the kernel (zero-timeout WAIT_EVENTS on the fault events).
+  kfd::Status check_device(bool poll_kernel);
+
+  // --- for AqlQueue and Signal ---
+  // The CPU mapping of the process's doorbell slice on a GPU (mmap of /dev/kfd, cached).
+  kfd::Result<uint8_t*> doorbell_slice(const mem::Gpu& gpu, uint64_t doorbell_offset);
+  void register_queue(AqlQueue* q);
+  void unregister_queue(AqlQueue* q);
+  void destroy_signal_storage(aql::AmdSignal* sig, InterruptEvent* ev);
+  kfd::Result<aql::AmdSignal*> make_signal_storage(int64_t initial, InterruptEvent* ev);
+
+ private:
+  Runtime() = default;
+
+  std::unique_ptr<mem::Context> ctx_;
+  std::unique_ptr<EventManager> events_;
+  WaitPolicy policy_;
+  std::mutex mu_;
+  std::vector<AqlQueue*> queues_;
+  std::map<uint32_t, void*> doorbells_;  // gpu_id -> mapped slice
+};
+
+}  // namespace queues

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Signals: amd_signal_t in signal memory, interrupt-backed or polling, and waits with a policy.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "kfd/result.h"
+#include "queues/aql.h"
+#include "queues/events.h"
+
+namespace queues {
+
+class Runtime;
+
+enum class SignalKind { Interrupt, Polling };
+enum class Cond { Eq, Ne, Lt, Gte };
+const char* cond_name(Cond c);
+bool cond_holds(Cond c, int64_t value, int64_t operand);
+
+// How a waiter waits: spin for `spin`, then sched_yield for `yield`, then (when `block`) sleep in
+// WAIT_EVENTS (interrupt signals) or in short sleeps (polling signals) until the deadline.
+struct WaitPolicy {
+  std::chrono::nanoseconds spin = std::chrono::microseconds(20);
+  std::chrono::nanoseconds yield = std::chrono::microseconds(50);
+  bool block = true;
+  uint32_t block_slice_ms = 1000;  // longest single WAIT_EVENTS (recheck period)
+
+  static WaitPolicy spinning() { return {std::chrono::hours(24), {}, false, 1000}; }
+  static WaitPolicy blocking() { return {{}, {}, true, 1000}; }
+};
+
+constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
+
+// A signal owned by a Runtime (which must outlive it). handle() goes into packets.
+class Signal {
+ public:
+  ~Signal();
+  Signal(const Signal&) = delete;
+  Signal& operator=(const Signal&) = delete;
+
+  uint64_t handle() const { return reinterpret_cast<uint64_t>(sig_); }
+  aql::AmdSignal* amd() const { return sig_; }
+  bool is_interrupt() const { return ev_ != nullptr; }
+  const InterruptEvent* event() const { return ev_; }
+
+  int64_t load() const;
+  // Host-side updates, release order; they wake blocked host waiters of interrupt signals.
+  void store(int64_t v);
+  int64_t add(int64_t d);
+  int64_t sub(int64_t d) { return add(-d); }
+  int64_t exchange(int64_t v);
+  bool compare_exchange(int64_t& expected, int64_t desired);
+
+  // Waits until `value <cond> operand` and returns the value seen. Fails with ETIMEDOUT after
+  // `timeout`, or with the device's error (GPU fault, queue error) as soon as one is known.
+  kfd::Result<int64_t> wait(Cond cond, int64_t operand, std::chrono::nanoseconds timeout,
+                            const WaitPolicy& policy) const;
+  // Same, with the runtime's default policy.
+  kfd::Result<int64_t> wait(Cond cond, int64_t operand,
+                            std::chrono::nanoseconds timeout = kForever) const;
+
+ private:
+  friend class Runtime;
+  Signal(Runtime* rt, aql::AmdSignal* sig, InterruptEvent* ev) : rt_(rt), sig_(sig), ev_(ev) {}
+  void wake();
+  kfd::Result<int64_t> block(Cond cond, int64_t operand,
+                             std::chrono::steady_clock::time_point deadline,
+                             const WaitPolicy& policy) const;
+  kfd::Error timeout_error(Cond cond, int64_t operand, std::chrono::nanoseconds t) const;
+
+  Runtime* rt_;
+  aql::AmdSignal* sig_;
+  InterruptEvent* ev_;
+  mutable std::atomic<int> waiters_{0};
+};
+
+}  // namespace queues
