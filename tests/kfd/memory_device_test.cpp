@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// Device tests of ALLOC/FREE/MAP/UNMAP_MEMORY_OF_GPU: VRAM, GTT, userptr, and the kernel's rejections.
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "tests/kfd/device.h"
+
+namespace kfdtest {
+namespace {
+
+class Memory : public DeviceTest {};
+
+TEST_F(Memory, AllocMapFreeVram) {
+  auto b = Buffer::make(dev(), gpu0(), Buffer::Kind::Vram, 2 << 20, 0, /*cpu=*/false);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_NE(b->handle(), 0u);
+  EXPECT_EQ(b->handle() >> 32, gpu0().gpu_id) << "the handle carries the gpu_id in bits 32..63";
+}
+
+TEST_F(Memory, AllocMapFreeVisibleVramIsCpuWritable) {
+  auto b = Buffer::make(dev(), gpu0(), Buffer::Kind::Vram, 64 << 10,
+                        KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC);
+  ASSERT_TRUE(b.ok()) << b.message();
+  auto* p = static_cast<volatile uint32_t*>(b->ptr());
+  p[0] = 0x1234abcd;
+  p[(64 << 10) / 4 - 1] = 0x5678;
+  EXPECT_EQ(p[0], 0x1234abcdu);
+  EXPECT_EQ(p[(64 << 10) / 4 - 1], 0x5678u);
+}
+
+TEST_F(Memory, AllocMapFreeGtt) {
+  auto b = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, 3 * kPage);
+  ASSERT_TRUE(b.ok()) << b.message();
+  std::memset(b->ptr(), 0x5a, b->size());
+  EXPECT_EQ(static_cast<unsigned char*>(b->ptr())[b->size() - 1], 0x5a);
+}
+
+TEST_F(Memory, AllocMapFreeUserptr) {
+  auto b = Buffer::make(dev(), gpu0(), Buffer::Kind::Userptr, 16 * kPage);
+  ASSERT_TRUE(b.ok()) << b.message();
+  static_cast<char*>(b->ptr())[0] = 'k';
+  EXPECT_EQ(static_cast<char*>(b->ptr())[0], 'k');
+}
+
+TEST_F(Memory, AllocMapFreeCoherentAndUncachedGtt) {
+  auto c = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, kPage, KFD_IOC_ALLOC_MEM_FLAGS_COHERENT);
+  ASSERT_TRUE(c.ok()) << c.message();
+  auto u = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, kPage, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED);
+  ASSERT_TRUE(u.ok()) << u.message();
+}
+
+// Reserves one page of VA and returns its address (unmapped by the caller).
+uint64_t reserve(size_t size) {
+  void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? 0 : reinterpret_cast<uintptr_t>(p);
+}
+
+TEST_F(Memory, RejectsCoherentWithUncached) {
+  uint64_t va = reserve(kPage);
+  ASSERT_NE(va, 0u);
+  const uint32_t base = KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+  auto r = kfd().alloc_memory(gpu0().gpu_id, va, kPage,
+                              base | KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED);
+  EXPECT_TRUE(fails_with(r, EINVAL, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU"));
+  EXPECT_NE(r.message().find("flags=0x86000002"), std::string::npos) << r.message();
+  auto r2 = kfd().alloc_memory(gpu0().gpu_id, va, kPage,
+                               base | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | kfd::uapi::kAllocExtCoherent);
+  EXPECT_TRUE(fails_with(r2, EINVAL, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU"));
+  munmap(reinterpret_cast<void*>(va), kPage);
+}
+
+TEST_F(Memory, RejectsUnalignedUserptr) {
+  void* mem = mmap(nullptr, 4 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  uint64_t addr = reinterpret_cast<uintptr_t>(mem) + 100;
+  auto r = kfd().alloc_memory(gpu0().gpu_id, addr, 2 * kPage,
+                              KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, addr);
+  EXPECT_TRUE(fails_with(r, EINVAL, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU"));
+  if (r.ok()) (void)kfd().free_memory(r->handle);
+  munmap(mem, 4 * kPage);
+}
+
+TEST_F(Memory, AllocRejectsBadArguments) {
+  uint64_t va = reserve(kPage);
+  ASSERT_NE(va, 0u);
+  const uint32_t gtt = KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+  auto zero = kfd().alloc_memory(gpu0().gpu_id, va, 0, gtt);
+  EXPECT_TRUE(fails_with(zero, EINVAL, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU"));
+  EXPECT_NE(zero.message().find("size=0x0"), std::string::npos) << zero.message();
+  auto bad_gpu = kfd().alloc_memory(kBadGpuId, va, kPage, gtt);
+  EXPECT_TRUE(fails_with(bad_gpu, EINVAL, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU"));
+  EXPECT_NE(bad_gpu.message().find("gpu_id=0xdead"), std::string::npos) << bad_gpu.message();
+  auto null_userptr = kfd().alloc_memory(gpu0().gpu_id, va, kPage,
+                                         KFD_IOC_ALLOC_MEM_FLAGS_USERPTR, /*cpu address=*/0);
+  EXPECT_TRUE(fails_with(null_userptr, EINVAL, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU"));
+  munmap(reinterpret_cast<void*>(va), kPage);
+}
+
+TEST_F(Memory, FreeRejectsUnknownHandle) {
+  uint64_t handle = (uint64_t(gpu0().gpu_id) << 32) | 0x7fff0;
+  auto r = kfd().free_memory(handle);
+  EXPECT_TRUE(fails_with(r, EINVAL, "AMDKFD_IOC_FREE_MEMORY_OF_GPU"));
+  EXPECT_TRUE(fails_with(kfd().free_memory(uint64_t(kBadGpuId) << 32), EINVAL,
+                         "AMDKFD_IOC_FREE_MEMORY_OF_GPU"));
+}
+
+TEST_F(Memory, MapRejectsBadArguments) {
+  auto b = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, kPage);
+  ASSERT_TRUE(b.ok()) << b.message();
+  const uint32_t bad[] = {kBadGpuId};
+  EXPECT_TRUE(fails_with(kfd().map_memory(b->handle(), bad), EINVAL, "AMDKFD_IOC_MAP_MEMORY_TO_GPU"));
+  EXPECT_TRUE(fails_with(kfd().map_memory(b->handle(), {}), EINVAL, "AMDKFD_IOC_MAP_MEMORY_TO_GPU"));
+  const uint32_t ok[] = {gpu0().gpu_id};
+  uint64_t unknown = (uint64_t(gpu0().gpu_id) << 32) | 0x7fff0;
+  EXPECT_TRUE(fails_with(kfd().map_memory(unknown, ok), EINVAL, "AMDKFD_IOC_MAP_MEMORY_TO_GPU"));
+}
+
+TEST_F(Memory, UnmapRejectsBadArguments) {
+  auto b = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, kPage);
+  ASSERT_TRUE(b.ok()) << b.message();
+  const uint32_t bad[] = {kBadGpuId};
+  EXPECT_TRUE(fails_with(kfd().unmap_memory(b->handle(), bad), EINVAL,
+                         "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU"));
+  const uint32_t ok[] = {gpu0().gpu_id};
+  uint64_t unknown = (uint64_t(gpu0().gpu_id) << 32) | 0x7fff0;
+  EXPECT_TRUE(fails_with(kfd().unmap_memory(unknown, ok), EINVAL,
+                         "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU"));
+}
+
+}  // namespace
+}  // namespace kfdtest

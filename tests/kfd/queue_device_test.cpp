@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// Device tests of CREATE/DESTROY/UPDATE_QUEUE with the buffers Linux 6.12 validates, plus XNACK/runtime gates.
+#include <sys/mman.h>
+
+#include <cstring>
+#include <optional>
+
+#include "tests/kfd/device.h"
+
+namespace kfdtest {
+namespace {
+
+constexpr uint32_t kRingSize = 0x10000;  // 1024 AQL packets
+
+// The buffers of one AQL queue: ring (one mapping of ring_size), rptr and wptr each at the start
+// of their own one-page mapping, EOP and CWSR sized by kfd::queue_buffer_sizes.
+struct QueueBuffers {
+  Buffer ring, rptr, wptr, eop, cwsr;
+
+  static kfd::Result<QueueBuffers> make(Device& d, Gpu& g) {
+    QueueBuffers q;
+    KFD_ASSIGN(q.ring, Buffer::make(d, g, Buffer::Kind::Gtt, kRingSize, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED));
+    KFD_ASSIGN(q.rptr, Buffer::make(d, g, Buffer::Kind::Gtt, kPage, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED));
+    KFD_ASSIGN(q.wptr, Buffer::make(d, g, Buffer::Kind::Gtt, kPage, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED));
+    KFD_ASSIGN(q.eop, Buffer::make(d, g, Buffer::Kind::Vram, g.sizes.eop_size, 0, false));
+    KFD_ASSIGN(q.cwsr, Buffer::make(d, g, Buffer::Kind::Vram, g.sizes.cwsr_total, 0, false));
+    // Every AQL header starts INVALID (type 1).
+    auto* ring = static_cast<uint16_t*>(q.ring.ptr());
+    for (size_t i = 0; i < kRingSize / 64; ++i) ring[i * 32] = 1;
+    return q;
+  }
+
+  kfd::QueueArgs args(const Gpu& g) const {
+    kfd::QueueArgs a;
+    a.gpu_id = g.gpu_id;
+    a.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+    a.ring_base_address = ring.va();
+    a.ring_size = kRingSize;
+    a.read_pointer_address = rptr.va();
+    a.write_pointer_address = wptr.va();
+    a.eop_buffer_address = eop.va();
+    a.eop_buffer_size = g.sizes.eop_size;
+    a.ctx_save_restore_address = cwsr.va();
+    a.ctx_save_restore_size = g.sizes.ctx_save_restore_size;
+    a.ctl_stack_size = g.sizes.ctl_stack_size;
+    return a;
+  }
+};
+
+class Queue : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (HasFatalFailure()) return;
+    auto q = QueueBuffers::make(dev(), gpu0());
+    ASSERT_TRUE(q.ok()) << q.message();
+    bufs_.emplace(std::move(q).value());
+  }
+  std::optional<QueueBuffers> bufs_;
+};
+
+TEST_F(Queue, CreateDestroyAqlQueue) {
+  auto q = kfd().create_queue(bufs_->args(gpu0()));
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_EQ(q->doorbell_offset & kfd::uapi::kMmapTypeMask, kfd::uapi::kMmapTypeDoorbell);
+  EXPECT_EQ(kfd::uapi::mmap_gpu_id(q->doorbell_offset), gpu0().gpu_id);
+  // The process's doorbell slice maps; this queue's doorbell lies inside it.
+  uint64_t slice = q->doorbell_offset & ~(kfd::uapi::kDoorbellSliceSize - 1);
+  auto db = kfd().mmap(nullptr, kfd::uapi::kDoorbellSliceSize, PROT_READ | PROT_WRITE, MAP_SHARED, slice);
+  EXPECT_TRUE(db.ok()) << db.message();
+  if (db.ok()) munmap(*db, kfd::uapi::kDoorbellSliceSize);
+  EXPECT_TRUE(kfd().update_queue(q->queue_id, bufs_->ring.va(), kRingSize, 50, 9).ok());
+  auto d = kfd().destroy_queue(q->queue_id);
+  EXPECT_TRUE(d.ok()) << d.message();
+  EXPECT_TRUE(fails_with(kfd().destroy_queue(q->queue_id), EINVAL, "AMDKFD_IOC_DESTROY_QUEUE"));
+}
+
+TEST_F(Queue, RejectsWrongCtlStackSize) {
+  auto a = bufs_->args(gpu0());
+  a.ctl_stack_size += kPage;
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  EXPECT_NE(q.message().find("ctl_stack_size="), std::string::npos) << q.message();
+  if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
+}
+
+TEST_F(Queue, RejectsWrongEopSize) {
+  auto a = bufs_->args(gpu0());
+  a.eop_buffer_size = a.eop_buffer_size * 2;
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
+}
+
+TEST_F(Queue, RejectsRptrInsideMapping) {
+  auto a = bufs_->args(gpu0());
+  a.read_pointer_address += 64;  // not the start of a GPU mapping
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
+}
+
+TEST_F(Queue, CreateRejectsBadArguments) {
+  auto a = bufs_->args(gpu0());
+  a.ring_size = kRingSize - 1;  // not a power of two
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  EXPECT_NE(q.message().find("ring_size=0xffff"), std::string::npos) << q.message();
+  a = bufs_->args(gpu0());
+  a.gpu_id = kBadGpuId;
+  EXPECT_TRUE(fails_with(kfd().create_queue(a), EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  a = bufs_->args(gpu0());
+  a.queue_percentage = 101;
+  EXPECT_TRUE(fails_with(kfd().create_queue(a), EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  a = bufs_->args(gpu0());
+  a.queue_priority = 16;
+  EXPECT_TRUE(fails_with(kfd().create_queue(a), EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+}
+
+TEST_F(Queue, DestroyAndUpdateRejectBadArguments) {
+  EXPECT_TRUE(fails_with(kfd().destroy_queue(4000), EINVAL, "AMDKFD_IOC_DESTROY_QUEUE"));
+  EXPECT_TRUE(fails_with(kfd().update_queue(0, bufs_->ring.va(), kRingSize, 101, 7), EINVAL,
+                         "AMDKFD_IOC_UPDATE_QUEUE"));
+  EXPECT_TRUE(fails_with(kfd().update_queue(0, bufs_->ring.va(), kRingSize, 100, 16), EINVAL,
+                         "AMDKFD_IOC_UPDATE_QUEUE"));
+}
+
+TEST_F(Queue, XnackModeIsLockedWhileAQueueExists) {
+  if (!kfd().has_minor(kfd::minor::kXnackMode)) GTEST_SKIP() << "KFD older than 1.5";
+  auto mode = kfd().get_xnack_mode();
+  ASSERT_TRUE(mode.ok()) << mode.message();
+  auto q = kfd().create_queue(bufs_->args(gpu0()));
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_TRUE(fails_with(kfd().set_xnack_mode(*mode), EBUSY, "AMDKFD_IOC_SET_XNACK_MODE"));
+  ASSERT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+  auto again = kfd().set_xnack_mode(*mode);
+  EXPECT_TRUE(again.ok()) << again.message();
+}
+
+TEST_F(Queue, RuntimeEnableBeforeQueues) {
+  if (!kfd().has_minor(kfd::minor::kRuntimeEnable)) {
+    auto r = kfd().runtime_enable();
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.err(), ENOTSUP);
+    EXPECT_NE(r.message().find("AMDKFD_IOC_RUNTIME_ENABLE: not supported by KFD 1."), std::string::npos);
+    return;
+  }
+  auto q = kfd().create_queue(bufs_->args(gpu0()));
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_TRUE(fails_with(kfd().runtime_enable(), EEXIST, "AMDKFD_IOC_RUNTIME_ENABLE"));
+  ASSERT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+  auto caps = kfd().runtime_enable();
+  ASSERT_TRUE(caps.ok()) << caps.message();
+  EXPECT_TRUE(fails_with(kfd().runtime_enable(), EBUSY, "AMDKFD_IOC_RUNTIME_ENABLE"));
+  auto off = kfd().runtime_disable();
+  EXPECT_TRUE(off.ok()) << off.message();
+}
+
+}  // namespace
+}  // namespace kfdtest
