@@ -18,7 +18,16 @@ constexpr uint64_t kCapacity = 1ull << 40;  // 1 TiB of address space; pages exi
 }  // namespace
 
 Arena& Arena::get() {
-  static Arena* a = new Arena;  // never destroyed: worker threads may outlive static destructors
+  // Never destroyed: worker threads may outlive static destructors. A forked child gets its own
+  // file: the parent's pages are shared with it and must not be handed out again.
+  static std::mutex mu;
+  static Arena* a = nullptr;
+  static pid_t owner = 0;
+  std::lock_guard<std::mutex> lk(mu);
+  if (!a || owner != getpid()) {
+    a = new Arena;
+    owner = getpid();
+  }
   return *a;
 }
 

@@ -59,6 +59,7 @@ void Process::ensure_devices_locked() {
 void Process::on_open() {
   std::lock_guard<std::mutex> lk(mu);
   freeze_model();
+  if (open_count_ > 0 && owner_ != getpid()) abandon_for_child_locked();
   if (open_count_++ == 0) {
     owner_ = getpid();
     ensure_devices_locked();
@@ -69,6 +70,24 @@ void Process::on_last_close() {
   std::lock_guard<std::mutex> lk(mu);
   if (--open_count_ > 0) return;
   reset_locked();
+}
+
+// A forked child opening /dev/kfd gets a process of its own. The parent's state came along in
+// the child's memory copy, but its command-processor threads did not: leak it rather than join.
+void Process::abandon_for_child_locked() {
+  for (auto& [gid, d] : devices_) (void)d->cp.release();
+  for (auto& [gid, d] : devices_) (void)d.release();
+  devices_.clear();
+  for (auto& [id, q] : queues_) new std::shared_ptr<Queue>(q);  // its mutex may be held
+  queues_.clear();
+  bos_.clear();
+  events_.clear();
+  event_page_bo_.reset();
+  signal_events_ = 0;
+  internal_event_page_ = UINT64_MAX;
+  runtime_enabled_ = false;
+  xnack_ = 0;
+  open_count_ = 0;
 }
 
 // Tears the process down as the kernel does when the last /dev/kfd reference goes away.
@@ -140,7 +159,6 @@ int Process::ioctl(unsigned long request, void* arg) {
       {"CRIU_OP", 0},
       {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
       {"EXPORT_DMABUF", 0},
-      {"SMI_EVENTS", 0},
       {"RUNTIME_ENABLE", sizeof(kfd::uapi::RuntimeEnableArgs)},
       {"DBG_TRAP", 0},
   };
@@ -263,11 +281,11 @@ int Process::acquire_vm(kfd_ioctl_acquire_vm_args* a) {
 
 int Process::get_clock_counters(kfd_ioctl_get_clock_counters_args* a) {
   std::lock_guard<std::mutex> lk(mu);
-  if (!device(a->gpu_id)) return -EINVAL;
   timespec raw, boot;
   clock_gettime(CLOCK_MONOTONIC_RAW, &raw);
   clock_gettime(CLOCK_BOOTTIME, &boot);
-  a->gpu_clock_counter = gpu_clock();
+  // An unknown gpu_id is a node without GPU resources: the kernel reports a zero GPU clock.
+  a->gpu_clock_counter = device(a->gpu_id) ? gpu_clock() : 0;
   a->cpu_clock_counter = uint64_t(raw.tv_sec) * 1000000000ull + uint64_t(raw.tv_nsec);
   a->system_clock_counter = uint64_t(boot.tv_sec) * 1000000000ull + uint64_t(boot.tv_nsec);
   a->system_clock_freq = 1000000000ull;

@@ -121,6 +121,7 @@ class Process {
  private:
   Process() = default;
   void reset_locked();
+  void abandon_for_child_locked();
   void ensure_devices_locked();
 
   int dispatch(unsigned nr, void* arg);

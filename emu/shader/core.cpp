@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// ShaderCore: reads the dispatch packet and kernel descriptor, runs workgroups on worker threads.
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "emu/shader/decode.h"
+#include "emu/shader/dispatch.h"
+
+namespace emu::shader {
+
+class Core {
+ public:
+  Core(Target t, unsigned workers) : target(t), code(t), nworkers(workers) {
+    if (nworkers == 0) nworkers = std::max(1u, std::thread::hardware_concurrency());
+    (void)op_table(t);
+  }
+  Target target;
+  DecodeCache code;
+  unsigned nworkers;
+};
+
+namespace {
+
+// Executes the wave until it waits at a barrier, ends or faults. Returns instructions run.
+void run_wave(Wave& w, DecodeCache& code, const std::atomic<bool>& stop) {
+  uint64_t n = 0;
+  while (w.state == WaveState::Running) {
+    const Inst* in = code.fetch(w, w.pc);
+    if (!in) break;
+    w.pc += in->size;
+    in->exec(w, *in);
+    if ((++n & 0xFFFF) == 0 && stop.load(std::memory_order_relaxed)) break;
+  }
+  w.instructions += n;
+}
+
+// Runs all waves of one workgroup: round robin between barriers (REFERENCE §6: a barrier
+// releases when every wave that has not ended has arrived).
+void run_group(Group& g, DecodeCache& code) {
+  DispatchCtx& ctx = *g.ctx;
+  for (;;) {
+    unsigned live = 0, waiting = 0;
+    for (unsigned i = 0; i < g.nwaves; ++i) {
+      Wave& w = (*g.waves)[i];
+      if (w.state == WaveState::Running) run_wave(w, code, ctx.stop);
+      if (w.state == WaveState::Fault || ctx.stop.load(std::memory_order_relaxed)) return;
+      if (w.state != WaveState::Done) ++live;
+      if (w.state == WaveState::Barrier) ++waiting;
+    }
+    if (live == 0) return;
+    if (waiting == live)
+      for (unsigned i = 0; i < g.nwaves; ++i)
+        if ((*g.waves)[i].state == WaveState::Barrier) (*g.waves)[i].state = WaveState::Running;
+  }
+}
+
+struct WorkerResult { uint64_t insts = 0, lane_ops = 0; };
+
+void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, std::atomic<uint64_t>& next,
+            WorkerResult& res) {
+  WorkerStorage st;
+  for (;;) {
+    uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
+    if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed)) break;
+    Group g;
+    setup_group(l, ctx, i, st, g);
+    run_group(g, code);
+    for (unsigned w = 0; w < g.nwaves; ++w) {
+      res.insts += st.waves[w].instructions;
+      res.lane_ops += st.waves[w].lane_ops;
+    }
+  }
+}
+
+}  // namespace
+
+ShaderCore::ShaderCore(Target t, unsigned workers) : core_(std::make_unique<Core>(t, workers)) {}
+ShaderCore::~ShaderCore() = default;
+unsigned ShaderCore::workers() const { return core_->nworkers; }
+void ShaderCore::flush_code_cache() { core_->code.clear(); }
+
+Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
+  DispatchCtx ctx;
+  ctx.mem = &mem;
+  ctx.hooks = &hooks;
+  ctx.code = &core_->code;
+  ctx.target = core_->target;
+  Launch l;
+  Outcome bad = read_launch(d, core_->target, mem, l);
+  if (!bad.ok()) return bad;
+  std::atomic<uint64_t> next{0};
+  unsigned n = static_cast<unsigned>(std::min<uint64_t>(core_->nworkers, l.total_groups));
+  std::vector<WorkerResult> res(std::max(1u, n));
+  if (n <= 1) {
+    worker(l, ctx, core_->code, next, res[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned i = 0; i < n; ++i)
+      threads.emplace_back([&, i] { worker(l, ctx, core_->code, next, res[i]); });
+    for (auto& t : threads) t.join();
+  }
+  Outcome out;
+  if (ctx.have_error.load()) out = ctx.error;
+  for (auto& r : res) { out.wave_instructions += r.insts; out.lane_ops += r.lane_ops; }
+  return out;
+}
+
+}  // namespace emu::shader

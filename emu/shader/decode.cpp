@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+// gfx9 instruction decoder: splits each encoding's fields into a pre-decoded Inst (REFERENCE §6).
+#include "emu/shader/decode.h"
+
+#include <cstdio>
+
+namespace emu::shader {
+
+namespace {
+
+int32_t sext(uint32_t x, unsigned bits) {
+  return static_cast<int32_t>(x << (32 - bits)) >> (32 - bits);
+}
+
+Enc classify(uint32_t d) {
+  if ((d >> 31) == 0) {
+    if ((d >> 25) == 0x3F) return Enc::VOP1;
+    if ((d >> 25) == 0x3E) return Enc::VOPC;
+    return Enc::VOP2;
+  }
+  if ((d >> 23) == 0x17D) return Enc::SOP1;
+  if ((d >> 23) == 0x17E) return Enc::SOPC;
+  if ((d >> 23) == 0x17F) return Enc::SOPP;
+  if ((d >> 28) == 0xB) return Enc::SOPK;
+  if ((d >> 30) == 0x2) return Enc::SOP2;
+  if ((d >> 23) == 0x1A7) return Enc::VOP3P;
+  switch (d >> 26) {
+    case 0x30: return Enc::SMEM;
+    case 0x34: return Enc::VOP3;
+    case 0x36: return Enc::DS;
+    case 0x37: return Enc::FLAT;
+    case 0x38: return Enc::MUBUF;
+    case 0x3A: return Enc::MTBUF;
+    default: return Enc::Invalid;
+  }
+}
+
+unsigned opcode_of(Enc e, uint32_t d) {
+  switch (e) {
+    case Enc::SOP2: return (d >> 23) & 0x7F;
+    case Enc::SOPK: return (d >> 23) & 0x1F;
+    case Enc::SOP1: return (d >> 8) & 0xFF;
+    case Enc::SOPC: case Enc::SOPP: return (d >> 16) & 0x7F;
+    case Enc::SMEM: return (d >> 18) & 0xFF;
+    case Enc::VOP2: return (d >> 25) & 0x3F;
+    case Enc::VOP1: return (d >> 9) & 0xFF;
+    case Enc::VOPC: return (d >> 17) & 0xFF;
+    case Enc::VOP3: return (d >> 16) & 0x3FF;
+    case Enc::VOP3P: return (d >> 16) & 0x7F;
+    case Enc::DS: return (d >> 17) & 0xFF;
+    case Enc::FLAT: return (d >> 18) & 0x7F;
+    case Enc::MUBUF: return (d >> 18) & 0x7F;
+    case Enc::MTBUF: return (d >> 15) & 0xF;
+    default: return 0;
+  }
+}
+
+// Table row used for names: FLAT shares one opcode space split by segment in the name tables.
+unsigned table_row(Enc e, uint32_t d) {
+  if (e == Enc::FLAT) {
+    unsigned seg = (d >> 14) & 3;
+    return seg == 1 ? 14 : seg == 2 ? 15 : static_cast<unsigned>(Enc::FLAT);
+  }
+  return static_cast<unsigned>(e);
+}
+
+bool needs_literal(const Inst& in, unsigned nsrc) {
+  for (unsigned i = 0; i < nsrc; ++i)
+    if (in.src[i] == 255) return true;
+  return false;
+}
+
+void decode_salu(Enc e, uint32_t d, Inst& in) {
+  switch (e) {
+    case Enc::SOP2:
+      in.src[0] = d & 0xFF; in.src[1] = (d >> 8) & 0xFF; in.dst = (d >> 16) & 0x7F;
+      if (needs_literal(in, 2)) in.flags |= kLiteral;
+      break;
+    case Enc::SOPK:
+      in.dst = (d >> 16) & 0x7F; in.offset = sext(d & 0xFFFF, 16);
+      if (std::string_view(in.name) == "s_setreg_imm32_b32") in.flags |= kLiteral;
+      break;
+    case Enc::SOP1:
+      in.src[0] = d & 0xFF; in.dst = (d >> 16) & 0x7F;
+      if (needs_literal(in, 1)) in.flags |= kLiteral;
+      break;
+    case Enc::SOPC:
+      in.src[0] = d & 0xFF; in.src[1] = (d >> 8) & 0xFF;
+      if (needs_literal(in, 2)) in.flags |= kLiteral;
+      break;
+    default:  // SOPP
+      in.offset = sext(d & 0xFFFF, 16);
+      break;
+  }
+}
+
+void decode_smem(uint32_t d0, uint32_t d1, Inst& in) {
+  in.size = 8;
+  in.src[0] = (d0 & 0x3F) * 2;
+  in.dst = (d0 >> 6) & 0x7F;
+  if (d0 & (1u << 16)) in.flags |= kGlc;
+  bool imm = d0 & (1u << 17), soe = d0 & (1u << 14);
+  if (imm) { in.flags |= kImm; in.offset = sext(d1 & 0x1FFFFF, 21); }
+  if (soe) { in.flags |= kSoe; in.src[1] = (d1 >> 25) & 0x7F; }
+  if (!imm && !soe) { in.flags |= kSoe; in.src[1] = d1 & 0xFF; in.offset = 0; }
+}
+
+// The name says whether a VOP2 carries a constant literal (madmk/madak/fmamk/fmaak).
+bool has_fixed_literal(std::string_view n) {
+  return n.find("madmk") != n.npos || n.find("madak") != n.npos || n.find("fmamk") != n.npos ||
+         n.find("fmaak") != n.npos;
+}
+
+void decode_dpp_sdwa(uint32_t extra, Inst& in) {
+  unsigned vsrc0 = extra & 0xFF;
+  if (in.src[0] == 250) {
+    in.flags |= kDpp;
+    in.src[0] = static_cast<uint16_t>(256 + vsrc0);
+    in.dpp_ctrl = (extra >> 8) & 0x1FF;
+    if (extra & (1u << 19)) in.flags |= kBoundCtrl;
+    if (extra & (1u << 20)) in.neg |= 1;
+    if (extra & (1u << 21)) in.abs |= 1;
+    if (extra & (1u << 22)) in.neg |= 2;
+    if (extra & (1u << 23)) in.abs |= 2;
+    in.bank_mask = (extra >> 24) & 0xF;
+    in.row_mask = (extra >> 28) & 0xF;
+  } else {
+    in.flags |= kSdwa;
+    bool s0 = extra & (1u << 23), s1 = extra & (1u << 31);
+    in.src[0] = static_cast<uint16_t>(s0 ? vsrc0 : 256 + vsrc0);
+    if (s1 && in.enc != Enc::VOP1) in.src[1] = static_cast<uint16_t>(in.src[1] - 256);
+    in.sdwa_dst_sel = (extra >> 8) & 7;
+    in.sdwa_dst_unused = (extra >> 11) & 3;
+    in.clamp = (extra >> 13) & 1;
+    in.omod = (extra >> 14) & 3;
+    in.sdwa_src_sel[0] = (extra >> 16) & 7;
+    in.sdwa_sext = ((extra >> 19) & 1) | (((extra >> 27) & 1) << 1);
+    in.neg = ((extra >> 20) & 1) | (((extra >> 28) & 1) << 1);
+    in.abs = ((extra >> 21) & 1) | (((extra >> 29) & 1) << 1);
+    in.sdwa_src_sel[1] = (extra >> 24) & 7;
+    if (in.enc == Enc::VOPC && (extra & (1u << 15))) in.sdst = (extra >> 8) & 0x7F;
+    else if (in.enc == Enc::VOPC) in.sdst = 106;
+  }
+}
+
+void decode_vop_short(Enc e, const uint32_t* dw, Inst& in) {
+  uint32_t d = dw[0];
+  in.src[0] = d & 0x1FF;
+  if (e != Enc::VOP1) in.src[1] = static_cast<uint16_t>(256 + ((d >> 9) & 0xFF));
+  if (e != Enc::VOPC) in.dst = (d >> 17) & 0xFF;
+  in.sdst = 106;  // VCC: VOPC result, VOP2 carry in/out
+  in.src[2] = 256 + in.dst;  // VOP2 mac/fmac accumulate into vdst
+  if (in.src[0] == 250 || in.src[0] == 249) {
+    in.size = 8;
+    decode_dpp_sdwa(dw[1], in);
+  } else if (in.src[0] == 255 || (e == Enc::VOP2 && has_fixed_literal(in.name))) {
+    in.size = 8;
+    in.flags |= kLiteral;
+  }
+  if (e == Enc::VOP1 && std::string_view(in.name) == "v_readfirstlane_b32") in.dst &= 0x7F;
+}
+
+bool is_vop3b(std::string_view n) {
+  return n.find("_co_") != n.npos || n == "v_div_scale_f32" || n == "v_div_scale_f64" ||
+         n == "v_mad_u64_u32" || n == "v_mad_i64_i32" || n.ends_with("_co_u32");
+}
+
+void decode_vop3(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
+  in.size = 8;
+  in.flags |= kVop3;
+  in.src[0] = d1 & 0x1FF;
+  in.src[1] = (d1 >> 9) & 0x1FF;
+  in.src[2] = (d1 >> 18) & 0x1FF;
+  in.neg = (d1 >> 29) & 7;
+  in.clamp = (d0 >> 15) & 1;
+  in.dst = d0 & 0xFF;
+  std::string_view n = in.name;
+  if (e == Enc::VOP3P) {
+    in.neg_hi = (d0 >> 8) & 7;
+    in.opsel = ((d0 >> 11) & 7);
+    in.opsel_hi = static_cast<uint8_t>(((d1 >> 27) & 3) | (((d0 >> 14) & 1) << 2));
+    if (n.starts_with("v_mfma") || n.starts_with("v_accvgpr")) {
+      // acc_cd (bit 15) puts vdst/src2 in AGPRs; ABID/CBSZ/BLGP are not interpreted.
+      in.clamp = 0;
+      if (d0 & (1u << 15)) { in.dst += 256; in.src[2] = in.src[2] >= 256 ? in.src[2] + 256 : in.src[2]; }
+      if (d1 & (1u << 29)) in.src[0] = in.src[0] >= 256 ? in.src[0] + 256 : in.src[0];
+      if (d1 & (1u << 30)) in.src[1] = in.src[1] >= 256 ? in.src[1] + 256 : in.src[1];
+    }
+    return;
+  }
+  in.omod = (d1 >> 27) & 3;
+  if (is_vop3b(n)) {
+    in.sdst = (d0 >> 8) & 0x7F;
+  } else {
+    in.abs = (d0 >> 8) & 7;
+    in.opsel = (d0 >> 11) & 0xF;
+  }
+  if (n.starts_with("v_cmp")) in.sdst = in.dst & 0x7F;
+  if (n == "v_readlane_b32") in.dst &= 0x7F;
+  if (n == "v_accvgpr_read_b32") in.src[0] = static_cast<uint16_t>(in.src[0] + 256);
+  if (n == "v_accvgpr_write_b32") in.dst += 256;
+}
+
+void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
+  in.size = 8;
+  if (e == Enc::DS) {
+    in.offset = d0 & 0xFF;
+    in.offset1 = (d0 >> 8) & 0xFF;
+    if (d0 & (1u << 25)) in.flags |= kAcc;
+    in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
+    in.src[1] = (d1 >> 16) & 0xFF; in.dst = (d1 >> 24) & 0xFF;
+  } else if (e == Enc::FLAT) {
+    in.seg = (d0 >> 14) & 3;
+    in.offset = in.seg == kSegFlat ? static_cast<int32_t>(d0 & 0xFFF) : sext(d0 & 0x1FFF, 13);
+    if (d0 & (1u << 16)) in.flags |= kGlc;
+    in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
+    in.saddr = (d1 >> 16) & 0x7F; in.dst = (d1 >> 24) & 0xFF;
+    if (d1 & (1u << 23)) in.flags |= kAcc;
+  } else {  // MUBUF / MTBUF
+    in.offset = d0 & 0xFFF;
+    if (d0 & (1u << 12)) in.flags |= kOffen;
+    if (d0 & (1u << 13)) in.flags |= kIdxen;
+    if (d0 & (1u << 14)) in.flags |= kGlc;
+    in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
+    in.srsrc = ((d1 >> 16) & 0x1F) * 4;
+    in.src[1] = (d1 >> 24) & 0xFF;  // soffset
+    if (d1 & (1u << 23)) in.flags |= kAcc;
+  }
+}
+
+}  // namespace
+
+bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
+  in = Inst{};
+  uint32_t d0 = dw[0];
+  in.raw[0] = d0;
+  Enc e = classify(d0);
+  in.enc = e;
+  in.size = 4;
+  if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }
+  const OpTable& tab = op_table(t);
+  unsigned row = table_row(e, d0), op = opcode_of(e, d0);
+  in.op = static_cast<uint16_t>(op);
+  in.name = tab.names[row][op];
+  bool eight = e == Enc::SMEM || e == Enc::VOP3 || e == Enc::VOP3P || e == Enc::DS ||
+               e == Enc::FLAT || e == Enc::MUBUF || e == Enc::MTBUF;
+  if (eight && avail < 2) { in.exec = exec_invalid; return false; }
+  uint32_t d1 = avail > 1 ? dw[1] : 0;
+  if (!in.name) { in.name = "<invalid>"; in.size = eight ? 8 : 4; in.raw[1] = d1; in.exec = exec_invalid; return false; }
+  in.exec = tab.fns[row][op] ? tab.fns[row][op] : exec_unimplemented;
+  switch (e) {
+    case Enc::SOP2: case Enc::SOPK: case Enc::SOP1: case Enc::SOPC: case Enc::SOPP:
+      decode_salu(e, d0, in);
+      if (in.flags & kLiteral) in.size = 8;
+      break;
+    case Enc::SMEM: decode_smem(d0, d1, in); break;
+    case Enc::VOP2: case Enc::VOP1: case Enc::VOPC: decode_vop_short(e, dw, in); break;
+    case Enc::VOP3: case Enc::VOP3P: decode_vop3(e, d0, d1, in); break;
+    default: decode_mem(e, d0, d1, in); break;
+  }
+  if (in.size > 4 * avail) { in.exec = exec_invalid; return false; }
+  for (unsigned i = 1; i < in.size / 4; ++i) in.raw[i] = dw[i];
+  if (in.flags & kLiteral) in.literal = dw[1];
+  return true;
+}
+
+const Inst* DecodeCache::fetch(Wave& w, uint64_t pc) {
+  uint64_t base = pc & ~uint64_t{4095};
+  CodePage* p = w.page;
+  if (!p || p->base != base) { p = page_for(base); w.page = p; }
+  unsigned slot = (pc & 4095) >> 2;
+  if (p->ready[slot].load(std::memory_order_acquire)) return &p->inst[slot];
+  if (pc & 3) { wave_fail(w, Outcome::Kind::IllegalInstruction, pc, "misaligned pc"); return nullptr; }
+  uint32_t dw[3] = {};
+  unsigned avail = 0;
+  for (; avail < 3; ++avail) {
+    uint8_t* h = mem_host(w, pc + 4 * avail, 4, false);
+    if (!h) break;
+    std::memcpy(&dw[avail], h, 4);
+  }
+  if (avail == 0) return nullptr;  // mem_host recorded the fault
+  w.state = WaveState::Running;  // a later dword being unmapped is not a fault by itself
+  Inst in;
+  decode(target_, dw, avail, in);
+  std::lock_guard lock(mu_);
+  if (!p->ready[slot].load(std::memory_order_relaxed)) {
+    p->inst[slot] = in;
+    p->ready[slot].store(1, std::memory_order_release);
+  }
+  return &p->inst[slot];
+}
+
+CodePage* DecodeCache::page_for(uint64_t base) {
+  std::lock_guard lock(mu_);
+  auto& slot = pages_[base];
+  if (!slot) { slot = std::make_unique<CodePage>(); slot->base = base; }
+  return slot.get();
+}
+
+void DecodeCache::clear() {
+  std::lock_guard lock(mu_);
+  pages_.clear();
+}
+
+std::string describe(const Inst& in, uint64_t pc) {
+  char buf[160];
+  unsigned n = in.size / 4;
+  std::snprintf(buf, sizeof buf, "pc=0x%llx dwords=%08x%s%08x%s%08x %s",
+                static_cast<unsigned long long>(pc), in.raw[0], n > 1 ? " " : "",
+                n > 1 ? in.raw[1] : 0, n > 2 ? " " : "", n > 2 ? in.raw[2] : 0, in.name);
+  std::string s = buf;
+  return s;
+}
+
+}  // namespace emu::shader

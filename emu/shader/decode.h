@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// Decoder of gfx9 machine code into Inst, opcode name tables per target, and the decode cache.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "emu/shader/wave.h"
+
+namespace emu::shader {
+
+// Opcode names and handlers of one target, indexed by encoding and opcode.
+struct OpTable {
+  const char* names[16][1024] = {};
+  ExecFn fns[16][1024] = {};
+};
+const OpTable& op_table(Target t);
+// Names per encoding as produced from llvm-mc-15 (opnames_*.cpp); "-" marks an invalid opcode.
+const char* const* opnames(Target t);  // 16 strings (one per Enc), space separated
+
+// Decodes the instruction at dw[0..2] (`avail` dwords readable). Returns false if undecodable
+// (then `in` describes the failure via exec_invalid).
+bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in);
+
+// Decoded instructions per code address, shared by all waves of all dispatches of a core.
+class DecodeCache {
+ public:
+  explicit DecodeCache(Target t) : target_(t) {}
+  // The instruction at `pc` (decoded on first use); nullptr after a fault (wave failed).
+  const Inst* fetch(Wave& w, uint64_t pc);
+  void clear();
+
+ private:
+  CodePage* page_for(uint64_t base);
+  Target target_;
+  std::mutex mu_;
+  std::unordered_map<uint64_t, std::unique_ptr<CodePage>> pages_;
+};
+
+}  // namespace emu::shader

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// Vector ALU helpers shared by the VOP execution files: operand fetch with modifiers (VOP3
+// abs/neg/opsel, DPP, SDWA), result write-back under EXEC (clamp, omod, SDWA dst_sel).
+#pragma once
+
+#include <bit>
+#include <cmath>
+
+#include "emu/shader/decode.h"
+
+namespace emu::shader {
+
+// How an operand is interpreted: selects which sign bit abs/neg touch and opsel halves.
+enum class Ty : uint8_t { B32, F32, F16, B16 };
+
+// EXEC for this instruction, minus lanes DPP disables (row/bank masks, invalid source lanes
+// without bound_ctrl).
+uint64_t valu_active(const Wave& w, const Inst& in);
+// Source i as 64 32-bit lanes: a pointer into the register file when no modifier applies,
+// else `tmp` filled.
+const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp);
+// Source i as 64 64-bit lanes (VGPR pairs, SGPR pairs, inline constants as f64/i64).
+void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out);
+// Writes r to in.dst for the lanes in `ex` (applies omod/clamp for F32/F16, SDWA dst_sel).
+void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t);
+void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp);
+// Mask (carry-in / cndmask selector): VCC for VOP2, the SGPR pair in src2 for VOP3.
+uint64_t mask_source(const Wave& w, const Inst& in);
+// Writes a lane mask (compare result, carry out) to in.sdst; inactive lanes read 0.
+void store_mask(Wave& w, const Inst& in, uint64_t m);
+
+inline float f32(uint32_t x) { return std::bit_cast<float>(x); }
+inline uint32_t u32(float x) { return std::bit_cast<uint32_t>(x); }
+inline double f64(uint64_t x) { return std::bit_cast<double>(x); }
+inline uint64_t u64(double x) { return std::bit_cast<uint64_t>(x); }
+float f16_to_f32(uint16_t h);
+uint16_t f32_to_f16(float f);    // round to nearest even
+uint16_t f64_to_f16(double d);   // single rounding from double
+
+// Lane loops. The bodies are written per lane; compilers vectorize the simple ones.
+#define VLOOP for (unsigned l = 0; l < 64; ++l)
+
+}  // namespace emu::shader

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// Internal state of the shader core: the pre-decoded instruction, the wave and its workgroup.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "emu/shader/shader.h"
+
+namespace emu::shader {
+
+struct Wave;
+struct Inst;
+using ExecFn = void (*)(Wave&, const Inst&);
+
+enum class Enc : uint8_t {
+  SOP2, SOPK, SOP1, SOPC, SOPP, SMEM, VOP2, VOP1, VOPC, VOP3, VOP3P, DS, FLAT, MUBUF, MTBUF,
+  Invalid
+};
+
+// Inst::flags bits.
+enum : uint16_t {
+  kDpp = 1, kSdwa = 2, kLiteral = 4, kGlc = 8, kAcc = 16, kImm = 32, kOffen = 64,
+  kIdxen = 128, kSdwaSgpr0 = 256, kSdwaSgpr1 = 512, kBoundCtrl = 1024, kVop3 = 2048,
+  kSoe = 4096, kNoVcc = 8192
+};
+
+// Flat segment field of FLAT/GLOBAL/SCRATCH.
+enum : uint8_t { kSegFlat = 0, kSegScratch = 1, kSegGlobal = 2 };
+
+// One decoded instruction: decoded once per code address, then executed through `exec`.
+struct Inst {
+  ExecFn exec = nullptr;
+  const char* name = "";
+  uint32_t raw[3] = {};     // the instruction's dwords (incl. literal / DPP / SDWA word)
+  uint32_t literal = 0;
+  int32_t offset = 0;       // SMEM / FLAT / MUBUF / DS offset0, SOPK/SOPP simm16 (sign-extended)
+  uint16_t op = 0;          // opcode; VALU: the unified VOP3 opcode
+  uint16_t src[3] = {};     // operand codes: 0..255 scalar/const, 256..511 VGPR, 512..767 AGPR
+  uint16_t dst = 0;         // VALU: vector register row (AGPR = 256+); SALU/SMEM: sgpr code
+  uint16_t sdst = 0;        // carry-out / compare destination sgpr code
+  uint16_t flags = 0;
+  uint16_t dpp_ctrl = 0;
+  uint8_t size = 4;         // bytes
+  Enc enc = Enc::Invalid;
+  uint8_t abs = 0, neg = 0, opsel = 0, clamp = 0, omod = 0, neg_hi = 0, opsel_hi = 3;
+  uint8_t row_mask = 15, bank_mask = 15;
+  uint8_t offset1 = 0, seg = 0;
+  uint8_t sdwa_dst_sel = 6, sdwa_dst_unused = 0, sdwa_src_sel[2] = {6, 6}, sdwa_sext = 0;
+  uint8_t vaddr = 0, vdata = 0, srsrc = 0, saddr = 0;
+};
+
+// A decoded page of code: 1024 dword slots, filled lazily and published with `ready`.
+struct CodePage {
+  uint64_t base = 0;
+  std::atomic<uint8_t> ready[1024];
+  Inst inst[1024];
+  CodePage() { for (auto& r : ready) r.store(0, std::memory_order_relaxed); }
+};
+
+class DecodeCache;
+struct Group;
+
+enum class WaveState : uint8_t { Running, Barrier, Done, Fault };
+
+// Number of vector register rows: 256 VGPRs then 256 AGPRs (gfx90a unified file).
+inline constexpr unsigned kVRows = 512;
+
+struct Wave {
+  // Scalar registers by operand code: s0..s101, flat_scratch 102/103, xnack 104/105,
+  // vcc 106/107, ttmp 108..123, m0 124, null 125, exec 126/127.
+  uint32_t s[128];
+  uint32_t (*v)[64] = nullptr;     // v[row][lane]
+  uint64_t pc = 0;
+  bool scc = false;
+  WaveState state = WaveState::Running;
+  uint32_t mode = 0;               // HW_REG_MODE
+  uint32_t trapsts = 0;
+  uint32_t wave_id = 0;            // index in the workgroup
+  uint64_t instructions = 0;
+  uint64_t lane_ops = 0;
+  Group* group = nullptr;
+  // Memory translation cache: the last mappings found.
+  Range cache[4];
+  unsigned cache_next = 0;
+  // Code lookup cache.
+  CodePage* page = nullptr;
+
+  uint64_t exec() const { uint64_t e; std::memcpy(&e, &s[126], 8); return e; }
+  void set_exec(uint64_t e) { std::memcpy(&s[126], &e, 8); }
+  uint64_t vcc() const { uint64_t e; std::memcpy(&e, &s[106], 8); return e; }
+  void set_vcc(uint64_t e) { std::memcpy(&s[106], &e, 8); }
+  uint64_t s64(unsigned code) const { uint64_t e; std::memcpy(&e, &s[code], 8); return e; }
+  void set_s64(unsigned code, uint64_t x) { if (code < 126 || code == 126) std::memcpy(&s[code], &x, 8); }
+};
+
+// Per-dispatch state shared by all waves of all workgroups.
+struct DispatchCtx {
+  Memory* mem = nullptr;
+  Hooks* hooks = nullptr;
+  DecodeCache* code = nullptr;
+  Target target = Target::gfx90a;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> have_error{false};
+  Outcome error;               // written once by the thread that wins have_error
+  uint32_t private_per_lane = 0;
+  uint32_t lds_size = 0;
+};
+
+// One workgroup being executed by a worker thread.
+struct Group {
+  DispatchCtx* ctx = nullptr;
+  uint8_t* lds = nullptr;
+  uint32_t lds_size = 0;
+  std::vector<Wave>* waves = nullptr;
+  unsigned nwaves = 0;
+  uint32_t id[3] = {};
+  std::vector<uint8_t>* scratch = nullptr;  // all waves' scratch, per_wave bytes each
+  uint64_t scratch_per_wave = 0;
+};
+
+// Scratch V# base and FLAT_SCRATCH value the core hands to waves: a 48-bit address no user
+// mapping can have (above the 47-bit user space); MUBUF/scratch accesses relative to it land in
+// the wave's own scratch buffer (see scratch_access in mubuf.cpp).
+inline constexpr uint64_t kScratchVa = 0xF000'0000'0000ull;
+inline constexpr uint64_t kLdsAperture = 1ull << 48;
+inline constexpr uint64_t kPrivateAperture = 2ull << 48;
+inline constexpr uint64_t kApertureSize = 1ull << 32;
+
+// Stops the dispatch with an error (first error wins) and ends the wave.
+void wave_fail(Wave& w, Outcome::Kind kind, uint64_t va, std::string msg);
+// Memory: host pointer for [va, va+size) or nullptr after recording a MemoryFault.
+uint8_t* mem_slow(Wave& w, uint64_t va, uint64_t size, bool write);
+inline uint8_t* mem_host(Wave& w, uint64_t va, uint64_t size, bool write) {
+  for (const Range& r : w.cache)
+    if (va >= r.begin && va + size <= r.end && va + size >= va && (!write || r.writable))
+      return r.host + (va - r.begin);
+  return mem_slow(w, va, size, write);
+}
+std::string describe(const Inst& in, uint64_t pc);
+
+// Scalar operand read (32-bit and 64-bit) for codes 0..255 incl. constants and literal.
+uint32_t sread32(const Wave& w, const Inst& in, unsigned code);
+uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64);
+void swrite32(Wave& w, unsigned code, uint32_t x);
+void swrite64(Wave& w, unsigned code, uint64_t x);
+
+void exec_unimplemented(Wave& w, const Inst& in);
+void exec_invalid(Wave& w, const Inst& in);
+
+// Handler registry: every execution file exports its (name, handler) pairs.
+struct HandlerEntry { const char* name; ExecFn fn; };
+struct HandlerList { const HandlerEntry* begin; const HandlerEntry* end; };
+HandlerList sop_handlers();
+HandlerList smem_handlers();
+HandlerList vop_handlers();
+HandlerList vop3_handlers();
+HandlerList vopc_handlers();
+HandlerList ds_handlers();
+HandlerList flat_handlers();
+HandlerList mubuf_handlers();
+ExecFn find_handler(const char* name);
+
+}  // namespace emu::shader
