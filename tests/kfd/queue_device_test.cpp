@@ -92,9 +92,54 @@ TEST_F(Queue, RejectsWrongEopSize) {
   if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
 }
 
-TEST_F(Queue, RejectsRptrInsideMapping) {
+// The kernel compares GPU page numbers: rptr/wptr may sit anywhere in the first page of their
+// one-page mapping (amd_queue_t.read_dispatch_id is at byte 128).
+TEST_F(Queue, AcceptsRptrWptrInsideTheirPage) {
   auto a = bufs_->args(gpu0());
-  a.read_pointer_address += 64;  // not the start of a GPU mapping
+  a.read_pointer_address += 128;
+  a.write_pointer_address += 56;
+  auto q = kfd().create_queue(a);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+}
+
+TEST_F(Queue, RejectsRptrNotInOnePageMapping) {
+  auto two = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, 2 * kPage);
+  ASSERT_TRUE(two.ok()) << two.message();
+  auto a = bufs_->args(gpu0());
+  a.read_pointer_address = two->va();  // start of a two-page mapping
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
+  a.read_pointer_address = two->va() + kPage;  // not in the mapping's first page
+  q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
+}
+
+TEST_F(Queue, RejectsRingSmallerThanItsMapping) {
+  auto a = bufs_->args(gpu0());
+  a.ring_size = kRingSize / 2;
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
+}
+
+TEST_F(Queue, RejectsWrongCwsrSize) {
+  auto a = bufs_->args(gpu0());
+  a.ctx_save_restore_size -= kPage;
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
+}
+
+// Linux 6.12 looks the CWSR area up as one GPU mapping of exactly
+// (ctx_save_restore_size + debug area) * num_xcc bytes, page aligned (kfd_queue_acquire_buffers).
+TEST_F(Queue, RejectsCwsrMappingOfWrongSize) {
+  auto big = Buffer::make(dev(), gpu0(), Buffer::Kind::Vram, gpu0().sizes.cwsr_total + kPage, 0, false);
+  ASSERT_TRUE(big.ok()) << big.message();
+  auto a = bufs_->args(gpu0());
+  a.ctx_save_restore_address = big->va();
   auto q = kfd().create_queue(a);
   EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
   if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
