@@ -195,7 +195,8 @@ std::optional<ValueKind> value_kind_from_name(std::string_view s) {
 }
 
 kfd::Result<Metadata> parse_metadata(Bytes note_desc, uint64_t base) {
-  KFD_ASSIGN(msgpack::Value root, msgpack::parse(note_desc));
+  KFD_ASSIGN(msgpack::Value root, msgpack::parse(note_desc, base));
+  base = 0;  // value offsets are file offsets already
   if (root.kind != Kind::Map) return field_error("metadata", base, "top level is not a map");
   Metadata md;
   KFD_TRY(parse_version(md, root, base));

@@ -16,9 +16,9 @@ uint64_t load_be(const uint8_t* p, unsigned n) {
 
 class Decoder {
  public:
-  Decoder(Bytes in, unsigned max_depth) : in_(in), max_depth_(max_depth) {}
+  Decoder(Bytes in, uint64_t base, unsigned max_depth) : in_(in), base_(base), max_depth_(max_depth) {}
   kfd::Result<Value> value(unsigned depth);
-  uint64_t pos() const { return pos_; }
+  uint64_t pos() const { return pos_; }  // relative to the input
 
  private:
   kfd::Result<uint64_t> take(unsigned n, const char* what, uint64_t at);
@@ -28,6 +28,7 @@ class Decoder {
   kfd::Result<Value> fixed(uint8_t tag, Value v);
 
   Bytes in_;
+  uint64_t base_;
   uint64_t pos_ = 0;
   unsigned max_depth_;
 };
@@ -114,10 +115,10 @@ kfd::Result<Value> Decoder::fixed(uint8_t tag, Value v) {
 
 kfd::Result<Value> Decoder::value(unsigned depth) {
   if (depth > max_depth_)
-    return field_error("msgpack nesting", pos_, "deeper than " + std::to_string(max_depth_) + " levels");
+    return field_error("msgpack nesting", base_ + pos_, "deeper than " + std::to_string(max_depth_) + " levels");
   Value v;
-  v.offset = pos_;
-  KFD_ASSIGN(uint64_t tag64, take(1, "type", pos_));
+  v.offset = base_ + pos_;
+  KFD_ASSIGN(uint64_t tag64, take(1, "type", base_ + pos_));
   auto tag = uint8_t(tag64);
   if (tag <= 0x7f) { v.kind = Kind::UInt; v.u = tag; return v; }
   if (tag >= 0xe0) { v.kind = Kind::Int; v.i = int8_t(tag); return v; }
@@ -161,11 +162,11 @@ const char* kind_name(Kind k) {
   return names[static_cast<unsigned>(k)];
 }
 
-kfd::Result<Value> parse(Bytes input, unsigned max_depth) {
-  Decoder d(input, max_depth);
+kfd::Result<Value> parse(Bytes input, uint64_t base, unsigned max_depth) {
+  Decoder d(input, base, max_depth);
   KFD_ASSIGN(Value v, d.value(0));
   if (d.pos() != input.size())
-    return field_error("msgpack", d.pos(), std::to_string(input.size() - d.pos()) + " trailing bytes after the value");
+    return field_error("msgpack", base + d.pos(), std::to_string(input.size() - d.pos()) + " trailing bytes after the value");
   return v;
 }
 

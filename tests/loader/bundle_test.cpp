@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// Tests of offload bundles: clang-made plain and compressed bundles, selection, corrupt input, host ELFs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "loader/bundle.h"
+#include "loader/code_object.h"
+#include "test_util.h"
+
+using loader::Bundle;
+using loader::TargetId;
+
+namespace {
+
+std::set<std::string> bundler_list(const std::string& name) {
+  std::stringstream ss(loader_test::run(loader_test::tool("CLANG_OFFLOAD_BUNDLER_19") + " --list -type=o -input='" +
+                                        loader_test::data_dir() + "/" + name + "'"));
+  std::set<std::string> ids;
+  std::string l;
+  while (std::getline(ss, l))
+    if (!l.empty()) ids.insert(l);
+  return ids;
+}
+
+std::set<std::string> ids_of(const Bundle& b) {
+  std::set<std::string> ids;
+  for (const auto& e : b.entries) ids.insert(e.id);
+  return ids;
+}
+
+std::string pick(const Bundle& b, const std::string& device) {
+  auto r = loader::select_code_object(b, *TargetId::parse(device));
+  return r.ok() ? (*r)->id : "error: " + r.message();
+}
+
+TEST(Bundle, ListsEntriesLikeClangOffloadBundler) {
+  for (const char* name : {"multi.bundle", "multi.cbundle", "driver.bundle", "driver.cbundle"}) {
+    auto bytes = loader_test::read_data(name);
+    auto b = loader::parse_bundle(bytes);
+    ASSERT_TRUE(b.ok()) << name << ": " << b.message();
+    EXPECT_EQ(ids_of(*b), bundler_list(name)) << name;
+    EXPECT_EQ(b->compressed, std::string(name).find(".cbundle") != std::string::npos) << name;
+    for (const auto& e : b->entries) {
+      if (!e.is_amdgpu()) continue;
+      auto co = loader::CodeObject::parse(e.data);
+      ASSERT_TRUE(co.ok()) << name << " " << e.id << ": " << co.message();
+      EXPECT_EQ(co->target().processor, e.target.processor) << e.id;
+    }
+  }
+}
+
+TEST(Bundle, CompressedBundleHoldsTheSameBytes) {
+  auto pb = loader_test::read_data("multi.bundle"), cb = loader_test::read_data("multi.cbundle");
+  auto p = loader::parse_bundle(pb), c = loader::parse_bundle(cb);
+  ASSERT_TRUE(p.ok() && c.ok()) << p.message() << c.message();
+  EXPECT_EQ(c->compression.method, 1);  // zstd
+  EXPECT_LT(cb.size(), pb.size());
+  ASSERT_EQ(p->entries.size(), c->entries.size());
+  for (size_t i = 0; i < p->entries.size(); ++i) {
+    EXPECT_EQ(p->entries[i].id, c->entries[i].id);
+    EXPECT_TRUE(std::equal(p->entries[i].data.begin(), p->entries[i].data.end(), c->entries[i].data.begin(),
+                           c->entries[i].data.end()));
+  }
+}
+
+TEST(Bundle, SelectsByTargetIdRules) {
+  auto bytes = loader_test::read_data("multi.bundle");
+  auto b = loader::parse_bundle(bytes);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(pick(*b, "gfx90a:sramecc+:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-");
+  EXPECT_EQ(pick(*b, "gfx90a:sramecc-:xnack+"), "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+");
+  EXPECT_EQ(pick(*b, "gfx908:sramecc+:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx908");
+  EXPECT_EQ(pick(*b, "gfx1030"), "hipv4-amdgcn-amd-amdhsa--gfx1030");
+  EXPECT_EQ(pick(*b, "gfx942:sramecc+:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx942");
+  EXPECT_EQ(pick(*b, "gfx906:sramecc-:xnack-"), "hip-amdgcn-amd-amdhsa--gfx906");
+  EXPECT_EQ(pick(*b, "gfx1100"),
+            "error: bundle has gfx1030, gfx906, gfx908, gfx90a:xnack+, gfx90a:xnack-, gfx942; device is gfx1100");
+}
+
+TEST(Bundle, SelectsFromDriverBundle) {
+  for (const char* name : {"driver.bundle", "driver.cbundle"}) {
+    auto bytes = loader_test::read_data(name);
+    auto b = loader::parse_bundle(bytes);
+    ASSERT_TRUE(b.ok()) << b.message();
+    EXPECT_EQ(pick(*b, "gfx90a:sramecc+:xnack+"), "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+");
+    EXPECT_EQ(pick(*b, "gfx90a:sramecc+:xnack-"),
+              "error: bundle has gfx1030, gfx90a:xnack+, gfx942; device is gfx90a:sramecc+:xnack-");
+  }
+}
+
+TEST(Bundle, PrefersExactFeatureMatches) {
+  auto any = loader_test::read_data("vector_add-gfx90a.co");
+  auto xm = loader_test::read_data("vector_add-gfx90a-xnack-.co");
+  auto sx = loader_test::read_data("vector_add-gfx90a-sramecc+-xnack-.co");
+  auto bytes = loader_test::make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", any},
+                                         {"hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", xm},
+                                         {"hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", sx}});
+  auto b = loader::parse_bundle(bytes);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(pick(*b, "gfx90a:sramecc+:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-");
+  EXPECT_EQ(pick(*b, "gfx90a:sramecc-:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-");
+  EXPECT_EQ(pick(*b, "gfx90a:sramecc-:xnack+"), "hipv4-amdgcn-amd-amdhsa--gfx90a");
+  EXPECT_EQ(pick(*b, "gfx942"), "error: bundle has gfx90a, gfx90a:sramecc+:xnack-, gfx90a:xnack-; device is gfx942");
+}
+
+TEST(Bundle, DecodesEveryCompressedVersionAndMethod) {
+  auto plain = loader_test::read_data("multi.bundle");
+  auto ref = loader::parse_bundle(plain);
+  ASSERT_TRUE(ref.ok());
+  for (int version : {1, 2, 3}) {
+    for (int method : {0, 1}) {
+      auto c = loader_test::make_ccob(plain, version, method);
+      auto b = loader::parse_bundle(c);
+      ASSERT_TRUE(b.ok()) << "v" << version << " m" << method << ": " << b.message();
+      EXPECT_EQ(b->compression.version, version);
+      EXPECT_EQ(b->compression.method, method);
+      EXPECT_EQ(ids_of(*b), ids_of(*ref));
+      EXPECT_EQ(pick(*b, "gfx1030"), "hipv4-amdgcn-amd-amdhsa--gfx1030");
+    }
+  }
+}
+
+TEST(Bundle, RejectsCorruptPlainBundles) {
+  auto any = loader_test::read_data("vector_add-gfx90a.co");
+  auto good = loader_test::make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", any}, {"host-x86_64-unknown-linux-gnu-", {}}});
+  auto msg = [](const std::vector<uint8_t>& b) { return loader::parse_bundle(b).message(); };
+  ASSERT_EQ(msg(good), "");
+  std::vector<uint8_t> b(good.begin(), good.begin() + 30);
+  EXPECT_EQ(msg(b), "bundle entry count at offset 0x18: needs 8 bytes, input has 0x1e");
+  b = good; loader_test::put_le<uint64_t>(b, 24, 1ull << 60);
+  EXPECT_EQ(msg(b), "bundle entry count at offset 0x18: 1152921504606846976 entries cannot fit in " + kfd::hex(good.size()) + " bytes");
+  uint64_t off0;
+  std::memcpy(&off0, good.data() + 32, 8);
+  b = good; loader_test::put_le<uint64_t>(b, 32 + 8, good.size());  // entry 0 size
+  EXPECT_EQ(msg(b), "bundle entry 0 ('hipv4-amdgcn-amd-amdhsa--gfx90a') offset at offset " + kfd::hex(off0) +
+                        ": range of " + kfd::hex(good.size()) + " bytes extends past the end (" + kfd::hex(good.size()) +
+                        " bytes)");
+  b = good; loader_test::put_le<uint64_t>(b, 32 + 16, 1ull << 40);  // id length
+  EXPECT_EQ(msg(b), "bundle entry 0 id at offset 0x38: range of 0x10000000000 bytes extends past the end (" +
+                        kfd::hex(good.size()) + " bytes)");
+  b = good; loader_test::put_le<uint64_t>(b, 32, 8);  // entry data on top of the header
+  loader_test::put_le<uint64_t>(b, 32 + 8, 16);
+  EXPECT_EQ(msg(b), "bundle entry 'hipv4-amdgcn-amd-amdhsa--gfx90a' offset 0x8 overlaps the bundle header (ends at " +
+                        kfd::hex(32 + 24 + 31 + 24 + 30) + ")");
+  b = good; b[32 + 24 + 3] = 'X';  // "hipX-..." is not an AMDGPU kind and has no target: allowed, but...
+  EXPECT_EQ(msg(b), "");
+  b = good; b[32 + 24 + 31 - 1] = 'Q';  // "gfx90Q" is a processor the id may name; selection then fails
+  auto sel = loader::parse_bundle(b);
+  ASSERT_TRUE(sel.ok());
+  EXPECT_EQ(pick(*sel, "gfx90a"), "error: bundle has gfx90Q; device is gfx90a");
+  b = good; std::memcpy(b.data() + 32 + 24 + 30, ":", 1);
+  EXPECT_EQ(msg(b), "bundle entry id 'hipv4-amdgcn-amd-amdhsa--gfx90:': target id: feature '' must end in + or -");
+}
+
+TEST(Bundle, RejectsOverlappingEntries) {
+  auto any = loader_test::read_data("vector_add-gfx90a.co");
+  auto b = loader_test::make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", any}, {"hipv4-amdgcn-amd-amdhsa--gfx908", any}});
+  uint64_t off0;
+  std::memcpy(&off0, b.data() + 32, 8);
+  size_t second = 32 + 24 + 31;
+  loader_test::put_le<uint64_t>(b, second, off0 + 64);
+  EXPECT_EQ(loader::parse_bundle(b).message(), "bundle entry 'hipv4-amdgcn-amd-amdhsa--gfx908' offset " + kfd::hex(off0 + 64) +
+                                                   " overlaps entry 'hipv4-amdgcn-amd-amdhsa--gfx90a'");
+}
+
+TEST(Bundle, RejectsCorruptCompressedBundles) {
+  auto plain = loader_test::read_data("multi.bundle");
+  auto good = loader_test::make_ccob(plain, 2, 1);
+  auto msg = [](const std::vector<uint8_t>& b) { return loader::parse_bundle(b).message(); };
+  auto b = good; b[4] = 7;
+  EXPECT_EQ(msg(b), "CCOB version at offset 0x4: 7 is not 1, 2 or 3");
+  b = good; b[6] = 5;
+  EXPECT_EQ(msg(b), "CCOB method at offset 0x6: 5 is not 0 (zlib) or 1 (zstd)");
+  b = good; loader_test::put_le<uint32_t>(b, 8, good.size() + 1);
+  EXPECT_EQ(msg(b), "CCOB total size at offset 0x8: " + kfd::hex(good.size() + 1) + " is not within [header, input size " +
+                        kfd::hex(good.size()) + "]");
+  b = good; loader_test::put_le<uint32_t>(b, 12, 0xfffffff0u);
+  EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0xc: 0xfffffff0 is 0 or above 1 GiB");
+  b = good; loader_test::put_le<uint32_t>(b, 12, plain.size() + 8);
+  EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0xc: " + kfd::hex(plain.size() + 8) + " disagrees with the zstd frame's " +
+                        kfd::hex(plain.size()));
+  auto z = loader_test::make_ccob(plain, 3, 0);
+  b = z; loader_test::put_le<uint64_t>(b, 16, (z.size() - 32) * 2000);
+  EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0x10: " + kfd::hex((z.size() - 32) * 2000) +
+                        " is more than zlib can expand " + kfd::hex(z.size() - 32) + " bytes to");
+  b = z; b[40] ^= 0xff;
+  EXPECT_EQ(msg(b).substr(0, 31), "CCOB zlib data at offset 0x20: ");
+  b = good; b[30] ^= 0x55;
+  EXPECT_EQ(msg(b).substr(0, 31), "CCOB zstd data at offset 0x18: ");
+  std::vector<uint8_t> t(good.begin(), good.begin() + 10);
+  EXPECT_EQ(msg(t), "CCOB uncompressed size at offset 0xc: needs 4 bytes, input has 0xa");
+}
+
+TEST(Bundle, FindsFatBinaryInHostLibrary) {
+  auto so = loader_test::read_data("libhost_launch.so");
+  auto fat = loader::find_hip_fatbin(so);
+  ASSERT_TRUE(fat.ok()) << fat.message();
+  auto b = loader::parse_bundle(*fat);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(pick(*b, "gfx1030"), "hipv4-amdgcn-amd-amdhsa--gfx1030");
+  auto e = loader::select_code_object(*b, *TargetId::parse("gfx90a:sramecc+:xnack-"));
+  ASSERT_TRUE(e.ok()) << e.message();
+  auto co = loader::CodeObject::parse((*e)->data);
+  ASSERT_TRUE(co.ok()) << co.message();
+  EXPECT_NE(co->find_kernel("host_scale"), nullptr);
+
+  // Without the .hip_fatbin name, the .hipFatBinSegment wrapper (pointer set by a relocation) leads there too.
+  auto renamed = so;
+  std::string name = ".hip_fatbin";
+  auto it = std::search(renamed.begin(), renamed.end(), name.begin(), name.end() + 1);  // with its NUL
+  ASSERT_NE(it, renamed.end());
+  it[10] = 'X';
+  auto fat2 = loader::find_hip_fatbin(renamed);
+  ASSERT_TRUE(fat2.ok()) << fat2.message();
+  EXPECT_EQ(fat2->data() - renamed.data(), fat->data() - so.data());
+  // And with neither, the error says so.
+  std::string seg = ".hipFatBinSegment";
+  auto it2 = std::search(renamed.begin(), renamed.end(), seg.begin(), seg.end());
+  ASSERT_NE(it2, renamed.end());
+  it2[1] = 'X';
+  EXPECT_EQ(loader::find_hip_fatbin(renamed).message(), "host ELF: no .hip_fatbin or .hipFatBinSegment section");
+}
+
+}  // namespace
