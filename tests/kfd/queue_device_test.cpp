@@ -190,6 +190,8 @@ TEST_F(Queue, RuntimeEnableBeforeQueues) {
     EXPECT_NE(r.message().find("AMDKFD_IOC_RUNTIME_ENABLE: not supported by KFD 1."), std::string::npos);
     return;
   }
+  // Disabled with a queue alive: EEXIST (kfd_chardev.c runtime_enable checks the state first,
+  // then the queues).
   auto q = kfd().create_queue(bufs_->args(gpu0()));
   ASSERT_TRUE(q.ok()) << q.message();
   EXPECT_TRUE(fails_with(kfd().runtime_enable(), EEXIST, "AMDKFD_IOC_RUNTIME_ENABLE"));
@@ -197,8 +199,14 @@ TEST_F(Queue, RuntimeEnableBeforeQueues) {
   auto caps = kfd().runtime_enable();
   ASSERT_TRUE(caps.ok()) << caps.message();
   EXPECT_TRUE(fails_with(kfd().runtime_enable(), EBUSY, "AMDKFD_IOC_RUNTIME_ENABLE"));
+  // Enabled, with a queue: still EBUSY; disabling needs no queue check.
+  auto q2 = kfd().create_queue(bufs_->args(gpu0()));
+  ASSERT_TRUE(q2.ok()) << q2.message();
+  EXPECT_TRUE(fails_with(kfd().runtime_enable(), EBUSY, "AMDKFD_IOC_RUNTIME_ENABLE"));
   auto off = kfd().runtime_disable();
   EXPECT_TRUE(off.ok()) << off.message();
+  EXPECT_TRUE(kfd().destroy_queue(q2->queue_id).ok());
+  if (!off.ok()) (void)kfd().runtime_disable();
 }
 
 }  // namespace
