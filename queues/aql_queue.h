@@ -52,9 +52,11 @@ class AqlQueue {
   uint64_t read_index() const { return __atomic_load_n(&amdq_->read_dispatch_id, __ATOMIC_ACQUIRE); }
   uint64_t write_index() const { return __atomic_load_n(&amdq_->write_dispatch_id, __ATOMIC_ACQUIRE); }
 
-  // Claims `count` consecutive packet slots (atomic add on write_dispatch_id) and waits while
-  // the ring is full (back-pressure). Every claimed slot must then be written. Fails when the
-  // queue is in error or the device faulted, or after `timeout`.
+  // Claims `count` consecutive packet slots and returns the first index. Without a timeout: an
+  // atomic add on write_dispatch_id, then a wait while the ring is full (back-pressure). With a
+  // timeout: claims (compare-and-swap) only once the slots are free, so giving up with
+  // ETIMEDOUT leaves no unwritten slot. Every claimed slot must be written. Fails at once when
+  // the queue is in error or the device faulted.
   kfd::Result<uint64_t> reserve(uint32_t count = 1, std::chrono::nanoseconds timeout = kForever);
   // Writes the packet body, then stores its first dword (header + setup) with release order.
   void write(uint64_t index, const Packet& p);

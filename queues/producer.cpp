@@ -50,9 +50,25 @@ kfd::Result<uint64_t> AqlQueue::reserve(uint32_t count, std::chrono::nanoseconds
     return kfd::Error::msg("AQL queue reserve: " + std::to_string(count) + " packets on a ring of " +
                            std::to_string(size_), EINVAL);
   KFD_TRY(error());
-  uint64_t index = __atomic_fetch_add(&amdq_->write_dispatch_id, uint64_t(count), __ATOMIC_ACQ_REL);
-  if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, timeout));
-  return index;
+  if (timeout == kForever) {
+    // Claim first, then wait for the device to free the slots (HSA's add-then-wait protocol).
+    uint64_t index = __atomic_fetch_add(&amdq_->write_dispatch_id, uint64_t(count), __ATOMIC_ACQ_REL);
+    if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, timeout));
+    return index;
+  }
+  // With a timeout a claim must be undone-free: claim only once the slots are free (CAS), so a
+  // producer that gives up leaves no hole in the ring.
+  uint64_t w = write_index();
+  for (;;) {
+    if (w + count - read_index() > size_) {
+      KFD_TRY(wait_for_space(w + count, timeout));
+      w = write_index();
+      continue;
+    }
+    if (__atomic_compare_exchange_n(&amdq_->write_dispatch_id, &w, w + count, true,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return w;
+  }
 }
 
 void AqlQueue::write(uint64_t index, const Packet& p) {

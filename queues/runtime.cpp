@@ -88,9 +88,19 @@ void Runtime::unregister_queue(AqlQueue* q) {
 kfd::Status Runtime::check_device(bool poll_kernel) {
   KFD_TRY(events_->fault());
   if (poll_kernel) KFD_TRY(events_->poll_faults());
-  std::lock_guard lk(mu_);
-  for (AqlQueue* q : queues_) KFD_TRY(q->error());
-  return {};
+  kfd::Status queue_error;
+  {
+    std::lock_guard lk(mu_);
+    for (AqlQueue* q : queues_)
+      if (auto e = q->error(); !e) {
+        queue_error = e;
+        break;
+      }
+  }
+  if (queue_error.ok()) return {};
+  // A queue stopped by a memory fault: prefer the kernel's fault report, which names the address.
+  if (!poll_kernel) KFD_TRY(events_->poll_faults());
+  return queue_error;
 }
 
 }  // namespace queues

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// Device tests of mem::Context: allocations of every heap and coherence kind, lookup, pools, bad input.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstring>
+#include <memory>
+
+#include "memory/context.h"
+
+namespace {
+
+// One context per process: KFD binds each GPU's VM to one render-node fd per process.
+mem::Context& ctx() {
+  static std::unique_ptr<mem::Context> c = [] {
+    auto r = mem::Context::open();
+    if (!r) {
+      ADD_FAILURE() << r.message();
+      std::abort();
+    }
+    return std::move(r).value();
+  }();
+  return *c;
+}
+
+mem::AllocRequest req(mem::Heap h, mem::Coherence c, size_t size) {
+  mem::AllocRequest r;
+  r.heap = h;
+  r.coherence = c;
+  r.size = size;
+  return r;
+}
+
+TEST(MemoryContext, ExposesGpusWithRenderNodesAndApertures) {
+  ASSERT_FALSE(ctx().gpus().empty());
+  for (const auto& g : ctx().gpus()) {
+    EXPECT_NE(g->gpu_id, 0u);
+    EXPECT_GE(g->render.fd(), 0);
+    EXPECT_LT(g->apertures.gpuvm_base, g->apertures.gpuvm_limit);
+    EXPECT_GT(g->vram_size, 0u);
+  }
+}
+
+TEST(MemoryContext, AllocatesHostVisibleKindsAtTheSameAddress) {
+  for (auto h : {mem::Heap::Gtt, mem::Heap::Vram})
+    for (auto c : {mem::Coherence::Coherent, mem::Coherence::NonCoherent, mem::Coherence::Uncached}) {
+      size_t before = ctx().allocation_count();
+      auto p = ctx().allocate(req(h, c, 3 * 4096 + 5));
+      ASSERT_TRUE(p.ok()) << p.message();
+      std::memset(*p, 0x5a, 3 * 4096 + 5);
+      EXPECT_EQ(static_cast<uint8_t*>(*p)[3 * 4096 + 4], 0x5a);
+      auto info = ctx().lookup(static_cast<char*>(*p) + 9000);
+      ASSERT_TRUE(info.ok()) << info.message();
+      EXPECT_EQ(info->ptr(), *p);
+      EXPECT_EQ(info->size, 4u * 4096);
+      EXPECT_EQ(info->heap, h);
+      EXPECT_EQ(info->coherence, c);
+      EXPECT_EQ(info->mapped_gpus.size(), 1u);
+      EXPECT_EQ(info->owner_gpu, ctx().gpus().front()->gpu_id);
+      ASSERT_TRUE(ctx().free(*p).ok());
+      EXPECT_EQ(ctx().allocation_count(), before);
+      EXPECT_EQ(ctx().lookup(*p).err(), ENOENT);
+    }
+}
+
+TEST(MemoryContext, HonoursPowerOfTwoAlignment) {
+  auto r = req(mem::Heap::Gtt, mem::Coherence::NonCoherent, 4096);
+  r.alignment = size_t(2) << 20;
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*p) % (size_t(2) << 20), 0u);
+  EXPECT_TRUE(ctx().free(*p).ok());
+  r.alignment = 12345;
+  EXPECT_EQ(ctx().allocate(r).err(), EINVAL);
+}
+
+TEST(MemoryContext, DeviceOnlyVramStaysInaccessibleToTheCpu) {
+  auto r = req(mem::Heap::Vram, mem::Coherence::NonCoherent, 1 << 20);
+  r.host_access = false;
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto info = ctx().lookup(*p);
+  ASSERT_TRUE(info.ok());
+  EXPECT_FALSE(info->host_access);
+  // mincore-free check: the range is still a PROT_NONE reservation, so mprotect to read works
+  // only on our own reservation; a failed madvise would mean no mapping at all.
+  EXPECT_EQ(madvise(*p, 4096, MADV_NORMAL), 0);
+  EXPECT_TRUE(ctx().free(*p).ok());
+}
+
+TEST(MemoryContext, MapsToEveryGpu) {
+  auto r = req(mem::Heap::Gtt, mem::Coherence::Coherent, 8192);
+  r.map_all = true;
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto info = ctx().lookup(*p);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->mapped_gpus.size(), ctx().gpus().size());
+  EXPECT_TRUE(ctx().free(*p).ok());
+}
+
+TEST(MemoryContext, MapsToAListOfGpus) {
+  if (ctx().gpus().size() < 2) GTEST_SKIP() << "needs two GPUs (KFDEMU_GPUS=2 under the emulator)";
+  auto r = req(mem::Heap::Vram, mem::Coherence::Coherent, 8192);
+  r.owner_gpu = ctx().gpus()[1]->gpu_id;
+  r.map_to = {ctx().gpus()[0]->gpu_id, ctx().gpus()[1]->gpu_id};
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto info = ctx().lookup(*p);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->owner_gpu, ctx().gpus()[1]->gpu_id);
+  EXPECT_EQ(info->mapped_gpus.size(), 2u);
+  EXPECT_TRUE(ctx().free(*p).ok());
+}
+
+TEST(MemoryContext, RegistersHostMemoryAsUserptr) {
+  const size_t size = 5 * 4096;
+  void* host = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(host, MAP_FAILED);
+  std::memset(host, 1, size);
+  auto r = req(mem::Heap::Userptr, mem::Coherence::Coherent, size);
+  auto p = ctx().register_host(host, size, r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(*p, host);
+  auto info = ctx().lookup(static_cast<char*>(host) + size - 1);
+  ASSERT_TRUE(info.ok()) << info.message();
+  EXPECT_EQ(info->heap, mem::Heap::Userptr);
+  EXPECT_EQ(info->coherence, mem::Coherence::Coherent);
+  EXPECT_EQ(ctx().register_host(host, 4096, r).err(), EEXIST);
+  EXPECT_TRUE(ctx().free(host).ok());
+  EXPECT_EQ(static_cast<uint8_t*>(host)[0], 1);  // host memory untouched and still mapped
+  munmap(host, size);
+}
+
+TEST(MemoryContext, MapsTheDoorbellSlice) {
+  auto r = req(mem::Heap::Doorbell, mem::Coherence::Coherent, 0);
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto info = ctx().lookup(*p);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->size, 8192u);
+  EXPECT_EQ(info->heap, mem::Heap::Doorbell);
+  EXPECT_TRUE(ctx().free(*p).ok());
+  r.size = 4096;
+  EXPECT_EQ(ctx().allocate(r).err(), EINVAL);
+}
+
+TEST(MemoryContext, SmallAllocationsShareAChunk) {
+  size_t before = ctx().allocation_count();
+  std::vector<void*> ps;
+  auto r = req(mem::Heap::Gtt, mem::Coherence::NonCoherent, 200);
+  for (int i = 0; i < 500; ++i) {
+    auto p = ctx().allocate_small(r);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ps.push_back(*p);
+  }
+  EXPECT_LE(ctx().allocation_count(), before + 1);
+  auto info = ctx().lookup(static_cast<char*>(ps[7]) + 100);
+  ASSERT_TRUE(info.ok()) << info.message();
+  EXPECT_TRUE(info->pooled);
+  EXPECT_EQ(info->ptr(), ps[7]);
+  EXPECT_EQ(info->size, 256u);
+  for (void* p : ps) ASSERT_TRUE(ctx().free(p).ok());
+  EXPECT_EQ(ctx().free(ps[3]).err(), EINVAL);  // double free of a pooled block
+}
+
+TEST(MemoryContext, KernargAndSignalPoolsAreUncachedAndMappedEverywhere) {
+  auto k = ctx().allocate_kernarg(256);
+  auto s = ctx().allocate_signal_memory();
+  ASSERT_TRUE(k.ok()) << k.message();
+  ASSERT_TRUE(s.ok()) << s.message();
+  for (void* p : {*k, *s}) {
+    auto info = ctx().lookup(p);
+    ASSERT_TRUE(info.ok());
+    EXPECT_EQ(info->coherence, mem::Coherence::Uncached);
+    EXPECT_EQ(info->heap, mem::Heap::Gtt);
+    EXPECT_EQ(info->mapped_gpus.size(), ctx().gpus().size());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  }
+  EXPECT_NE(ctx().lookup(*k)->chunk_base, ctx().lookup(*s)->chunk_base);
+  EXPECT_TRUE(ctx().free(*k).ok());
+  EXPECT_TRUE(ctx().free(*s).ok());
+}
+
+TEST(MemoryContext, RejectsZeroSize) {
+  size_t before = ctx().allocation_count();
+  for (auto h : {mem::Heap::Vram, mem::Heap::Gtt}) {
+    auto p = ctx().allocate(req(h, mem::Coherence::NonCoherent, 0));
+    EXPECT_EQ(p.err(), EINVAL);
+    EXPECT_NE(p.message().find("zero-size"), std::string::npos) << p.message();
+  }
+  EXPECT_EQ(ctx().allocate_small(req(mem::Heap::Gtt, mem::Coherence::NonCoherent, 0)).err(), EINVAL);
+  EXPECT_EQ(ctx().allocation_count(), before);
+}
+
+TEST(MemoryContext, RejectsMoreThanTheHeapNamingHeapAndSizes) {
+  size_t before = ctx().allocation_count();
+  uint64_t vram = ctx().gpus().front()->vram_size;
+  auto p = ctx().allocate(req(mem::Heap::Vram, mem::Coherence::NonCoherent, vram * 2));
+  EXPECT_EQ(p.err(), ENOMEM);
+  EXPECT_NE(p.message().find("VRAM heap"), std::string::npos) << p.message();
+  EXPECT_NE(p.message().find(std::to_string(vram)), std::string::npos) << p.message();
+  EXPECT_NE(p.message().find(std::to_string(vram * 2)), std::string::npos) << p.message();
+  auto g = ctx().allocate(req(mem::Heap::Gtt, mem::Coherence::NonCoherent, ctx().system_memory_size() * 2));
+  EXPECT_EQ(g.err(), ENOMEM);
+  EXPECT_NE(g.message().find("GTT heap"), std::string::npos) << g.message();
+  EXPECT_EQ(ctx().allocation_count(), before);
+}
+
+TEST(MemoryContext, RejectsDoubleFreeAndUnknownPointers) {
+  auto p = ctx().allocate(req(mem::Heap::Gtt, mem::Coherence::Coherent, 4096));
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(ctx().free(static_cast<char*>(*p) + 64).err(), EINVAL);  // interior pointer
+  ASSERT_TRUE(ctx().free(*p).ok());
+  auto again = ctx().free(*p);
+  EXPECT_EQ(again.err(), EINVAL);
+  EXPECT_NE(again.message().find("double free"), std::string::npos) << again.message();
+  int on_stack = 0;
+  EXPECT_EQ(ctx().free(&on_stack).err(), EINVAL);
+  EXPECT_EQ(ctx().free(nullptr).err(), EINVAL);
+}
+
+TEST(MemoryContext, RejectsUnalignedUserptrWithoutLeaking) {
+  size_t before = ctx().allocation_count();
+  std::vector<char> buf(3 * 4096);
+  char* p = buf.data();
+  if ((reinterpret_cast<uintptr_t>(p) & 4095) == 0) ++p;
+  auto r = ctx().register_host(p, 4096, req(mem::Heap::Userptr, mem::Coherence::Coherent, 4096));
+  EXPECT_EQ(r.err(), EINVAL);
+  EXPECT_NE(r.message().find("not page aligned"), std::string::npos) << r.message();
+  EXPECT_EQ(ctx().register_host(nullptr, 4096, {}).err(), EINVAL);
+  EXPECT_EQ(ctx().allocation_count(), before);
+}
+
+TEST(MemoryContext, RejectsUnknownGpu) {
+  auto r = req(mem::Heap::Gtt, mem::Coherence::Coherent, 4096);
+  r.map_to = {0xfffe};
+  EXPECT_EQ(ctx().allocate(r).err(), ENODEV);
+}
+
+}  // namespace

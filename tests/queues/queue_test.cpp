@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// Device tests of AQL queues: ordering, barriers across queues, wraparound, producers, back-pressure.
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "queue_test_util.h"
+
+namespace {
+
+using namespace qtest;
+using queues::Cond;
+
+TEST(AqlQueue, CreatesWithKernelValidatedBuffers) {
+  auto q = make_queue(1024);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->size(), 1024u);
+  EXPECT_EQ(q->read_index(), 0u);
+  EXPECT_EQ(q->write_index(), 0u);
+  // rptr and wptr share the first (and only) page of amd_queue_t's buffer.
+  auto info = rt().memory().lookup(&q->amd_queue()->read_dispatch_id);
+  ASSERT_TRUE(info.ok()) << info.message();
+  EXPECT_EQ(info->size, 4096u);
+  EXPECT_EQ(info->ptr(), q->amd_queue());
+  EXPECT_EQ(q->amd_queue()->hsa_queue.size, 1024u);
+  EXPECT_NE(q->amd_queue()->queue_inactive_signal, 0u);
+  EXPECT_TRUE(q->error().ok());
+  EXPECT_TRUE(q->destroy().ok());
+}
+
+TEST(AqlQueue, RejectsBadRingSizes) {
+  queues::QueueOptions o;
+  o.packets = 100;
+  EXPECT_EQ(rt().create_queue(o).err(), EINVAL);
+  o.packets = 8;
+  EXPECT_EQ(rt().create_queue(o).err(), EINVAL);
+}
+
+TEST(AqlQueue, KeepsOrderWithinOneQueue) {
+  auto q = make_queue();
+  auto gate = make_signal(1);
+  std::vector<std::unique_ptr<queues::Signal>> done;
+  ASSERT_TRUE(q->submit(barrier_and({gate->handle()}, 0)).ok());
+  for (int i = 0; i < 20; ++i) {
+    done.push_back(make_signal(1));
+    ASSERT_TRUE(q->submit(queues::make_marker(done.back()->handle())).ok());
+  }
+  // Nothing behind the blocked barrier may complete.
+  EXPECT_EQ(done[0]->wait(Cond::Eq, 0, 50ms).err(), ETIMEDOUT);
+  EXPECT_EQ(q->read_index(), 0u);
+  gate->store(0);
+  ASSERT_TRUE(wait_eq(*done.back(), 0).ok());
+  for (auto& d : done) EXPECT_EQ(d->load(), 0);  // earlier ones finished first
+  EXPECT_TRUE(q->wait_idle(5s).ok());
+  EXPECT_EQ(q->read_index(), 21u);
+}
+
+TEST(AqlQueue, BarrierBitWaitsForEarlierPackets) {
+  auto q = make_queue();
+  auto gate = make_signal(1);
+  auto first = make_signal(1);
+  auto second = make_signal(1);
+  ASSERT_TRUE(q->submit(queues::make_barrier_value(gate->handle(), queues::aql::kCondEq, 0, -1,
+                                                   first->handle())).ok());
+  ASSERT_TRUE(q->submit(barrier_and({}, second->handle(), /*barrier_bit=*/true)).ok());
+  EXPECT_EQ(second->wait(Cond::Eq, 0, 50ms).err(), ETIMEDOUT);
+  gate->store(0);
+  ASSERT_TRUE(wait_eq(*second, 0).ok());
+  EXPECT_EQ(first->load(), 0);
+}
+
+TEST(AqlQueue, BarrierAndWaitsForAllQueues) {
+  auto a = make_queue(), b = make_queue(), c = make_queue();
+  auto gate_a = make_signal(1), gate_b = make_signal(1);
+  auto done_a = make_signal(1), done_b = make_signal(1), all = make_signal(1);
+  ASSERT_TRUE(a->submit(barrier_and({gate_a->handle()}, done_a->handle())).ok());
+  ASSERT_TRUE(b->submit(barrier_and({gate_b->handle()}, done_b->handle())).ok());
+  ASSERT_TRUE(c->submit(barrier_and({done_a->handle(), 0, done_b->handle()}, all->handle())).ok());
+  gate_a->store(0);
+  ASSERT_TRUE(wait_eq(*done_a, 0).ok());
+  EXPECT_EQ(all->wait(Cond::Eq, 0, 50ms).err(), ETIMEDOUT);  // one dependency still pending
+  gate_b->store(0);
+  ASSERT_TRUE(wait_eq(*all, 0).ok());
+}
+
+TEST(AqlQueue, BarrierOrWaitsForAnyQueue) {
+  auto a = make_queue(), c = make_queue();
+  auto gate = make_signal(1), never = make_signal(1), done_a = make_signal(1), any = make_signal(1);
+  ASSERT_TRUE(a->submit(barrier_and({gate->handle()}, done_a->handle())).ok());
+  ASSERT_TRUE(c->submit(barrier_or({never->handle(), done_a->handle()}, any->handle())).ok());
+  EXPECT_EQ(any->wait(Cond::Eq, 0, 50ms).err(), ETIMEDOUT);
+  gate->store(0);
+  ASSERT_TRUE(wait_eq(*any, 0).ok());
+  EXPECT_EQ(never->load(), 1);
+}
+
+TEST(AqlQueue, BarrierValueComparesMaskedValue) {
+  auto q = make_queue();
+  auto sig = make_signal(0x100), done = make_signal(1);
+  // Waits until (value & 0xff) >= 3: 0x100 and 0x102 do not satisfy it, 0x203 does.
+  ASSERT_TRUE(q->submit(queues::make_barrier_value(sig->handle(), queues::aql::kCondGte, 3, 0xff,
+                                                   done->handle())).ok());
+  sig->store(0x102);
+  EXPECT_EQ(done->wait(Cond::Eq, 0, 50ms).err(), ETIMEDOUT);
+  sig->store(0x203);
+  ASSERT_TRUE(wait_eq(*done, 0).ok());
+}
+
+TEST(AqlQueue, WrapsAroundTenTimesTheRing) {
+  const uint32_t ring = 64, n = ring * 10;
+  auto q = make_queue(ring);
+  auto count = make_signal(n);
+  for (uint32_t i = 0; i < n; ++i) ASSERT_TRUE(q->submit(queues::make_marker(count->handle())).ok());
+  ASSERT_TRUE(wait_eq(*count, 0).ok());
+  EXPECT_TRUE(q->wait_idle(5s).ok());
+  EXPECT_EQ(q->read_index(), uint64_t(n));
+  EXPECT_EQ(q->write_index(), uint64_t(n));
+}
+
+TEST(AqlQueue, EightProducersRaceOnOneQueue) {
+  const int threads = 8, per = 1000;
+  auto q = make_queue(128);
+  auto count = make_signal(threads * per);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < threads; ++t)
+    ts.emplace_back([&] {
+      for (int i = 0; i < per; ++i)
+        if (!q->submit(queues::make_marker(count->handle())).ok()) failures++;
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_TRUE(wait_eq(*count, 0, 30s).ok());
+  EXPECT_TRUE(q->wait_idle(5s).ok());
+  EXPECT_EQ(q->read_index(), uint64_t(threads * per));
+}
+
+TEST(AqlQueue, AppliesBackPressureWhenFull) {
+  const uint32_t ring = 16;
+  auto q = make_queue(ring);
+  auto gate = make_signal(1), count = make_signal(ring);
+  ASSERT_TRUE(q->submit(barrier_and({gate->handle()}, count->handle())).ok());
+  for (uint32_t i = 1; i < ring; ++i) ASSERT_TRUE(q->submit(queues::make_marker(count->handle())).ok());
+  // Full: a bounded reserve gives up and leaves no hole.
+  auto r = q->reserve(1, 30ms);
+  EXPECT_EQ(r.err(), ETIMEDOUT) << r.message();
+  EXPECT_EQ(q->write_index(), uint64_t(ring));
+  // An unbounded producer blocks until the device makes room.
+  auto extra = make_signal(1);
+  std::atomic<bool> returned{false};
+  std::thread producer([&] {
+    EXPECT_TRUE(q->submit(queues::make_marker(extra->handle())).ok());
+    returned = true;
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(returned.load());
+  gate->store(0);
+  producer.join();
+  EXPECT_TRUE(returned.load());
+  ASSERT_TRUE(wait_eq(*extra, 0).ok());
+  EXPECT_EQ(count->load(), 0);
+}
+
+TEST(AqlQueue, DestroysWithPendingWorkWithoutLeaking) {
+  auto warm = make_signal(0);  // the signal pool's first chunk exists before we count
+  size_t before = rt().memory().allocation_count();
+  {
+    auto q = make_queue(64);
+    auto gate = make_signal(1), done = make_signal(1);
+    ASSERT_TRUE(q->submit(barrier_and({gate->handle()}, 0)).ok());
+    for (int i = 0; i < 20; ++i) ASSERT_TRUE(q->submit(queues::make_marker(done->handle())).ok());
+    EXPECT_EQ(q->read_index(), 0u);
+    EXPECT_TRUE(q->destroy().ok());
+    EXPECT_TRUE(q->destroy().ok());  // idempotent
+    EXPECT_EQ(done->load(), 1);
+  }
+  EXPECT_EQ(rt().memory().allocation_count(), before);
+  auto q = make_queue(64);  // the device is still usable
+  auto done = make_signal(1);
+  ASSERT_TRUE(q->submit(queues::make_marker(done->handle())).ok());
+  EXPECT_TRUE(wait_eq(*done, 0).ok());
+}
+
+}  // namespace
