@@ -61,13 +61,27 @@ void json_value(std::string& out, const Value& v, int depth) {
   }
 }
 
-// "compute_units" -> "Compute units".
+// "max_clock_mhz" -> "Max clock MHz", "gpu_id" -> "GPU ID".
 std::string label(const std::string& key) {
-  std::string s = key;
-  for (char& c : s)
-    if (c == '_') c = ' ';
-  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = char(s[0] - 'a' + 'A');
-  return s;
+  static const std::pair<const char*, const char*> kWords[] = {
+      {"kfd", "KFD"}, {"gpu", "GPU"}, {"cpu", "CPU"}, {"cu", "CU"}, {"drm", "DRM"},
+      {"lds", "LDS"}, {"gds", "GDS"}, {"vram", "VRAM"}, {"gtt", "GTT"}, {"id", "ID"},
+      {"mhz", "MHz"}, {"xcc", "XCC"}, {"sdma", "SDMA"}, {"eop", "EOP"}, {"cwsr", "CWSR"},
+      {"simd", "SIMD"}, {"simds", "SIMDs"}, {"kb", "KB"}, {"xgmi", "XGMI"}, {"asic", "ASIC"},
+      {"io", "IO"}, {"amdgpu", "amdgpu"}, {"gfx", "gfx"}};
+  std::string out;
+  size_t start = 0;
+  while (start <= key.size()) {
+    size_t end = key.find('_', start);
+    if (end == std::string::npos) end = key.size();
+    std::string word = key.substr(start, end - start);
+    for (const auto& [from, to] : kWords)
+      if (word == from) word = to;
+    if (out.empty() && !word.empty() && word[0] >= 'a' && word[0] <= 'z') word[0] = char(word[0] - 32);
+    out += (out.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out;
 }
 
 std::string scalar_text(const Value& v) {
