@@ -3,6 +3,7 @@
 // abs/neg/opsel, DPP, SDWA), result write-back under EXEC (clamp, omod, SDWA dst_sel).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 

@@ -154,7 +154,10 @@ void exec_invalid(Wave& w, const Inst& in);
 // Handler registry: every execution file exports its (name, handler) pairs.
 struct HandlerEntry { const char* name; ExecFn fn; };
 struct HandlerList { const HandlerEntry* begin; const HandlerEntry* end; };
-HandlerList sop_handlers();
+HandlerList sop2_handlers();
+HandlerList sop1_handlers();
+HandlerList sopp_handlers();
+HandlerList vop16_handlers();
 HandlerList smem_handlers();
 HandlerList vop_handlers();
 HandlerList vop3_handlers();

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// DS execution: LDS loads/stores (incl. read2/write2), LDS atomics, and the LDS-free cross-lane
+// ops ds_swizzle_b32, ds_permute_b32, ds_bpermute_b32.
+#include <string>
+#include <vector>
+
+#include "emu/shader/memops.h"
+
+namespace emu::shader {
+
+namespace {
+
+inline uint32_t offset16(const Inst& in) { return static_cast<uint32_t>(in.offset) | (uint32_t{in.offset1} << 8); }
+inline LaneAddr lds_at(uint64_t a) { return {Space::Lds, a, 0}; }
+inline uint32_t* row(Wave& w, const Inst& in, unsigned r) { return data_row(w, in, r); }
+
+// Single-address read of `Bytes` (sign-extended when S; D16 placement when H = 1 low / 2 high).
+template <unsigned Bytes, bool S, int H = 0>
+void ds_read(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t off = offset16(in);
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint32_t buf[4] = {};
+    lane_read(w, lds_at(uint64_t{w.v[in.vaddr][l]} + off), l, buf, Bytes);
+    if (Bytes >= 4) { for (unsigned i = 0; i < Bytes / 4; ++i) row(w, in, in.dst + i)[l] = buf[i]; continue; }
+    uint32_t v = buf[0];
+    if (S) v = Bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(v)) : static_cast<uint32_t>(static_cast<int16_t>(v));
+    uint32_t& d = row(w, in, in.dst)[l];
+    d = H == 0 ? v : H == 1 ? (d & 0xFFFF0000u) | (v & 0xFFFF) : (d & 0xFFFF) | (v << 16);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+template <unsigned Bytes, bool Hi = false>
+void ds_write(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t off = offset16(in);
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint32_t buf[4];
+    for (unsigned i = 0; i < (Bytes + 3) / 4; ++i) buf[i] = row(w, in, in.vdata + i)[l];
+    if (Hi) buf[0] >>= 16;
+    lane_write(w, lds_at(uint64_t{w.v[in.vaddr][l]} + off), l, buf, Bytes);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+// read2/write2: two elements at addr + offset0*size*stride and addr + offset1*size*stride.
+template <unsigned Dw, unsigned Stride>
+void ds_read2(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint64_t a = w.v[in.vaddr][l];
+    uint32_t b0[2] = {}, b1[2] = {};
+    lane_read(w, lds_at(a + uint64_t{static_cast<uint32_t>(in.offset)} * 4 * Dw * Stride), l, b0, 4 * Dw);
+    lane_read(w, lds_at(a + uint64_t{in.offset1} * 4 * Dw * Stride), l, b1, 4 * Dw);
+    for (unsigned i = 0; i < Dw; ++i) { row(w, in, in.dst + i)[l] = b0[i]; row(w, in, in.dst + Dw + i)[l] = b1[i]; }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+template <unsigned Dw, unsigned Stride>
+void ds_write2(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint64_t a = w.v[in.vaddr][l];
+    uint32_t b0[2], b1[2];
+    for (unsigned i = 0; i < Dw; ++i) { b0[i] = row(w, in, in.vdata + i)[l]; b1[i] = row(w, in, in.src[1] + i)[l]; }
+    lane_write(w, lds_at(a + uint64_t{static_cast<uint32_t>(in.offset)} * 4 * Dw * Stride), l, b0, 4 * Dw);
+    lane_write(w, lds_at(a + uint64_t{in.offset1} * 4 * Dw * Stride), l, b1, 4 * Dw);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+// LDS atomics: data0 = vdata, data1 = src[1]; ds_cmpst: data0 = compare, data1 = new value.
+template <AtomicOp Op, bool Wide, bool Rtn>
+void ds_atomic(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t off = offset16(in);
+  constexpr unsigned regs = Wide ? 2 : 1;
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint64_t d0 = row(w, in, in.vdata)[l], d1 = row(w, in, in.src[1])[l];
+    if (Wide) { d0 |= uint64_t{row(w, in, in.vdata + 1)[l]} << 32; d1 |= uint64_t{row(w, in, in.src[1] + 1)[l]} << 32; }
+    uint64_t v = Op == AtomicOp::CmpSwap ? d1 : d0, c = Op == AtomicOp::CmpSwap ? d0 : 0;
+    uint8_t* p = lane_atomic_ptr(w, lds_at(uint64_t{w.v[in.vaddr][l]} + off), 4 * regs);
+    uint64_t old = 0;
+    if (p) old = Wide ? atomic64(Op, reinterpret_cast<uint64_t*>(p), v, c)
+                      : atomic32(Op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(v), static_cast<uint32_t>(c));
+    if (Rtn) {
+      row(w, in, in.dst)[l] = static_cast<uint32_t>(old);
+      if (Wide) row(w, in, in.dst + 1)[l] = static_cast<uint32_t>(old >> 32);
+    }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+void ds_nop(Wave&, const Inst&) {}
+
+// ds_swizzle_b32 offset: bit 15 = quad-perm mode (2-bit selectors), else bit mask mode on
+// groups of 32 lanes: and_mask [4:0], or_mask [9:5], xor_mask [14:10] (AMD Vega ISA).
+void ds_swizzle_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t off = offset16(in), r[64];
+  const uint32_t* s = row(w, in, in.vdata);
+  VLOOP {
+    unsigned src;
+    if (off & 0x8000) src = (l & ~3u) | ((off >> (2 * (l & 3))) & 3);
+    else src = (l & 0x20) | ((((l & 0x1F) & (off & 0x1F)) | ((off >> 5) & 0x1F)) ^ ((off >> 10) & 0x1F));
+    r[l] = ((ex >> src) & 1) ? s[src] : 0;
+  }
+  uint32_t* d = row(w, in, in.dst);
+  VLOOP if ((ex >> l) & 1) d[l] = r[l];
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+// Pull: lane l reads data0 of lane (addr+offset)/4; inactive source lanes read 0.
+void ds_bpermute_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t off = offset16(in), r[64];
+  const uint32_t* a = w.v[in.vaddr];
+  const uint32_t* s = row(w, in, in.vdata);
+  VLOOP { unsigned src = ((a[l] + off) >> 2) & 63; r[l] = ((ex >> src) & 1) ? s[src] : 0; }
+  uint32_t* d = row(w, in, in.dst);
+  VLOOP if ((ex >> l) & 1) d[l] = r[l];
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+// Push: active lane l writes its data0 to lane (addr+offset)/4; lanes nobody writes get 0.
+void ds_permute_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t off = offset16(in), r[64] = {};
+  const uint32_t* a = w.v[in.vaddr];
+  const uint32_t* s = row(w, in, in.vdata);
+  for (unsigned l = 0; l < 64; ++l)
+    if ((ex >> l) & 1) r[((a[l] + off) >> 2) & 63] = s[l];
+  uint32_t* d = row(w, in, in.dst);
+  VLOOP if ((ex >> l) & 1) d[l] = r[l];
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+struct Op { const char* name; ExecFn fn; };
+const Op kDsOps[] = {
+    {"ds_read_b32", ds_read<4, false>}, {"ds_read_b64", ds_read<8, false>},
+    {"ds_read_b96", ds_read<12, false>}, {"ds_read_b128", ds_read<16, false>},
+    {"ds_read_u8", ds_read<1, false>}, {"ds_read_i8", ds_read<1, true>},
+    {"ds_read_u16", ds_read<2, false>}, {"ds_read_i16", ds_read<2, true>},
+    {"ds_read_u8_d16", ds_read<1, false, 1>}, {"ds_read_u8_d16_hi", ds_read<1, false, 2>},
+    {"ds_read_i8_d16", ds_read<1, true, 1>}, {"ds_read_i8_d16_hi", ds_read<1, true, 2>},
+    {"ds_read_u16_d16", ds_read<2, false, 1>}, {"ds_read_u16_d16_hi", ds_read<2, false, 2>},
+    {"ds_write_b32", ds_write<4>}, {"ds_write_b64", ds_write<8>}, {"ds_write_b96", ds_write<12>},
+    {"ds_write_b128", ds_write<16>}, {"ds_write_b8", ds_write<1>}, {"ds_write_b16", ds_write<2>},
+    {"ds_write_b8_d16_hi", ds_write<1, true>}, {"ds_write_b16_d16_hi", ds_write<2, true>},
+    {"ds_read2_b32", ds_read2<1, 1>}, {"ds_read2st64_b32", ds_read2<1, 64>},
+    {"ds_read2_b64", ds_read2<2, 1>}, {"ds_read2st64_b64", ds_read2<2, 64>},
+    {"ds_write2_b32", ds_write2<1, 1>}, {"ds_write2st64_b32", ds_write2<1, 64>},
+    {"ds_write2_b64", ds_write2<2, 1>}, {"ds_write2st64_b64", ds_write2<2, 64>},
+    {"ds_nop", ds_nop}, {"ds_swizzle_b32", ds_swizzle_b32}, {"ds_bpermute_b32", ds_bpermute_b32},
+    {"ds_permute_b32", ds_permute_b32},
+};
+
+// Atomic names: ds_<op>_<type> and ds_<op>_rtn_<type>.
+struct AOp { const char* op; const char* ty; ExecFn plain; ExecFn rtn; };
+#define A32(n, t, o) {n, t, ds_atomic<AtomicOp::o, false, false>, ds_atomic<AtomicOp::o, false, true>},
+#define A64(n, t, o) {n, t, ds_atomic<AtomicOp::o, true, false>, ds_atomic<AtomicOp::o, true, true>},
+const AOp kDsAtomics[] = {
+    A32("add", "u32", Add) A32("sub", "u32", Sub) A32("rsub", "u32", Rsub) A32("inc", "u32", Inc)
+    A32("dec", "u32", Dec) A32("min", "i32", SMin) A32("max", "i32", SMax) A32("min", "u32", UMin)
+    A32("max", "u32", UMax) A32("and", "b32", And) A32("or", "b32", Or) A32("xor", "b32", Xor)
+    A32("cmpst", "b32", CmpSwap) A32("add", "f32", FAdd) A32("min", "f32", FMin) A32("max", "f32", FMax)
+    A32("wrxchg", "b32", Swap) A32("pk_add", "f16", PkAddF16)
+    A64("add", "u64", Add) A64("sub", "u64", Sub) A64("rsub", "u64", Rsub) A64("inc", "u64", Inc)
+    A64("dec", "u64", Dec) A64("min", "i64", SMin) A64("max", "i64", SMax) A64("min", "u64", UMin)
+    A64("max", "u64", UMax) A64("and", "b64", And) A64("or", "b64", Or) A64("xor", "b64", Xor)
+    A64("cmpst", "b64", CmpSwap) A64("min", "f64", FMin) A64("max", "f64", FMax)
+    A64("wrxchg", "b64", Swap) A64("add", "f64", FAdd)
+};
+#undef A32
+#undef A64
+
+}  // namespace
+
+HandlerList ds_handlers() {
+  static std::vector<std::string> names;
+  static std::vector<HandlerEntry> v = [] {
+    std::vector<HandlerEntry> e;
+    for (const Op& op : kDsOps) { names.push_back(op.name); e.push_back({nullptr, op.fn}); }
+    for (const AOp& a : kDsAtomics) {
+      names.push_back(std::string("ds_") + a.op + "_" + a.ty); e.push_back({nullptr, a.plain});
+      names.push_back(std::string("ds_") + a.op + "_rtn_" + a.ty); e.push_back({nullptr, a.rtn});
+    }
+    for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
+    return e;
+  }();
+  return {v.data(), v.data() + v.size()};
+}
+
+}  // namespace emu::shader

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// FLAT, GLOBAL and SCRATCH execution: loads, stores (incl. d16) and atomics, per active lane.
+#include <string>
+#include <vector>
+
+#include "emu/shader/memops.h"
+
+namespace emu::shader {
+
+namespace {
+
+// Lane address by segment (REFERENCE §6): GLOBAL with saddr = SGPR pair + 32-bit vaddr;
+// SCRATCH = per-lane private offset (SGPR or VGPR) in the FLAT_SCRATCH window.
+inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
+  const uint32_t* lo = w.v[in.vaddr];
+  if (in.seg == kSegScratch) {
+    uint32_t base = in.saddr != 0x7F ? w.s[in.saddr] : lo[l];
+    return {Space::Scratch, static_cast<uint32_t>(base + in.offset), w.s64(102) - kScratchVa};
+  }
+  if (in.seg == kSegGlobal && in.saddr != 0x7F)
+    return {Space::Global, w.s64(in.saddr) + lo[l] + static_cast<int64_t>(in.offset), 0};
+  uint64_t a = (lo[l] | (uint64_t{w.v[(in.vaddr + 1) & 255][l]} << 32)) + static_cast<int64_t>(in.offset);
+  if (in.seg == kSegGlobal) return {Space::Global, a, 0};
+  return classify_flat(w, a);
+}
+
+// Loads of N dwords, or sub-dword with extension and d16 placement.
+enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
+
+template <unsigned N, Ext E>
+void load(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  constexpr unsigned bytes = E == Ext::None ? 4 * N : (E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 ||
+                                                      E == Ext::D16S8 || E == Ext::D16HiU8 || E == Ext::D16HiS8) ? 1 : 2;
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint32_t buf[4] = {};
+    if (!lane_read(w, lane_addr(w, in, l), l, buf, bytes)) return;
+    if constexpr (E == Ext::None) {
+      for (unsigned i = 0; i < N; ++i) data_row(w, in, in.dst + i)[l] = buf[i];
+    } else {
+      uint32_t v = buf[0];
+      if (E == Ext::S8 || E == Ext::D16S8 || E == Ext::D16HiS8) v = static_cast<uint32_t>(static_cast<int8_t>(v));
+      if (E == Ext::S16) v = static_cast<uint32_t>(static_cast<int16_t>(v));
+      uint32_t& d = data_row(w, in, in.dst)[l];
+      if (E == Ext::D16U8 || E == Ext::D16S8 || E == Ext::D16) d = (d & 0xFFFF0000u) | (v & 0xFFFF);
+      else if (E == Ext::D16HiU8 || E == Ext::D16HiS8 || E == Ext::D16Hi) d = (d & 0xFFFF) | (v << 16);
+      else d = v;
+    }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+// Stores N dwords, or `Bytes` bytes from the low (Hi=false) or high half of the data VGPR.
+template <unsigned N, unsigned Bytes, bool Hi>
+void store(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint32_t buf[4];
+    for (unsigned i = 0; i < N; ++i) buf[i] = data_row(w, in, in.vdata + i)[l];
+    if (Hi) buf[0] >>= 16;
+    if (!lane_write(w, lane_addr(w, in, l), l, buf, Bytes ? Bytes : 4 * N)) return;
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+template <AtomicOp Op, bool Wide>
+void atomic(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  constexpr unsigned regs = Wide ? 2 : 1;
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint64_t v = data_row(w, in, in.vdata)[l], c = 0;
+    if (Wide) v |= uint64_t{data_row(w, in, in.vdata + 1)[l]} << 32;
+    if (Op == AtomicOp::CmpSwap) {
+      c = data_row(w, in, in.vdata + regs)[l];
+      if (Wide) c |= uint64_t{data_row(w, in, in.vdata + regs + 1)[l]} << 32;
+    }
+    LaneAddr a = lane_addr(w, in, l);
+    uint64_t old;
+    if (uint8_t* p = lane_atomic_ptr(w, a, 4 * regs)) {
+      old = Wide ? atomic64(Op, reinterpret_cast<uint64_t*>(p), v, c)
+                 : atomic32(Op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(v), static_cast<uint32_t>(c));
+    } else {
+      if (w.state == WaveState::Fault) return;
+      if (a.space == Space::Lds) { old = 0; }  // out of range LDS: dropped
+      else {
+        uint64_t cur = 0;
+        if (!lane_read(w, a, l, &cur, 4 * regs)) return;
+        old = Wide ? rmw64(Op, &cur, v, c) : rmw32(Op, reinterpret_cast<uint32_t*>(&cur), static_cast<uint32_t>(v), static_cast<uint32_t>(c));
+        if (!lane_write(w, a, l, &cur, 4 * regs)) return;
+      }
+    }
+    if (in.flags & kGlc) {
+      data_row(w, in, in.dst)[l] = static_cast<uint32_t>(old);
+      if (Wide) data_row(w, in, in.dst + 1)[l] = static_cast<uint32_t>(old >> 32);
+    }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+struct Op { const char* suffix; ExecFn fn; };
+const Op kFlatOps[] = {
+    {"load_ubyte", load<1, Ext::U8>}, {"load_sbyte", load<1, Ext::S8>},
+    {"load_ushort", load<1, Ext::U16>}, {"load_sshort", load<1, Ext::S16>},
+    {"load_dword", load<1, Ext::None>}, {"load_dwordx2", load<2, Ext::None>},
+    {"load_dwordx3", load<3, Ext::None>}, {"load_dwordx4", load<4, Ext::None>},
+    {"load_ubyte_d16", load<1, Ext::D16U8>}, {"load_ubyte_d16_hi", load<1, Ext::D16HiU8>},
+    {"load_sbyte_d16", load<1, Ext::D16S8>}, {"load_sbyte_d16_hi", load<1, Ext::D16HiS8>},
+    {"load_short_d16", load<1, Ext::D16>}, {"load_short_d16_hi", load<1, Ext::D16Hi>},
+    {"store_byte", store<1, 1, false>}, {"store_byte_d16_hi", store<1, 1, true>},
+    {"store_short", store<1, 2, false>}, {"store_short_d16_hi", store<1, 2, true>},
+    {"store_dword", store<1, 0, false>}, {"store_dwordx2", store<2, 0, false>},
+    {"store_dwordx3", store<3, 0, false>}, {"store_dwordx4", store<4, 0, false>},
+#define A(n, op) {"atomic_" n, atomic<AtomicOp::op, false>}, {"atomic_" n "_x2", atomic<AtomicOp::op, true>},
+    A("swap", Swap) A("cmpswap", CmpSwap) A("add", Add) A("sub", Sub) A("smin", SMin)
+    A("umin", UMin) A("smax", SMax) A("umax", UMax) A("and", And) A("or", Or) A("xor", Xor)
+    A("inc", Inc) A("dec", Dec)
+#undef A
+    {"atomic_add_f32", atomic<AtomicOp::FAdd, false>}, {"atomic_pk_add_f16", atomic<AtomicOp::PkAddF16, false>},
+    {"atomic_add_f64", atomic<AtomicOp::FAdd, true>}, {"atomic_min_f64", atomic<AtomicOp::FMin, true>},
+    {"atomic_max_f64", atomic<AtomicOp::FMax, true>},
+};
+
+}  // namespace
+
+HandlerList flat_handlers() {
+  static std::vector<std::string> names;
+  static std::vector<HandlerEntry> v = [] {
+    std::vector<HandlerEntry> e;
+    for (const char* prefix : {"flat_", "global_", "scratch_"})
+      for (const Op& op : kFlatOps) { names.push_back(std::string(prefix) + op.suffix); e.push_back({nullptr, op.fn}); }
+    for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
+    return e;
+  }();
+  return {v.data(), v.data() + v.size()};
+}
+
+}  // namespace emu::shader

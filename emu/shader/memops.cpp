@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// Per-lane memory access: global through Memory, LDS, swizzled scratch; atomic operations.
+#include "emu/shader/memops.h"
+
+#include <cstdio>
+
+namespace emu::shader {
+
+namespace {
+
+// Scratch layout = MUBUF swizzle with ADD_TID, index stride 64, element size 4: byte `o` of
+// lane L lives at (o/4)*256 + L*4 + o%4 from the wave's window (AMD Vega ISA "Buffer
+// addressing"); MUBUF and scratch_*/flat private accesses therefore see the same bytes.
+uint8_t* scratch_byte(Wave& w, const LaneAddr& a, unsigned lane, uint64_t o, bool write) {
+  uint64_t b = a.wave_base + (o / 4) * 256 + lane * 4 + (o % 4);
+  Group& g = *w.group;
+  if (b >= g.scratch_per_wave) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "scratch %s out of range: lane %u offset 0x%llx", write ? "write" : "read",
+                  lane, static_cast<unsigned long long>(o));
+    wave_fail(w, Outcome::Kind::MemoryFault, kPrivateAperture + o, buf);
+    return nullptr;
+  }
+  return g.scratch->data() + w.wave_id * g.scratch_per_wave + b;
+}
+
+template <bool Write>
+bool scratch_copy(Wave& w, const LaneAddr& a, unsigned lane, uint8_t* data, unsigned size) {
+  uint64_t o = a.addr;
+  unsigned i = 0;
+  while (i < size) {
+    unsigned chunk = std::min<unsigned>(size - i, 4 - static_cast<unsigned>((o + i) % 4));
+    uint8_t* p = scratch_byte(w, a, lane, o + i, Write);
+    if (!p) return false;
+    if (Write) std::memcpy(p, data + i, chunk); else std::memcpy(data + i, p, chunk);
+    i += chunk;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size) {
+  switch (a.space) {
+    case Space::Global: {
+      const uint8_t* h = mem_host(w, a.addr, size, false);
+      if (!h) return false;
+      std::memcpy(data, h, size);
+      return true;
+    }
+    case Space::Lds:
+      if (a.addr + size > w.group->lds_size) std::memset(data, 0, size);
+      else std::memcpy(data, w.group->lds + a.addr, size);
+      return true;
+    default:
+      return scratch_copy<false>(w, a, lane, static_cast<uint8_t*>(data), size);
+  }
+}
+
+bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size) {
+  switch (a.space) {
+    case Space::Global: {
+      uint8_t* h = mem_host(w, a.addr, size, true);
+      if (!h) return false;
+      std::memcpy(h, data, size);
+      return true;
+    }
+    case Space::Lds:
+      if (a.addr + size <= w.group->lds_size) std::memcpy(w.group->lds + a.addr, data, size);
+      return true;
+    default:
+      return scratch_copy<true>(w, a, lane, static_cast<uint8_t*>(const_cast<void*>(data)), size);
+  }
+}
+
+uint8_t* lane_atomic_ptr(Wave& w, const LaneAddr& a, unsigned size) {
+  if (a.space == Space::Global) return mem_host(w, a.addr, size, true);
+  if (a.space == Space::Lds)
+    return a.addr + size <= w.group->lds_size ? w.group->lds + a.addr : nullptr;
+  return nullptr;
+}
+
+namespace {
+
+template <class T>
+T apply(AtomicOp op, T old, T v, T cmp) {
+  using S = std::make_signed_t<T>;
+  switch (op) {
+    case AtomicOp::Swap: return v;
+    case AtomicOp::CmpSwap: return old == cmp ? v : old;
+    case AtomicOp::Add: return old + v;
+    case AtomicOp::Sub: return old - v;
+    case AtomicOp::Rsub: return v - old;
+    case AtomicOp::SMin: return static_cast<S>(old) < static_cast<S>(v) ? old : v;
+    case AtomicOp::UMin: return old < v ? old : v;
+    case AtomicOp::SMax: return static_cast<S>(old) > static_cast<S>(v) ? old : v;
+    case AtomicOp::UMax: return old > v ? old : v;
+    case AtomicOp::And: return old & v;
+    case AtomicOp::Or: return old | v;
+    case AtomicOp::Xor: return old ^ v;
+    case AtomicOp::Inc: return old >= v ? 0 : old + 1;
+    case AtomicOp::Dec: return (old == 0 || old > v) ? v : old - 1;
+    case AtomicOp::FAdd:
+      if constexpr (sizeof(T) == 4) return u32(f32(old) + f32(v));
+      else return u64(f64(old) + f64(v));
+    case AtomicOp::FMin:
+      if constexpr (sizeof(T) == 4) return u32(std::fmin(f32(old), f32(v)));
+      else return u64(std::fmin(f64(old), f64(v)));
+    case AtomicOp::FMax:
+      if constexpr (sizeof(T) == 4) return u32(std::fmax(f32(old), f32(v)));
+      else return u64(std::fmax(f64(old), f64(v)));
+    case AtomicOp::PkAddF16: {
+      uint32_t lo = f32_to_f16(f16_to_f32(static_cast<uint16_t>(old)) + f16_to_f32(static_cast<uint16_t>(v)));
+      uint32_t hi = f32_to_f16(f16_to_f32(static_cast<uint16_t>(old >> 16)) + f16_to_f32(static_cast<uint16_t>(v >> 16)));
+      return static_cast<T>(lo | (hi << 16));
+    }
+  }
+  return old;
+}
+
+template <class T>
+T atomic_any(AtomicOp op, T* p, T v, T cmp) {
+  switch (op) {  // the common integer ops map to single host atomics
+    case AtomicOp::Swap: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+    case AtomicOp::Add: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+    case AtomicOp::Sub: return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST);
+    case AtomicOp::And: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);
+    case AtomicOp::Or: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
+    case AtomicOp::Xor: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);
+    default: break;
+  }
+  T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  for (;;) {
+    T n = apply(op, old, v, cmp);
+    if (op == AtomicOp::CmpSwap && n == old) return old;
+    if (__atomic_compare_exchange_n(p, &old, n, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return old;
+  }
+}
+
+}  // namespace
+
+uint32_t atomic32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { return atomic_any(op, p, v, cmp); }
+uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { return atomic_any(op, p, v, cmp); }
+uint32_t rmw32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { uint32_t o = *p; *p = apply(op, o, v, cmp); return o; }
+uint64_t rmw64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { uint64_t o = *p; *p = apply(op, o, v, cmp); return o; }
+
+}  // namespace emu::shader

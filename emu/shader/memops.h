@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Per-lane memory access shared by FLAT/GLOBAL/SCRATCH, MUBUF and DS: apertures, the swizzled
+// per-wave scratch buffer, LDS bounds, and atomic read-modify-write on host memory.
+#pragma once
+
+#include "emu/shader/valu.h"
+
+namespace emu::shader {
+
+// Where a lane's access goes.
+enum class Space : uint8_t { Global, Lds, Scratch };
+
+struct LaneAddr {
+  Space space = Space::Global;
+  uint64_t addr = 0;  // Global: VA; Lds: byte offset; Scratch: per-lane private offset
+  uint64_t wave_base = 0;  // Scratch: byte offset of the wave's window (FLAT_SCRATCH / V# base)
+};
+
+// Flat address -> space (REFERENCE §3 apertures: LDS 1<<48, private 2<<48, 4 GiB each).
+inline LaneAddr classify_flat(const Wave& w, uint64_t a) {
+  if (a - kLdsAperture < kApertureSize) return {Space::Lds, a - kLdsAperture, 0};
+  if (a - kPrivateAperture < kApertureSize)
+    return {Space::Scratch, a - kPrivateAperture, w.s64(102) - kScratchVa};
+  return {Space::Global, a, 0};
+}
+
+// Copies `size` bytes between `data` and the lane's location. False after a fault (the wave
+// has failed) — LDS out of range is not a fault: reads give 0 and writes are dropped (ISA).
+bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size);
+bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size);
+// Host pointer for an atomic on [a, a+size) (Global or LDS); nullptr for scratch (callers
+// then read-modify-write through lane_read/lane_write) or after a fault (w.state == Fault).
+uint8_t* lane_atomic_ptr(Wave& w, const LaneAddr& a, unsigned size);
+
+// Atomic operations shared by FLAT/GLOBAL and DS (names: the suffix after "atomic_"/"ds_").
+enum class AtomicOp : uint8_t {
+  Swap, CmpSwap, Add, Sub, Rsub, SMin, UMin, SMax, UMax, And, Or, Xor, Inc, Dec, FAdd, FMin,
+  FMax, PkAddF16
+};
+// Applies `op` to *p atomically; returns the previous value. `cmp` for CmpSwap.
+uint32_t atomic32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp);
+uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp);
+// The same on a plain value (scratch): returns the new value in *p, old as result.
+uint32_t rmw32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp);
+uint64_t rmw64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp);
+
+// Vector register row for a memory instruction's data operand (acc bit selects AGPRs).
+inline uint32_t* data_row(Wave& w, const Inst& in, unsigned reg) {
+  return w.v[((in.flags & kAcc) ? 256 : 0) + (reg & 255)];
+}
+
+}  // namespace emu::shader

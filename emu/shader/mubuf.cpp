@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// MUBUF execution: buffer loads/stores through a V#, for the private segment (scratch spills)
+// and for plain linear buffers.
+#include <cstdio>
+
+#include "emu/shader/memops.h"
+
+namespace emu::shader {
+
+namespace {
+
+// V# fields (AMD Vega ISA "Buffer Resource"): base [47:0], stride dw1[29:16], swizzle dw1[31],
+// num_records dw2, add_tid dw3[23].
+struct Vsharp {
+  uint64_t base;
+  uint32_t stride, records;
+  bool swizzle, add_tid;
+};
+
+Vsharp read_vsharp(const Wave& w, const Inst& in) {
+  const uint32_t* s = &w.s[in.srsrc & 127];
+  return {s[0] | (uint64_t{s[1] & 0xFFFF} << 32), (s[1] >> 16) & 0x3FFF, s[2], (s[1] >> 31) != 0,
+          ((s[3] >> 23) & 1) != 0};
+}
+
+// Lane address; `ok` false when out of range (loads read 0, stores are dropped).
+LaneAddr buffer_addr(Wave& w, const Inst& in, const Vsharp& v, unsigned l, bool& ok, bool& unsupported) {
+  uint32_t idx = (in.flags & kIdxen) ? w.v[in.vaddr][l] : 0;
+  uint32_t voff = (in.flags & kOffen) ? w.v[(in.vaddr + ((in.flags & kIdxen) ? 1 : 0)) & 255][l] : 0;
+  uint32_t soff = sread32(w, in, in.src[1]);
+  uint64_t off = uint64_t{voff} + static_cast<uint32_t>(in.offset);
+  ok = true;
+  if (v.base == kScratchVa) {
+    // The private segment V# we hand out: swizzled per lane (see memops.cpp). A wave offset
+    // that is a multiple of 256 bytes is a per-lane offset of soffset/64.
+    if (!v.swizzle || !v.add_tid || (in.flags & kIdxen) || soff % 256) unsupported = true;
+    return {Space::Scratch, off + soff / 64, 0};
+  }
+  if (v.swizzle || v.add_tid) unsupported = true;
+  uint64_t rel = uint64_t{idx} * v.stride + off;
+  if (v.stride == 0 ? off >= v.records : idx >= v.records) ok = false;
+  return {Space::Global, v.base + soff + rel, 0};
+}
+
+bool check_supported(Wave& w, const Inst& in, bool unsupported) {
+  if (!unsupported) return true;
+  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
+            "MUBUF addressing mode not supported (swizzled non-scratch buffer, idxen on scratch, "
+            "or unaligned wave offset): " + describe(in, w.pc - in.size));
+  return false;
+}
+
+template <unsigned Bytes, bool S, int H = 0>
+void buffer_load(Wave& w, const Inst& in) {
+  Vsharp v = read_vsharp(w, in);
+  uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    bool ok, bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, ok, bad);
+    if (!check_supported(w, in, bad)) return;
+    uint32_t buf[4] = {};
+    if (ok && !lane_read(w, a, l, buf, Bytes)) return;
+    if (Bytes >= 4) { for (unsigned i = 0; i < Bytes / 4; ++i) data_row(w, in, in.vdata + i)[l] = buf[i]; continue; }
+    uint32_t x = buf[0];
+    if (S) x = Bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(x)) : static_cast<uint32_t>(static_cast<int16_t>(x));
+    uint32_t& d = data_row(w, in, in.vdata)[l];
+    d = H == 0 ? x : H == 1 ? (d & 0xFFFF0000u) | (x & 0xFFFF) : (d & 0xFFFF) | (x << 16);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+template <unsigned Bytes, bool Hi = false>
+void buffer_store(Wave& w, const Inst& in) {
+  Vsharp v = read_vsharp(w, in);
+  uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    bool ok, bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, ok, bad);
+    if (!check_supported(w, in, bad)) return;
+    uint32_t buf[4];
+    for (unsigned i = 0; i < (Bytes + 3) / 4; ++i) buf[i] = data_row(w, in, in.vdata + i)[l];
+    if (Hi) buf[0] >>= 16;
+    if (ok && !lane_write(w, a, l, buf, Bytes)) return;
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+void buffer_wbinvl1(Wave&, const Inst&) {}
+
+const HandlerEntry kMubuf[] = {
+    {"buffer_load_dword", buffer_load<4, false>}, {"buffer_load_dwordx2", buffer_load<8, false>},
+    {"buffer_load_dwordx3", buffer_load<12, false>}, {"buffer_load_dwordx4", buffer_load<16, false>},
+    {"buffer_load_ubyte", buffer_load<1, false>}, {"buffer_load_sbyte", buffer_load<1, true>},
+    {"buffer_load_ushort", buffer_load<2, false>}, {"buffer_load_sshort", buffer_load<2, true>},
+    {"buffer_load_ubyte_d16", buffer_load<1, false, 1>}, {"buffer_load_ubyte_d16_hi", buffer_load<1, false, 2>},
+    {"buffer_load_sbyte_d16", buffer_load<1, true, 1>}, {"buffer_load_sbyte_d16_hi", buffer_load<1, true, 2>},
+    {"buffer_load_short_d16", buffer_load<2, false, 1>}, {"buffer_load_short_d16_hi", buffer_load<2, false, 2>},
+    {"buffer_store_dword", buffer_store<4>}, {"buffer_store_dwordx2", buffer_store<8>},
+    {"buffer_store_dwordx3", buffer_store<12>}, {"buffer_store_dwordx4", buffer_store<16>},
+    {"buffer_store_byte", buffer_store<1>}, {"buffer_store_short", buffer_store<2>},
+    {"buffer_store_byte_d16_hi", buffer_store<1, true>}, {"buffer_store_short_d16_hi", buffer_store<2, true>},
+    {"buffer_wbinvl1", buffer_wbinvl1}, {"buffer_wbinvl1_vol", buffer_wbinvl1},
+    {"buffer_wbl2", buffer_wbinvl1}, {"buffer_invl2", buffer_wbinvl1},
+};
+
+}  // namespace
+
+HandlerList mubuf_handlers() { return {std::begin(kMubuf), std::end(kMubuf)}; }
+
+}  // namespace emu::shader

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+// VALU execution of 32-bit VOP1/VOP2 operations (also reached through their VOP3 forms).
+#include <algorithm>
+#include <cfenv>
+
+#include "emu/shader/valu.h"
+
+namespace emu::shader {
+
+namespace {
+
+#define FETCH1(T) uint64_t ex = valu_active(w, in); uint32_t t0[64], r[64]; \
+  const uint32_t* A = fetch32(w, in, 0, T, t0);
+#define FETCH2(T) FETCH1(T) uint32_t t1[64]; const uint32_t* B = fetch32(w, in, 1, T, t1);
+#define FETCH3(T) FETCH2(T) uint32_t t2[64]; const uint32_t* C = fetch32(w, in, 2, T, t2);
+
+#define F1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
+  VLOOP { float a = f32(A[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+#define F2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::F32) \
+  VLOOP { float a = f32(A[l]), b = f32(B[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+#define F3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::F32) \
+  VLOOP { float a = f32(A[l]), b = f32(B[l]), c = f32(C[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+#define U1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
+  VLOOP { uint32_t a = A[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+#define U2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
+  VLOOP { uint32_t a = A[l], b = B[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+#define U3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::B32) \
+  VLOOP { uint32_t a = A[l], b = B[l], c = C[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+// Float result from integer operand.
+#define FU1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
+  VLOOP { uint32_t a = A[l]; r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+// Integer result from float operand.
+#define UF1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
+  VLOOP { float a = f32(A[l]); r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+
+inline int32_t i24(uint32_t x) { return static_cast<int32_t>(x << 8) >> 8; }
+inline uint32_t sx(int32_t x) { return static_cast<uint32_t>(x); }
+
+// Float -> int conversions saturate; NaN gives 0 (ISA: V_CVT_I32_F32).
+inline int32_t cvt_i32(double x) {
+  if (std::isnan(x)) return 0;
+  if (x >= 2147483647.0) return INT32_MAX;
+  if (x <= -2147483648.0) return INT32_MIN;
+  return static_cast<int32_t>(x);
+}
+inline uint32_t cvt_u32(double x) {
+  if (std::isnan(x) || x <= 0) return 0;
+  if (x >= 4294967295.0) return UINT32_MAX;
+  return static_cast<uint32_t>(x);
+}
+// IEEE-mode min/max: a quiet result from one NaN operand is the other operand.
+inline float fmin_ieee(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a < b || (a == b && std::signbit(a))) ? a : b; }
+inline float fmax_ieee(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a > b || (a == b && !std::signbit(a))) ? a : b; }
+inline float fract_f32(float a) {
+  if (std::isinf(a)) return std::nanf("");
+  float f = a - std::floor(a);
+  return std::fmin(f, 0x1.fffffep-1f);
+}
+inline uint32_t frexp_exp(float a) { int e = 0; if (std::isfinite(a)) std::frexp(a, &e); return sx(e); }
+inline float frexp_mant(float a) { int e; return std::isfinite(a) ? std::frexp(a, &e) : a; }
+
+F2(v_add_f32, a + b)
+F2(v_sub_f32, a - b)
+F2(v_subrev_f32, b - a)
+F2(v_mul_f32, a * b)
+F2(v_mul_legacy_f32, (a == 0.0f || b == 0.0f) ? 0.0f : a * b)
+F2(v_min_f32, fmin_ieee(a, b))
+F2(v_max_f32, fmax_ieee(a, b))
+F3(v_mac_f32, a * b + c)
+F3(v_fmac_f32, std::fma(a, b, c))
+F3(v_fma_f32, std::fma(a, b, c))
+F3(v_mad_f32, a * b + c)
+F3(v_mad_legacy_f32, ((a == 0.0f || b == 0.0f) ? 0.0f : a * b) + c)
+F3(v_min3_f32, fmin_ieee(fmin_ieee(a, b), c))
+F3(v_max3_f32, fmax_ieee(fmax_ieee(a, b), c))
+F3(v_med3_f32, (std::isnan(a) || std::isnan(b) || std::isnan(c)) ? fmin_ieee(fmin_ieee(a, b), c)
+               : fmax_ieee(fmin_ieee(a, b), fmin_ieee(fmax_ieee(a, b), c)))
+F1(v_fract_f32, fract_f32(a))
+F1(v_trunc_f32, std::trunc(a))
+F1(v_ceil_f32, std::ceil(a))
+F1(v_rndne_f32, std::nearbyint(a))
+F1(v_floor_f32, std::floor(a))
+F1(v_exp_f32, std::exp2(a))
+F1(v_log_f32, std::log2(a))
+F1(v_rcp_f32, 1.0f / a)
+F1(v_rcp_iflag_f32, 1.0f / a)
+F1(v_rsq_f32, static_cast<float>(1.0 / std::sqrt(static_cast<double>(a))))
+F1(v_sqrt_f32, std::sqrt(a))
+// Sine and cosine take their argument in revolutions (x * 2*pi radians).
+F1(v_sin_f32, static_cast<float>(std::sin(static_cast<double>(a) * 6.283185307179586)))
+F1(v_cos_f32, static_cast<float>(std::cos(static_cast<double>(a) * 6.283185307179586)))
+F1(v_frexp_mant_f32, frexp_mant(a))
+UF1(v_frexp_exp_i32_f32, frexp_exp(a))
+UF1(v_cvt_i32_f32, sx(cvt_i32(a)))
+UF1(v_cvt_u32_f32, cvt_u32(a))
+UF1(v_cvt_rpi_i32_f32, sx(cvt_i32(std::floor(static_cast<double>(a) + 0.5))))
+UF1(v_cvt_flr_i32_f32, sx(cvt_i32(std::floor(a))))
+FU1(v_cvt_f32_i32, static_cast<float>(static_cast<int32_t>(a)))
+FU1(v_cvt_f32_u32, static_cast<float>(a))
+FU1(v_cvt_f32_ubyte0, static_cast<float>(a & 0xFF))
+FU1(v_cvt_f32_ubyte1, static_cast<float>((a >> 8) & 0xFF))
+FU1(v_cvt_f32_ubyte2, static_cast<float>((a >> 16) & 0xFF))
+FU1(v_cvt_f32_ubyte3, static_cast<float>(a >> 24))
+FU1(v_cvt_off_f32_i4, static_cast<float>((static_cast<int32_t>(a << 28) >> 28)) / 16.0f)
+
+void v_ldexp_f32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], t1[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F32, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  VLOOP r[l] = u32(std::ldexp(f32(A[l]), static_cast<int32_t>(B[l])));
+  store32(w, in, ex, r, Ty::F32);
+}
+
+U1(v_mov_b32, a)
+U1(v_not_b32, ~a)
+U1(v_bfrev_b32, [&] { uint32_t d = 0; for (int i = 0; i < 32; ++i) d |= ((a >> i) & 1) << (31 - i); return d; }())
+U1(v_ffbh_u32, a ? static_cast<uint32_t>(std::countl_zero(a)) : ~0u)
+U1(v_ffbl_b32, a ? static_cast<uint32_t>(std::countr_zero(a)) : ~0u)
+U1(v_ffbh_i32, (a == 0 || a == ~0u) ? ~0u : static_cast<uint32_t>(std::countl_zero(static_cast<int32_t>(a) < 0 ? ~a : a)))
+U2(v_mul_i32_i24, sx(i24(a) * i24(b)))
+U2(v_mul_hi_i32_i24, static_cast<uint32_t>(static_cast<uint64_t>(int64_t{i24(a)} * i24(b)) >> 32))
+U2(v_mul_u32_u24, (a & 0xFFFFFF) * (b & 0xFFFFFF))
+U2(v_mul_hi_u32_u24, static_cast<uint32_t>((uint64_t{a & 0xFFFFFF} * (b & 0xFFFFFF)) >> 32))
+U2(v_min_i32, sx(std::min(static_cast<int32_t>(a), static_cast<int32_t>(b))))
+U2(v_max_i32, sx(std::max(static_cast<int32_t>(a), static_cast<int32_t>(b))))
+U2(v_min_u32, std::min(a, b))
+U2(v_max_u32, std::max(a, b))
+U2(v_lshrrev_b32, b >> (a & 31))
+U2(v_ashrrev_i32, sx(static_cast<int32_t>(b) >> (a & 31)))
+U2(v_lshlrev_b32, b << (a & 31))
+U2(v_and_b32, a & b)
+U2(v_or_b32, a | b)
+U2(v_xor_b32, a ^ b)
+U2(v_xnor_b32, ~(a ^ b))
+U2(v_add_u32, a + b)
+U2(v_sub_u32, a - b)
+U2(v_subrev_u32, b - a)
+U2(v_mul_lo_u32, a * b)
+U2(v_mul_hi_u32, static_cast<uint32_t>((uint64_t{a} * b) >> 32))
+U2(v_mul_hi_i32, static_cast<uint32_t>(static_cast<uint64_t>(int64_t{static_cast<int32_t>(a)} * static_cast<int32_t>(b)) >> 32))
+U2(v_bcnt_u32_b32, static_cast<uint32_t>(std::popcount(a)) + b)
+U2(v_bfm_b32, ((1u << (a & 31)) - 1) << (b & 31))
+U3(v_mad_i32_i24, sx(i24(a) * i24(b)) + c)
+U3(v_mad_u32_u24, (a & 0xFFFFFF) * (b & 0xFFFFFF) + c)
+U3(v_bfe_u32, (c & 31) == 0 ? 0 : (a >> (b & 31)) & ((c & 31) == 32 ? ~0u : ((1u << (c & 31)) - 1)))
+U3(v_bfe_i32, (c & 31) == 0 ? 0 : sx(((b & 31) + (c & 31) >= 32) ? static_cast<int32_t>(a) >> (b & 31)
+                                    : static_cast<int32_t>(a << (32 - (b & 31) - (c & 31))) >> (32 - (c & 31))))
+U3(v_bfi_b32, (a & b) | (~a & c))
+U3(v_alignbit_b32, static_cast<uint32_t>(((uint64_t{a} << 32) | b) >> (c & 31)))
+U3(v_alignbyte_b32, static_cast<uint32_t>(((uint64_t{a} << 32) | b) >> (8 * (c & 3))))
+U3(v_min3_i32, sx(std::min({static_cast<int32_t>(a), static_cast<int32_t>(b), static_cast<int32_t>(c)})))
+U3(v_max3_i32, sx(std::max({static_cast<int32_t>(a), static_cast<int32_t>(b), static_cast<int32_t>(c)})))
+U3(v_min3_u32, std::min({a, b, c}))
+U3(v_max3_u32, std::max({a, b, c}))
+U3(v_med3_i32, sx(std::max(std::min(static_cast<int32_t>(a), static_cast<int32_t>(b)),
+                          std::min(std::max(static_cast<int32_t>(a), static_cast<int32_t>(b)), static_cast<int32_t>(c)))))
+U3(v_med3_u32, std::max(std::min(a, b), std::min(std::max(a, b), c)))
+U3(v_lshl_add_u32, (a << (b & 31)) + c)
+U3(v_add_lshl_u32, (a + b) << (c & 31))
+U3(v_add3_u32, a + b + c)
+U3(v_lshl_or_b32, (a << (b & 31)) | c)
+U3(v_and_or_b32, (a & b) | c)
+U3(v_or3_b32, a | b | c)
+U3(v_xad_u32, (a ^ b) + c)
+U3(v_mad_u32_u16, (a & 0xFFFF) * (b & 0xFFFF) + c)
+U3(v_mad_i32_i16, sx(int32_t{static_cast<int16_t>(a)} * static_cast<int16_t>(b)) + c)
+U3(v_sad_u32, (a > b ? a - b : b - a) + c)
+// v_perm_b32: byte selectors from c pick from {a,b} (b is bytes 0..3) or constants.
+inline uint32_t perm_byte(uint64_t ab, uint32_t sel) {
+  sel &= 0xFF;
+  if (sel <= 7) return (ab >> (8 * sel)) & 0xFF;
+  if (sel <= 11) return ((ab >> (15 + 16 * (sel - 8))) & 1) ? 0xFF : 0;  // sign of bytes 1,3,5,7
+  return sel == 12 ? 0 : 0xFF;
+}
+U3(v_perm_b32, perm_byte((uint64_t{a} << 32) | b, c) | perm_byte((uint64_t{a} << 32) | b, c >> 8) << 8 |
+               perm_byte((uint64_t{a} << 32) | b, c >> 16) << 16 | perm_byte((uint64_t{a} << 32) | b, c >> 24) << 24)
+
+// v_madmk: D = S0 * K + S1; v_madak: D = S0 * S1 + K (K = literal).
+void v_madmk_f32(Wave& w, const Inst& in) {
+  FETCH2(Ty::F32) float k = f32(in.literal);
+  VLOOP r[l] = u32(f32(A[l]) * k + f32(B[l]));
+  store32(w, in, ex, r, Ty::F32);
+}
+void v_madak_f32(Wave& w, const Inst& in) {
+  FETCH2(Ty::F32) float k = f32(in.literal);
+  VLOOP r[l] = u32(f32(A[l]) * f32(B[l]) + k);
+  store32(w, in, ex, r, Ty::F32);
+}
+
+// Carry ops: carry-out to sdst (VCC for VOP2), carry-in from VCC or the VOP3 src2 pair.
+void v_add_co_u32(Wave& w, const Inst& in) {
+  FETCH2(Ty::B32) uint64_t co = 0;
+  VLOOP { uint64_t s = uint64_t{A[l]} + B[l]; r[l] = static_cast<uint32_t>(s); co |= (s >> 32) << l; }
+  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+}
+void v_sub_co_u32(Wave& w, const Inst& in) {
+  FETCH2(Ty::B32) uint64_t co = 0;
+  VLOOP { r[l] = A[l] - B[l]; co |= uint64_t{B[l] > A[l]} << l; }
+  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+}
+void v_subrev_co_u32(Wave& w, const Inst& in) {
+  FETCH2(Ty::B32) uint64_t co = 0;
+  VLOOP { r[l] = B[l] - A[l]; co |= uint64_t{A[l] > B[l]} << l; }
+  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+}
+void v_addc_co_u32(Wave& w, const Inst& in) {
+  uint64_t ci = mask_source(w, in);
+  FETCH2(Ty::B32) uint64_t co = 0;
+  VLOOP { uint64_t s = uint64_t{A[l]} + B[l] + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(s); co |= (s >> 32) << l; }
+  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+}
+void v_subb_co_u32(Wave& w, const Inst& in) {
+  uint64_t ci = mask_source(w, in);
+  FETCH2(Ty::B32) uint64_t co = 0;
+  VLOOP { uint64_t b = uint64_t{B[l]} + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(A[l] - b); co |= uint64_t{b > A[l]} << l; }
+  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+}
+void v_subbrev_co_u32(Wave& w, const Inst& in) {
+  uint64_t ci = mask_source(w, in);
+  FETCH2(Ty::B32) uint64_t co = 0;
+  VLOOP { uint64_t a = uint64_t{A[l]} + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(B[l] - a); co |= uint64_t{a > B[l]} << l; }
+  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+}
+void v_cndmask_b32(Wave& w, const Inst& in) {
+  uint64_t m = mask_source(w, in);
+  FETCH2(Ty::F32)  // F32: VOP3 abs/neg apply (clang uses them for fabs/fneg selects)
+  VLOOP r[l] = ((m >> l) & 1) ? B[l] : A[l];
+  store32(w, in, ex, r, Ty::B32);
+}
+
+const HandlerEntry kVop[] = {
+#define E(n) {#n, n},
+    E(v_add_f32) E(v_sub_f32) E(v_subrev_f32) E(v_mul_f32) E(v_mul_legacy_f32) E(v_min_f32)
+    E(v_max_f32) E(v_mac_f32) E(v_fmac_f32) E(v_fma_f32) E(v_mad_f32) E(v_mad_legacy_f32)
+    E(v_min3_f32) E(v_max3_f32) E(v_med3_f32) E(v_fract_f32) E(v_trunc_f32) E(v_ceil_f32)
+    E(v_rndne_f32) E(v_floor_f32) E(v_exp_f32) E(v_log_f32) E(v_rcp_f32) E(v_rcp_iflag_f32)
+    E(v_rsq_f32) E(v_sqrt_f32) E(v_sin_f32) E(v_cos_f32) E(v_frexp_mant_f32)
+    E(v_frexp_exp_i32_f32) E(v_cvt_i32_f32) E(v_cvt_u32_f32) E(v_cvt_rpi_i32_f32)
+    E(v_cvt_flr_i32_f32) E(v_cvt_f32_i32) E(v_cvt_f32_u32) E(v_cvt_f32_ubyte0)
+    E(v_cvt_f32_ubyte1) E(v_cvt_f32_ubyte2) E(v_cvt_f32_ubyte3) E(v_cvt_off_f32_i4)
+    E(v_ldexp_f32) E(v_mov_b32) E(v_not_b32) E(v_bfrev_b32) E(v_ffbh_u32) E(v_ffbl_b32)
+    E(v_ffbh_i32) E(v_mul_i32_i24) E(v_mul_hi_i32_i24) E(v_mul_u32_u24) E(v_mul_hi_u32_u24)
+    E(v_min_i32) E(v_max_i32) E(v_min_u32) E(v_max_u32) E(v_lshrrev_b32) E(v_ashrrev_i32)
+    E(v_lshlrev_b32) E(v_and_b32) E(v_or_b32) E(v_xor_b32) E(v_xnor_b32) E(v_add_u32)
+    E(v_sub_u32) E(v_subrev_u32) E(v_mul_lo_u32) E(v_mul_hi_u32) E(v_mul_hi_i32)
+    E(v_bcnt_u32_b32) E(v_bfm_b32) E(v_mad_i32_i24) E(v_mad_u32_u24) E(v_bfe_u32) E(v_bfe_i32)
+    E(v_bfi_b32) E(v_alignbit_b32) E(v_alignbyte_b32) E(v_min3_i32) E(v_max3_i32)
+    E(v_min3_u32) E(v_max3_u32) E(v_med3_i32) E(v_med3_u32) E(v_lshl_add_u32)
+    E(v_add_lshl_u32) E(v_add3_u32) E(v_lshl_or_b32) E(v_and_or_b32) E(v_or3_b32)
+    E(v_xad_u32) E(v_mad_u32_u16) E(v_mad_i32_i16) E(v_sad_u32) E(v_perm_b32) E(v_madmk_f32)
+    E(v_madak_f32) E(v_add_co_u32) E(v_sub_co_u32) E(v_subrev_co_u32) E(v_addc_co_u32)
+    E(v_subb_co_u32) E(v_subbrev_co_u32) E(v_cndmask_b32)
+#undef E
+};
+
+}  // namespace
+
+HandlerList vop_handlers() { return {std::begin(kVop), std::end(kVop)}; }
+
+}  // namespace emu::shader

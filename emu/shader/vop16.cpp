@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// VALU execution of 16-bit (f16/i16/u16) and packed (VOP3P) operations, incl. gfx90a's
+// packed-f32 v_pk_{fma,mul,add,mov} on 64-bit register pairs.
+#include "emu/shader/valu.h"
+
+namespace emu::shader {
+
+namespace {
+
+inline float h2f(uint32_t x) { return f16_to_f32(static_cast<uint16_t>(x)); }
+
+#define H_FETCH(N, T) uint64_t ex = valu_active(w, in); uint32_t t0[64], t1[64], t2[64], r[64]; \
+  const uint32_t* A = fetch32(w, in, 0, T, t0); const uint32_t* B = N > 1 ? fetch32(w, in, 1, T, t1) : t1; \
+  const uint32_t* C = N > 2 ? fetch32(w, in, 2, T, t2) : t2; (void)B; (void)C;
+#define H1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { H_FETCH(1, Ty::F16) \
+  VLOOP { float a = h2f(A[l]); r[l] = f32_to_f16(EXPR); } store32(w, in, ex, r, Ty::F16); }
+#define H2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { H_FETCH(2, Ty::F16) \
+  VLOOP { float a = h2f(A[l]), b = h2f(B[l]); r[l] = f32_to_f16(EXPR); } store32(w, in, ex, r, Ty::F16); }
+// f16 fma: the double product is exact, so one rounding to f16 (f64_to_f16) is correct.
+#define H3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { H_FETCH(3, Ty::F16) \
+  VLOOP { double a = h2f(A[l]), b = h2f(B[l]), c = h2f(C[l]); r[l] = f64_to_f16(EXPR); } store32(w, in, ex, r, Ty::F16); }
+#define I2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { H_FETCH(2, Ty::B16) \
+  VLOOP { uint32_t a = A[l] & 0xFFFF, b = B[l] & 0xFFFF; r[l] = (EXPR) & 0xFFFF; } store32(w, in, ex, r, Ty::B16); }
+
+inline float hmin(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : std::fmin(a, b); }
+inline float hmax(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b); }
+inline int16_t s16(uint32_t x) { return static_cast<int16_t>(x); }
+
+H2(v_add_f16, a + b)
+H2(v_sub_f16, a - b)
+H2(v_subrev_f16, b - a)
+H2(v_mul_f16, a * b)
+H2(v_min_f16, hmin(a, b))
+H2(v_max_f16, hmax(a, b))
+H3(v_fma_f16, a * b + c)
+H3(v_mac_f16, a * b + c)
+H3(v_mad_f16, a * b + c)
+H1(v_sqrt_f16, std::sqrt(a))
+H1(v_rcp_f16, 1.0f / a)
+H1(v_rsq_f16, 1.0f / std::sqrt(a))
+H1(v_log_f16, std::log2(a))
+H1(v_exp_f16, std::exp2(a))
+H1(v_floor_f16, std::floor(a))
+H1(v_ceil_f16, std::ceil(a))
+H1(v_trunc_f16, std::trunc(a))
+H1(v_rndne_f16, std::nearbyint(a))
+H1(v_fract_f16, std::isinf(a) ? std::nanf("") : a - std::floor(a))
+H1(v_sin_f16, static_cast<float>(std::sin(a * 6.283185307179586)))
+H1(v_cos_f16, static_cast<float>(std::cos(a * 6.283185307179586)))
+I2(v_add_u16, a + b)
+I2(v_sub_u16, a - b)
+I2(v_subrev_u16, b - a)
+I2(v_mul_lo_u16, a * b)
+I2(v_lshlrev_b16, b << (a & 15))
+I2(v_lshrrev_b16, b >> (a & 15))
+I2(v_ashrrev_i16, static_cast<uint32_t>(s16(b) >> (a & 15)))
+I2(v_max_u16, std::max(a, b))
+I2(v_min_u16, std::min(a, b))
+I2(v_max_i16, static_cast<uint32_t>(std::max(s16(a), s16(b))))
+I2(v_min_i16, static_cast<uint32_t>(std::min(s16(a), s16(b))))
+
+void v_ldexp_f16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], t1[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F16, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  VLOOP r[l] = f64_to_f16(std::ldexp(static_cast<double>(h2f(A[l])), static_cast<int16_t>(B[l])));
+  store32(w, in, ex, r, Ty::F16);
+}
+void v_cvt_f16_f32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F32, t0);
+  VLOOP r[l] = f32_to_f16(f32(A[l]));
+  store32(w, in, ex, r, Ty::F16);
+}
+void v_cvt_f32_f16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F16, t0);
+  VLOOP r[l] = u32(h2f(A[l]));
+  store32(w, in, ex, r, Ty::F32);
+}
+void v_cvt_f16_u16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B16, t0);
+  VLOOP r[l] = f32_to_f16(static_cast<float>(A[l] & 0xFFFF));
+  store32(w, in, ex, r, Ty::F16);
+}
+void v_cvt_f16_i16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B16, t0);
+  VLOOP r[l] = f32_to_f16(static_cast<float>(s16(A[l])));
+  store32(w, in, ex, r, Ty::F16);
+}
+// Round-toward-zero pack of two f32 into f16x2.
+uint16_t f32_to_f16_rtz(float f) {
+  uint16_t h = f32_to_f16(f);
+  if (std::isnan(f) || std::isinf(f)) return h;
+  if (std::fabs(h2f(h)) > std::fabs(f)) h = static_cast<uint16_t>(h - 1);  // one step toward zero
+  return h;
+}
+void v_cvt_pkrtz_f16_f32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], t1[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F32, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::F32, t1);
+  VLOOP r[l] = f32_to_f16_rtz(f32(A[l])) | (uint32_t{f32_to_f16_rtz(f32(B[l]))} << 16);
+  store32(w, in, ex, r, Ty::B32);
+}
+void v_pack_b32_f16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], t1[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F16, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::F16, t1);
+  VLOOP r[l] = (A[l] & 0xFFFF) | (B[l] << 16);
+  store32(w, in, ex, r, Ty::B32);
+}
+
+// VOP3P: each half of the result takes its sources' halves per op_sel (low result) and
+// op_sel_hi (high result); neg_lo/neg_hi negate per half.
+inline uint32_t half(uint32_t v, bool hi) { return hi ? v >> 16 : v & 0xFFFF; }
+template <class F>
+void pk16(Wave& w, const Inst& in, unsigned n, bool fp, F f) {
+  uint64_t ex = w.exec();
+  uint32_t t[3][64], r[64];
+  const uint32_t* S[3];
+  Inst plain = in; plain.abs = plain.neg = 0; plain.opsel = 0;
+  for (unsigned i = 0; i < n; ++i) S[i] = fetch32(w, plain, i, Ty::B32, t[i]);
+  VLOOP {
+    uint32_t lo[3], hi[3];
+    for (unsigned i = 0; i < n; ++i) {
+      lo[i] = half(S[i][l], (in.opsel >> i) & 1);
+      hi[i] = half(S[i][l], (in.opsel_hi >> i) & 1);
+      if (fp && ((in.neg >> i) & 1)) lo[i] ^= 0x8000;
+      if (fp && ((in.neg_hi >> i) & 1)) hi[i] ^= 0x8000;
+    }
+    r[l] = (f(lo[0], lo[1], lo[2]) & 0xFFFF) | (f(hi[0], hi[1], hi[2]) << 16);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  uint32_t* d = w.v[in.dst];
+  VLOOP if ((ex >> l) & 1) d[l] = r[l];
+}
+void v_pk_add_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(h2f(a) + h2f(b)); }); }
+void v_pk_mul_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(h2f(a) * h2f(b)); }); }
+void v_pk_fma_f16(Wave& w, const Inst& in) {
+  pk16(w, in, 3, true, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t {
+    return f64_to_f16(static_cast<double>(h2f(a)) * h2f(b) + h2f(c)); });
+}
+void v_pk_min_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(hmin(h2f(a), h2f(b))); }); }
+void v_pk_max_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(hmax(h2f(a), h2f(b))); }); }
+void v_pk_add_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a + b; }); }
+void v_pk_sub_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a - b; }); }
+void v_pk_mul_lo_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a * b; }); }
+void v_pk_lshlrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return b << (a & 15); }); }
+void v_pk_lshrrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return b >> (a & 15); }); }
+
+// gfx90a packed f32: sources are VGPR pairs; op_sel picks the element for the low result,
+// op_sel_hi for the high result.
+template <class F>
+void pk32(Wave& w, const Inst& in, unsigned n, F f) {
+  uint64_t ex = w.exec();
+  uint64_t S[3][64], R[64];
+  Inst plain = in; plain.abs = plain.neg = 0;
+  for (unsigned i = 0; i < n; ++i) fetch64(w, plain, i, false, S[i]);
+  VLOOP {
+    float lo[3] = {}, hi[3] = {};
+    for (unsigned i = 0; i < n; ++i) {
+      uint32_t e0 = static_cast<uint32_t>(S[i][l]), e1 = static_cast<uint32_t>(S[i][l] >> 32);
+      if (in.src[i] < 256) e1 = e0;  // scalar/constant sources replicate to both halves
+      lo[i] = f32(((in.opsel >> i) & 1) ? e1 : e0);
+      hi[i] = f32(((in.opsel_hi >> i) & 1) ? e1 : e0);
+      if ((in.neg >> i) & 1) lo[i] = -lo[i];
+      if ((in.neg_hi >> i) & 1) hi[i] = -hi[i];
+    }
+    R[l] = u32(f(lo[0], lo[1], lo[2])) | (uint64_t{u32(f(hi[0], hi[1], hi[2]))} << 32);
+  }
+  Inst out = in; out.clamp = 0;
+  store64(w, out, ex, R, false);
+}
+void v_pk_fma_f32(Wave& w, const Inst& in) { pk32(w, in, 3, [](float a, float b, float c) { return std::fma(a, b, c); }); }
+void v_pk_mul_f32(Wave& w, const Inst& in) { pk32(w, in, 2, [](float a, float b, float) { return a * b; }); }
+void v_pk_add_f32(Wave& w, const Inst& in) { pk32(w, in, 2, [](float a, float b, float) { return a + b; }); }
+void v_pk_mov_b32(Wave& w, const Inst& in) { pk32(w, in, 2, [](float a, float, float) { return a; }); }
+
+const HandlerEntry kVop16[] = {
+#define E(n) {#n, n},
+    E(v_add_f16) E(v_sub_f16) E(v_subrev_f16) E(v_mul_f16) E(v_min_f16) E(v_max_f16) E(v_fma_f16)
+    E(v_mac_f16) E(v_mad_f16) E(v_sqrt_f16) E(v_rcp_f16) E(v_rsq_f16) E(v_log_f16) E(v_exp_f16)
+    E(v_floor_f16) E(v_ceil_f16) E(v_trunc_f16) E(v_rndne_f16) E(v_fract_f16) E(v_sin_f16)
+    E(v_cos_f16) E(v_add_u16) E(v_sub_u16) E(v_subrev_u16) E(v_mul_lo_u16) E(v_lshlrev_b16)
+    E(v_lshrrev_b16) E(v_ashrrev_i16) E(v_max_u16) E(v_min_u16) E(v_max_i16) E(v_min_i16)
+    E(v_ldexp_f16) E(v_cvt_f16_f32) E(v_cvt_f32_f16) E(v_cvt_f16_u16) E(v_cvt_f16_i16)
+    E(v_cvt_pkrtz_f16_f32) E(v_pack_b32_f16) E(v_pk_add_f16) E(v_pk_mul_f16) E(v_pk_fma_f16)
+    E(v_pk_min_f16) E(v_pk_max_f16) E(v_pk_add_u16) E(v_pk_sub_u16) E(v_pk_mul_lo_u16)
+    E(v_pk_lshlrev_b16) E(v_pk_lshrrev_b16) E(v_pk_fma_f32) E(v_pk_mul_f32) E(v_pk_add_f32)
+    E(v_pk_mov_b32)
+#undef E
+};
+
+}  // namespace
+
+HandlerList vop16_handlers() { return {std::begin(kVop16), std::end(kVop16)}; }
+
+}  // namespace emu::shader

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// VALU execution of 64-bit operations, conversions, division helpers and cross-lane ops.
+#include "emu/shader/valu.h"
+
+namespace emu::shader {
+
+namespace {
+
+#define D_FETCH(N) uint64_t ex = valu_active(w, in); uint64_t A[64], B[64], C[64], R[64]; \
+  (void)B; (void)C; fetch64(w, in, 0, true, A); if (N > 1) fetch64(w, in, 1, true, B); \
+  if (N > 2) fetch64(w, in, 2, true, C);
+#define D1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(1) \
+  VLOOP { double a = f64(A[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
+#define D2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(2) \
+  VLOOP { double a = f64(A[l]), b = f64(B[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
+#define D3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(3) \
+  VLOOP { double a = f64(A[l]), b = f64(B[l]), c = f64(C[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
+
+inline double dmin(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a < b || (a == b && std::signbit(a))) ? a : b; }
+inline double dmax(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a > b || (a == b && !std::signbit(a))) ? a : b; }
+inline double dfract(double a) { return std::isinf(a) ? std::nan("") : std::fmin(a - std::floor(a), 0x1.fffffffffffffp-1); }
+inline double dmant(double a) { int e; return std::isfinite(a) ? std::frexp(a, &e) : a; }
+
+D2(v_add_f64, a + b)
+D2(v_mul_f64, a * b)
+D2(v_min_f64, dmin(a, b))
+D2(v_max_f64, dmax(a, b))
+D3(v_fma_f64, std::fma(a, b, c))
+D3(v_fmac_f64, std::fma(a, b, c))
+D1(v_trunc_f64, std::trunc(a))
+D1(v_ceil_f64, std::ceil(a))
+D1(v_rndne_f64, std::nearbyint(a))
+D1(v_floor_f64, std::floor(a))
+D1(v_fract_f64, dfract(a))
+D1(v_rcp_f64, 1.0 / a)
+D1(v_rsq_f64, 1.0 / std::sqrt(a))
+D1(v_sqrt_f64, std::sqrt(a))
+D1(v_frexp_mant_f64, dmant(a))
+
+void v_ldexp_f64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), A[64], R[64];
+  uint32_t t1[64];
+  fetch64(w, in, 0, true, A);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  VLOOP R[l] = u64(std::ldexp(f64(A[l]), static_cast<int32_t>(B[l])));
+  store64(w, in, ex, R, true);
+}
+
+// 64-bit results from 32-bit/64-bit integer sources.
+void v_lshlrev_b64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), B[64], R[64];
+  uint32_t t0[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  fetch64(w, in, 1, false, B);
+  VLOOP R[l] = B[l] << (A[l] & 63);
+  store64(w, in, ex, R, false);
+}
+void v_lshrrev_b64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), B[64], R[64];
+  uint32_t t0[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  fetch64(w, in, 1, false, B);
+  VLOOP R[l] = B[l] >> (A[l] & 63);
+  store64(w, in, ex, R, false);
+}
+void v_ashrrev_i64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), B[64], R[64];
+  uint32_t t0[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  fetch64(w, in, 1, false, B);
+  VLOOP R[l] = static_cast<uint64_t>(static_cast<int64_t>(B[l]) >> (A[l] & 63));
+  store64(w, in, ex, R, false);
+}
+// v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst.
+void v_mad_u64_u32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), C[64], R[64], co = 0;
+  uint32_t t0[64], t1[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  fetch64(w, in, 2, false, C);
+  VLOOP {
+    unsigned __int128 s = static_cast<unsigned __int128>(uint64_t{A[l]} * B[l]) + C[l];
+    R[l] = static_cast<uint64_t>(s);
+    co |= static_cast<uint64_t>(s >> 64) << l;
+  }
+  store64(w, in, ex, R, false);
+  store_mask(w, in, co & ex);
+}
+void v_mad_i64_i32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), C[64], R[64], co = 0;
+  uint32_t t0[64], t1[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  fetch64(w, in, 2, false, C);
+  VLOOP {
+    __int128 s = static_cast<__int128>(int64_t{static_cast<int32_t>(A[l])} * static_cast<int32_t>(B[l])) +
+                 static_cast<int64_t>(C[l]);
+    R[l] = static_cast<uint64_t>(s);
+    co |= uint64_t{s > INT64_MAX || s < INT64_MIN} << l;
+  }
+  store64(w, in, ex, R, false);
+  store_mask(w, in, co & ex);
+}
+
+// Conversions between f64 and 32-bit types.
+template <class F>
+void cvt_to32(Wave& w, const Inst& in, F f, Ty t) {
+  uint64_t ex = valu_active(w, in), A[64];
+  uint32_t r[64];
+  fetch64(w, in, 0, true, A);
+  VLOOP r[l] = f(f64(A[l]));
+  store32(w, in, ex, r, t);
+}
+template <class F>
+void cvt_to64(Wave& w, const Inst& in, F f, Ty t) {
+  uint64_t ex = valu_active(w, in), R[64];
+  uint32_t t0[64];
+  const uint32_t* A = fetch32(w, in, 0, t, t0);
+  VLOOP R[l] = u64(f(A[l]));
+  store64(w, in, ex, R, true);
+}
+void v_cvt_i32_f64(Wave& w, const Inst& in) {
+  cvt_to32(w, in, [](double x) -> uint32_t {
+    if (std::isnan(x)) return 0;
+    if (x >= 2147483647.0) return INT32_MAX;
+    if (x <= -2147483648.0) return static_cast<uint32_t>(INT32_MIN);
+    return static_cast<uint32_t>(static_cast<int32_t>(x));
+  }, Ty::B32);
+}
+void v_cvt_u32_f64(Wave& w, const Inst& in) {
+  cvt_to32(w, in, [](double x) -> uint32_t {
+    if (std::isnan(x) || x <= 0) return 0;
+    if (x >= 4294967295.0) return UINT32_MAX;
+    return static_cast<uint32_t>(x);
+  }, Ty::B32);
+}
+void v_cvt_f32_f64(Wave& w, const Inst& in) { cvt_to32(w, in, [](double x) { return u32(static_cast<float>(x)); }, Ty::F32); }
+void v_frexp_exp_i32_f64(Wave& w, const Inst& in) {
+  cvt_to32(w, in, [](double x) { int e = 0; if (std::isfinite(x)) std::frexp(x, &e); return static_cast<uint32_t>(e); }, Ty::B32);
+}
+void v_cvt_f64_i32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(static_cast<int32_t>(x)); }, Ty::B32); }
+void v_cvt_f64_u32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(x); }, Ty::B32); }
+void v_cvt_f64_f32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(f32(x)); }, Ty::F32); }
+
+// Division helpers. The host has exact IEEE division, so v_div_scale never scales (VCC = 0)
+// and v_div_fixup returns the correctly rounded quotient S2/S1, which is what the
+// scale/rcp/fma/fmas/fixup sequence computes on hardware for every input.
+void v_div_scale_f32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F32, t0);
+  VLOOP r[l] = A[l];
+  store32(w, in, ex, r, Ty::F32);
+  store_mask(w, in, 0);
+}
+void v_div_scale_f64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), A[64];
+  fetch64(w, in, 0, true, A);
+  store64(w, in, ex, A, true);
+  store_mask(w, in, 0);
+}
+void v_div_fmas_f32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), vcc = w.vcc();
+  uint32_t t0[64], t1[64], t2[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F32, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::F32, t1);
+  const uint32_t* C = fetch32(w, in, 2, Ty::F32, t2);
+  VLOOP {
+    float d = std::fma(f32(A[l]), f32(B[l]), f32(C[l]));
+    r[l] = u32(((vcc >> l) & 1) ? std::ldexp(d, 32) : d);
+  }
+  store32(w, in, ex, r, Ty::F32);
+}
+void v_div_fmas_f64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), vcc = w.vcc(), A[64], B[64], C[64], R[64];
+  fetch64(w, in, 0, true, A); fetch64(w, in, 1, true, B); fetch64(w, in, 2, true, C);
+  VLOOP {
+    double d = std::fma(f64(A[l]), f64(B[l]), f64(C[l]));
+    R[l] = u64(((vcc >> l) & 1) ? std::ldexp(d, 64) : d);
+  }
+  store64(w, in, ex, R, true);
+}
+void v_div_fixup_f32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t1[64], t2[64], r[64];
+  const uint32_t* B = fetch32(w, in, 1, Ty::F32, t1);
+  const uint32_t* C = fetch32(w, in, 2, Ty::F32, t2);
+  VLOOP r[l] = u32(f32(C[l]) / f32(B[l]));
+  store32(w, in, ex, r, Ty::F32);
+}
+void v_div_fixup_f64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), B[64], C[64], R[64];
+  fetch64(w, in, 1, true, B); fetch64(w, in, 2, true, C);
+  VLOOP R[l] = u64(f64(C[l]) / f64(B[l]));
+  store64(w, in, ex, R, true);
+}
+
+// v_trig_preop_f64: 53-bit segment of 2/pi selected by S1[4:0] and S0's exponent
+// (ISA: "V_TRIG_PREOP_F64"). 2/pi bits from the public constant 0xA2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163ABDEBBC561B7246E3A424DD2E006492EEA09D1921CFE1DEB1CB129A73EE88235F52EBB4484E99C7026B45F7E413991D639835339F49C845F8BBDF9283B1FF897FFDE05980FEF2F118B5A0A6D1F6D367ECF27CB09B74F463F669E5FEA2D7527BA.
+const uint32_t kTwoOverPi[] = {
+    0xA2F9836E, 0x4E441529, 0xFC2757D1, 0xF534DDC0, 0xDB629599, 0x3C439041, 0xFE5163AB,
+    0xDEBBC561, 0xB7246E3A, 0x424DD2E0, 0x06492EEA, 0x09D1921C, 0xFE1DEB1C, 0xB129A73E,
+    0xE88235F5, 0x2EBB4484, 0xE99C7026, 0xB45F7E41, 0x3991D639, 0x835339F4, 0x9C845F8B,
+    0xBDF9283B, 0x1FF897FF, 0xDE05980F, 0xEF2F118B, 0x5A0A6D1F, 0x6D367ECF, 0x27CB09B7,
+    0x4F463F66, 0x9E5FEA2D, 0x7527BA00, 0, 0, 0};
+uint64_t twopi_bits(unsigned start) {  // 53 bits of 2/pi starting at bit `start` (0 = MSB)
+  uint64_t v = 0;
+  for (unsigned i = 0; i < 53; ++i) {
+    unsigned b = start + i;
+    v = (v << 1) | ((kTwoOverPi[b / 32] >> (31 - b % 32)) & 1);
+  }
+  return v;
+}
+void v_trig_preop_f64(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), A[64], R[64];
+  uint32_t t1[64];
+  fetch64(w, in, 0, true, A);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  VLOOP {
+    int e = static_cast<int>((A[l] >> 52) & 0x7FF);  // biased exponent
+    unsigned shift = (e > 1077 ? static_cast<unsigned>(e - 1077) : 0) + 53 * (B[l] & 31);
+    double seg = std::ldexp(static_cast<double>(twopi_bits(shift)), -static_cast<int>(shift) - 53);
+    if (e >= 1968) seg = std::ldexp(seg, 128);  // ISA: scale up for large exponents
+    R[l] = u64(seg);
+  }
+  store64(w, in, ex, R, true);
+}
+
+// Cross-lane.
+void v_readlane_b32(Wave& w, const Inst& in) {
+  unsigned lane = sread32(w, in, in.src[1]) & 63;
+  uint32_t v = in.src[0] >= 256 ? w.v[in.src[0] - 256][lane] : sread32(w, in, in.src[0]);
+  swrite32(w, in.dst, v);
+}
+void v_readfirstlane_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  unsigned lane = ex ? static_cast<unsigned>(std::countr_zero(ex)) : 0;
+  uint32_t v = in.src[0] >= 256 ? w.v[in.src[0] - 256][lane] : sread32(w, in, in.src[0]);
+  swrite32(w, in.dst, v);
+}
+void v_writelane_b32(Wave& w, const Inst& in) {
+  unsigned lane = sread32(w, in, in.src[1]) & 63;
+  w.v[in.dst][lane] = sread32(w, in, in.src[0]);
+}
+void v_mbcnt_lo_u32_b32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], t1[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  VLOOP r[l] = static_cast<uint32_t>(std::popcount(A[l] & ((l >= 32 ? 0xFFFFFFFFull : ((1ull << l) - 1)) & 0xFFFFFFFFu))) + B[l];
+  store32(w, in, ex, r, Ty::B32);
+}
+void v_mbcnt_hi_u32_b32(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], t1[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  VLOOP {
+    uint64_t below = l >= 32 ? ((1ull << (l - 32)) - 1) : 0;
+    r[l] = static_cast<uint32_t>(std::popcount(A[l] & below)) + B[l];
+  }
+  store32(w, in, ex, r, Ty::B32);
+}
+void v_nop(Wave&, const Inst&) {}
+void v_swap_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t* a = w.v[in.dst];
+  uint32_t* b = w.v[in.src[0] - 256];
+  VLOOP if ((ex >> l) & 1) { uint32_t t = a[l]; a[l] = b[l]; b[l] = t; }
+}
+void v_accvgpr_mov(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  VLOOP r[l] = A[l];
+  store32(w, in, ex, r, Ty::B32);
+}
+
+const HandlerEntry kVop64[] = {
+#define E(n) {#n, n},
+    E(v_add_f64) E(v_mul_f64) E(v_min_f64) E(v_max_f64) E(v_fma_f64) E(v_fmac_f64)
+    E(v_trunc_f64) E(v_ceil_f64) E(v_rndne_f64) E(v_floor_f64) E(v_fract_f64) E(v_rcp_f64)
+    E(v_rsq_f64) E(v_sqrt_f64) E(v_frexp_mant_f64) E(v_ldexp_f64) E(v_lshlrev_b64)
+    E(v_lshrrev_b64) E(v_ashrrev_i64) E(v_mad_u64_u32) E(v_mad_i64_i32) E(v_cvt_i32_f64)
+    E(v_cvt_u32_f64) E(v_cvt_f32_f64) E(v_frexp_exp_i32_f64) E(v_cvt_f64_i32) E(v_cvt_f64_u32)
+    E(v_cvt_f64_f32) E(v_div_scale_f32) E(v_div_scale_f64) E(v_div_fmas_f32) E(v_div_fmas_f64)
+    E(v_div_fixup_f32) E(v_div_fixup_f64) E(v_trig_preop_f64) E(v_readlane_b32)
+    E(v_readfirstlane_b32) E(v_writelane_b32) E(v_mbcnt_lo_u32_b32) E(v_mbcnt_hi_u32_b32)
+    E(v_nop) E(v_swap_b32)
+#undef E
+    {"v_accvgpr_read_b32", v_accvgpr_mov}, {"v_accvgpr_write_b32", v_accvgpr_mov},
+    {"v_accvgpr_mov_b32", v_accvgpr_mov},
+};
+
+}  // namespace
+
+HandlerList vop3_handlers() { return {std::begin(kVop64), std::end(kVop64)}; }
+
+}  // namespace emu::shader

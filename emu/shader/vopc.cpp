@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+// VALU compares (VOPC and their VOP3 forms): v_cmp_*, v_cmpx_* (also writes EXEC), v_cmp_class_*.
+#include <string>
+#include <vector>
+
+#include "emu/shader/valu.h"
+
+namespace emu::shader {
+
+namespace {
+
+enum class Cond { F, LT, EQ, LE, GT, LG, GE, O, U, NGE, NLG, NGT, NLE, NEQ, NLT, TRU };
+
+template <class T>
+bool fcmp(Cond c, T a, T b) {
+  bool un = std::isnan(a) || std::isnan(b);
+  switch (c) {
+    case Cond::F: return false;
+    case Cond::LT: return a < b;
+    case Cond::EQ: return a == b;
+    case Cond::LE: return a <= b;
+    case Cond::GT: return a > b;
+    case Cond::LG: return !un && a != b;
+    case Cond::GE: return a >= b;
+    case Cond::O: return !un;
+    case Cond::U: return un;
+    case Cond::NGE: return !(a >= b);
+    case Cond::NLG: return un || a == b;
+    case Cond::NGT: return !(a > b);
+    case Cond::NLE: return !(a <= b);
+    case Cond::NEQ: return !(a == b);
+    case Cond::NLT: return !(a < b);
+    default: return true;
+  }
+}
+
+// Integer conditions use the same slots: F LT EQ LE GT NE(=LG) GE T(=O).
+template <class T>
+bool icmp(Cond c, T a, T b) {
+  switch (c) {
+    case Cond::F: return false;
+    case Cond::LT: return a < b;
+    case Cond::EQ: return a == b;
+    case Cond::LE: return a <= b;
+    case Cond::GT: return a > b;
+    case Cond::LG: return a != b;
+    case Cond::GE: return a >= b;
+    default: return true;
+  }
+}
+
+void finish(Wave& w, const Inst& in, uint64_t ex, uint64_t m, bool x) {
+  m &= ex;
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  store_mask(w, in, m);
+  if (x) w.set_exec(m);
+}
+
+// Kind: 0 f16, 1 f32, 2 f64, 3 i16, 4 u16, 5 i32, 6 u32, 7 i64, 8 u64.
+template <int K, Cond C, bool X>
+void cmp(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), m = 0;
+  if constexpr (K == 2 || K == 7 || K == 8) {
+    uint64_t A[64], B[64];
+    fetch64(w, in, 0, K == 2, A);
+    fetch64(w, in, 1, K == 2, B);
+    VLOOP {
+      bool r;
+      if constexpr (K == 2) r = fcmp(C, f64(A[l]), f64(B[l]));
+      else if constexpr (K == 7) r = icmp(C, static_cast<int64_t>(A[l]), static_cast<int64_t>(B[l]));
+      else r = icmp(C, A[l], B[l]);
+      m |= uint64_t{r} << l;
+    }
+  } else {
+    constexpr Ty t = K == 0 ? Ty::F16 : K == 1 ? Ty::F32 : (K == 3 || K == 4) ? Ty::B16 : Ty::B32;
+    uint32_t t0[64], t1[64];
+    const uint32_t* A = fetch32(w, in, 0, t, t0);
+    const uint32_t* B = fetch32(w, in, 1, t, t1);
+    VLOOP {
+      bool r;
+      if constexpr (K == 0) r = fcmp(C, f16_to_f32(static_cast<uint16_t>(A[l])), f16_to_f32(static_cast<uint16_t>(B[l])));
+      else if constexpr (K == 1) r = fcmp(C, f32(A[l]), f32(B[l]));
+      else if constexpr (K == 3) r = icmp(C, static_cast<int16_t>(A[l]), static_cast<int16_t>(B[l]));
+      else if constexpr (K == 4) r = icmp(C, static_cast<uint16_t>(A[l]), static_cast<uint16_t>(B[l]));
+      else if constexpr (K == 5) r = icmp(C, static_cast<int32_t>(A[l]), static_cast<int32_t>(B[l]));
+      else r = icmp(C, A[l], B[l]);
+      m |= uint64_t{r} << l;
+    }
+  }
+  finish(w, in, ex, m, X);
+}
+
+// v_cmp_class: S1 bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
+// 7 +denormal, 8 +normal, 9 +inf.
+template <class T>
+unsigned fp_class(T x, bool quiet) {
+  bool neg = std::signbit(x);
+  switch (std::fpclassify(x)) {
+    case FP_NAN: return quiet ? 1 : 0;
+    case FP_INFINITE: return neg ? 2 : 9;
+    case FP_NORMAL: return neg ? 3 : 8;
+    case FP_SUBNORMAL: return neg ? 4 : 7;
+    default: return neg ? 5 : 6;
+  }
+}
+template <int K, bool X>
+void cmp_class(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in), m = 0;
+  uint32_t t1[64];
+  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+  if constexpr (K == 2) {
+    uint64_t A[64];
+    fetch64(w, in, 0, true, A);
+    VLOOP m |= uint64_t{(B[l] >> fp_class(f64(A[l]), (A[l] >> 51) & 1)) & 1} << l;
+  } else {
+    uint32_t t0[64];
+    const uint32_t* A = fetch32(w, in, 0, K == 0 ? Ty::F16 : Ty::F32, t0);
+    VLOOP {
+      unsigned c = K == 0 ? fp_class(f16_to_f32(static_cast<uint16_t>(A[l])), (A[l] >> 9) & 1)
+                          : fp_class(f32(A[l]), (A[l] >> 22) & 1);
+      m |= uint64_t{(B[l] >> c) & 1} << l;
+    }
+  }
+  finish(w, in, ex, m, X);
+}
+
+const char* const kFCond[16] = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru"};
+const char* const kICond[8] = {"f", "lt", "eq", "le", "gt", "ne", "ge", "t"};
+const char* const kKind[9] = {"f16", "f32", "f64", "i16", "u16", "i32", "u32", "i64", "u64"};
+
+template <int K, int C>
+void add_cmp(std::vector<HandlerEntry>& v, std::vector<std::string>& names) {
+  const char* cond = K <= 2 ? kFCond[C] : kICond[C];
+  names.push_back(std::string("v_cmp_") + cond + "_" + kKind[K]);
+  v.push_back({nullptr, cmp<K, static_cast<Cond>(C), false>});
+  names.push_back(std::string("v_cmpx_") + cond + "_" + kKind[K]);
+  v.push_back({nullptr, cmp<K, static_cast<Cond>(C), true>});
+}
+template <int K, int... C>
+void add_kind(std::vector<HandlerEntry>& v, std::vector<std::string>& n, std::integer_sequence<int, C...>) {
+  (add_cmp<K, C>(v, n), ...);
+}
+
+}  // namespace
+
+HandlerList vopc_handlers() {
+  static std::vector<std::string> names;
+  static std::vector<HandlerEntry> v = [] {
+    std::vector<HandlerEntry> e;
+    add_kind<0>(e, names, std::make_integer_sequence<int, 16>{});
+    add_kind<1>(e, names, std::make_integer_sequence<int, 16>{});
+    add_kind<2>(e, names, std::make_integer_sequence<int, 16>{});
+    add_kind<3>(e, names, std::make_integer_sequence<int, 8>{});
+    add_kind<4>(e, names, std::make_integer_sequence<int, 8>{});
+    add_kind<5>(e, names, std::make_integer_sequence<int, 8>{});
+    add_kind<6>(e, names, std::make_integer_sequence<int, 8>{});
+    add_kind<7>(e, names, std::make_integer_sequence<int, 8>{});
+    add_kind<8>(e, names, std::make_integer_sequence<int, 8>{});
+    names.push_back("v_cmp_class_f16"); e.push_back({nullptr, cmp_class<0, false>});
+    names.push_back("v_cmpx_class_f16"); e.push_back({nullptr, cmp_class<0, true>});
+    names.push_back("v_cmp_class_f32"); e.push_back({nullptr, cmp_class<1, false>});
+    names.push_back("v_cmpx_class_f32"); e.push_back({nullptr, cmp_class<1, true>});
+    names.push_back("v_cmp_class_f64"); e.push_back({nullptr, cmp_class<2, false>});
+    names.push_back("v_cmpx_class_f64"); e.push_back({nullptr, cmp_class<2, true>});
+    for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
+    return e;
+  }();
+  return {v.data(), v.data() + v.size()};
+}
+
+}  // namespace emu::shader
