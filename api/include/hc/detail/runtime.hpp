@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// hc's host-side runtime state: the devices HIP reports, their default views and per-view queues (streams).
+#pragma once
+
+#include "future.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace hc {
+
+enum execute_order { execute_in_order = 0, execute_any_order = 1 };
+enum queuing_mode { queuing_mode_immediate = 0, queuing_mode_automatic = 1 };
+enum queue_priority { priority_high = 0, priority_normal = 1, priority_low = 2 };
+enum hcAgentProfile { hcAgentProfileNone = 0, hcAgentProfileBase = 1, hcAgentProfileFull = 2 };
+enum access_type {
+  access_type_none = 0,
+  access_type_read = 1,
+  access_type_write = 2,
+  access_type_read_write = 3,
+  access_type_auto = 4,
+};
+
+namespace detail {
+
+// One accelerator_view: a HIP stream on one device plus the operations still in flight on it.
+struct view_state {
+  int device = 0;
+  hipStream_t stream = nullptr;
+  execute_order order = execute_in_order;
+  queuing_mode mode = queuing_mode_automatic;
+  queue_priority priority = priority_normal;
+  bool is_default = false;
+  std::mutex m;
+  std::vector<std::shared_ptr<op_state>> ops;
+
+  view_state(int dev, execute_order o, queuing_mode qm, queue_priority p)
+      : device(dev), order(o), mode(qm), priority(p) {
+    device_guard g(dev);
+    int least = 0, greatest = 0;
+    check(hipDeviceGetStreamPriorityRange(&least, &greatest), "hipDeviceGetStreamPriorityRange");
+    int prio = p == priority_high ? greatest : p == priority_low ? least
+                                                                  : std::clamp(0, std::min(least, greatest), std::max(least, greatest));
+    check(hipStreamCreateWithPriority(&stream, hipStreamDefault, prio),
+          "hipStreamCreateWithPriority");
+  }
+  view_state(const view_state&) = delete;
+  view_state& operator=(const view_state&) = delete;
+  ~view_state() {
+    if (!stream) return;
+    (void)hipStreamSynchronize(stream);
+    (void)hipStreamDestroy(stream);
+  }
+
+  // Creates an op whose end event is recorded on this stream once `enqueue` has run;
+  // with `timed`, a begin event is recorded before it.
+  template <class Enqueue>
+  std::shared_ptr<op_state> record(hcCommandKind kind, bool timed, Enqueue&& enqueue) {
+    (void)anchor_for(device);
+    auto op = std::make_shared<op_state>();
+    op->device = device;
+    op->kind = kind;
+    device_guard g(device);
+    if (timed) {
+      check(hipEventCreate(&op->begin), "hipEventCreate");
+      check(hipEventRecord(op->begin, stream), "hipEventRecord");
+    }
+    check(hipEventCreate(&op->end), "hipEventCreate");
+    enqueue(stream);
+    check(hipEventRecord(op->end, stream), "hipEventRecord");
+    std::lock_guard<std::mutex> lock(m);
+    prune_locked();
+    ops.push_back(op);
+    return op;
+  }
+
+  int pending() {
+    std::lock_guard<std::mutex> lock(m);
+    prune_locked();
+    return static_cast<int>(ops.size());
+  }
+
+  void prune_locked() {
+    ops.erase(std::remove_if(ops.begin(), ops.end(),
+                             [](const std::shared_ptr<op_state>& o) { return o->ready(); }),
+              ops.end());
+  }
+};
+
+// What hc knows about one HIP device.
+struct device_state {
+  int id = 0;
+  std::once_flag view_once;
+  std::shared_ptr<view_state> default_view;
+
+  std::shared_ptr<view_state> get_default_view() {
+    std::call_once(view_once, [this] {
+      default_view = std::make_shared<view_state>(id, execute_in_order, queuing_mode_automatic,
+                                                  priority_normal);
+      default_view->is_default = true;
+    });
+    return default_view;
+  }
+};
+
+// The process-wide device list. Deliberately never destroyed: streams must not be torn down
+// after the HIP runtime during static destruction.
+struct runtime {
+  std::vector<device_state*> devices;
+  int default_device = 0;
+  bool default_used = false;
+  std::mutex m;
+
+  static runtime& get() {
+    static runtime* r = [] {
+      auto* rt = new runtime;
+      int n = 0;
+      if (hipGetDeviceCount(&n) != hipSuccess) n = 0;
+      for (int i = 0; i < n; ++i) {
+        auto* d = new device_state;
+        d->id = i;
+        rt->devices.push_back(d);
+      }
+      return rt;
+    }();
+    return *r;
+  }
+
+  device_state& device(int id) {
+    if (id < 0 || id >= static_cast<int>(devices.size()))
+      throw runtime_exception("hc: no such accelerator (no GPU found by the HIP runtime?)", -1);
+    return *devices[id];
+  }
+};
+
+} // namespace detail
+} // namespace hc
