@@ -94,6 +94,7 @@ class AqlQueue {
   aql::AmdSignal* inactive_ = nullptr;
   aql::AmdSignal* doorbell_signal_ = nullptr;
   volatile uint64_t* doorbell_ = nullptr;
+  alignas(64) std::atomic<uint64_t> cached_read_{0};  // a recent read_dispatch_id (never ahead)
 };
 
 }  // namespace queues

@@ -53,7 +53,12 @@ kfd::Result<uint64_t> AqlQueue::reserve(uint32_t count, std::chrono::nanoseconds
   if (timeout == kForever) {
     // Claim first, then wait for the device to free the slots (HSA's add-then-wait protocol).
     uint64_t index = __atomic_fetch_add(&amdq_->write_dispatch_id, uint64_t(count), __ATOMIC_ACQ_REL);
-    if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, timeout));
+    // The device's read index lives on a cache line it writes; a host-side copy that is only
+    // refreshed when the ring looks full saves a cache-line transfer per packet.
+    if (index + count - cached_read_.load(std::memory_order_relaxed) > size_) {
+      if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, timeout));
+      cached_read_.store(read_index(), std::memory_order_relaxed);
+    }
     return index;
   }
   // With a timeout a claim must be undone-free: claim only once the slots are free (CAS), so a

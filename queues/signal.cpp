@@ -102,6 +102,8 @@ kfd::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nanos
   if (cond_holds(cond, v, operand)) return v;
   const auto start = Clock::now();
   const auto deadline = deadline_after(start, timeout);
+  if (policy.block && policy.spin.count() <= 0 && policy.yield.count() <= 0)
+    return block(cond, operand, deadline, policy);  // a pure blocking waiter does not spin
   const auto spin_end = deadline_after(start, policy.spin);
   const auto yield_end = deadline_after(spin_end, policy.yield);
   auto next_check = start;
