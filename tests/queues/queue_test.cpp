@@ -182,3 +182,25 @@ TEST(AqlQueue, DestroysWithPendingWorkWithoutLeaking) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace qtest;
+
+TEST(AqlQueue, BarrierAndSpansTwoGpus) {
+  if (rt().gpus().size() < 2) GTEST_SKIP() << "needs two GPUs (KFDEMU_GPUS=2 under the emulator)";
+  queues::QueueOptions o0, o1;
+  o0.gpu_id = rt().gpus()[0]->gpu_id;
+  o1.gpu_id = rt().gpus()[1]->gpu_id;
+  auto q0 = std::move(rt().create_queue(o0)).value();
+  auto q1 = std::move(rt().create_queue(o1)).value();
+  EXPECT_EQ(q1->gpu_id(), o1.gpu_id);
+  auto gate = make_signal(1), on0 = make_signal(1), on1 = make_signal(1);
+  ASSERT_TRUE(q0->submit(barrier_and({gate->handle()}, on0->handle())).ok());
+  ASSERT_TRUE(q1->submit(barrier_and({on0->handle()}, on1->handle())).ok());
+  EXPECT_EQ(on1->wait(queues::Cond::Eq, 0, 50ms).err(), ETIMEDOUT);
+  gate->store(0);
+  EXPECT_TRUE(wait_eq(*on1, 0).ok());
+}
+
+}  // namespace
