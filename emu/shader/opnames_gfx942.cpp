@@ -5,7 +5,7 @@
 namespace emu::shader {
 
 // Row order is Enc (SOP2..MTBUF); MTBUF's row holds SCRATCH and the last row GLOBAL.
-const char* const kOpNames_gfx942[16] = {
+extern const char* const kOpNames_gfx942[16] = {
     // SOP2
     "s_add_u32 s_sub_u32 s_add_i32 s_sub_i32 s_addc_u32 s_subb_u32 s_min_i32 s_min_u32 "
     "s_max_i32 s_max_u32 s_cselect_b32 s_cselect_b64 s_and_b32 s_and_b64 s_or_b32 s_or_b64 "

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// Test harness implementation: host memory map, ELF64 code object loading, AQL packet building.
+#include "tests/emu/harness.h"
+
+#include <elf.h>
+
+#include <fstream>
+#include <iterator>
+
+namespace emu_test {
+
+uint8_t* HostMemory::translate(uint64_t va, uint64_t size, bool write) {
+  std::lock_guard l(mu_);
+  auto it = bufs_.upper_bound(va);
+  if (it == bufs_.begin()) return nullptr;
+  --it;
+  const Buf& b = it->second;
+  if (va < it->first || va + size > it->first + b.size || va + size < va) return nullptr;
+  if (write && !b.writable) return nullptr;
+  return b.base + (va - it->first);
+}
+
+emu::shader::Range HostMemory::lookup(uint64_t va) {
+  std::lock_guard l(mu_);
+  auto it = bufs_.upper_bound(va);
+  if (it == bufs_.begin()) return {};
+  --it;
+  if (va >= it->first + it->second.size) return {};
+  return {it->first, it->first + it->second.size, it->second.base, it->second.writable};
+}
+
+uint8_t* HostMemory::alloc(size_t size, bool writable) {
+  std::unique_ptr<uint8_t[]> s(new uint8_t[size + 256]());
+  uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(s.get()) + 255) & ~uintptr_t{255});
+  std::lock_guard l(mu_);
+  bufs_[reinterpret_cast<uint64_t>(base)] = Buf{std::move(s), base, size, writable};
+  return base;
+}
+
+void HostMemory::unmap(const void* p) {
+  std::lock_guard l(mu_);
+  bufs_.erase(reinterpret_cast<uint64_t>(p));
+}
+
+std::string CodeObject::load(const std::string& path, HostMemory& mem) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return "cannot open " + path;
+  std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (file.size() < sizeof(Elf64_Ehdr)) return "truncated ELF";
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, file.data(), sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_machine != 224) return "not an AMDGPU ELF";
+  auto ph = [&](unsigned i) { Elf64_Phdr p; std::memcpy(&p, file.data() + eh.e_phoff + i * sizeof p, sizeof p); return p; };
+  auto sh = [&](unsigned i) { Elf64_Shdr s; std::memcpy(&s, file.data() + eh.e_shoff + i * sizeof s, sizeof s); return s; };
+  uint64_t span = 0;
+  for (unsigned i = 0; i < eh.e_phnum; ++i)
+    if (ph(i).p_type == PT_LOAD) span = std::max<uint64_t>(span, ph(i).p_vaddr + ph(i).p_memsz);
+  uint8_t* base = mem.alloc(span + 4096, false);
+  base_ = reinterpret_cast<uint64_t>(base);
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr p = ph(i);
+    if (p.p_type == PT_LOAD) std::memcpy(base + p.p_vaddr, file.data() + p.p_offset, p.p_filesz);
+  }
+  Elf64_Shdr shstr = sh(eh.e_shstrndx);
+  for (unsigned i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr s = sh(i);
+    const char* sname = reinterpret_cast<const char*>(file.data() + shstr.sh_offset + s.sh_name);
+    if (std::string(sname) == ".text") { text_begin = base_ + s.sh_addr; text_end = text_begin + s.sh_size; }
+    if (s.sh_type == SHT_SYMTAB || s.sh_type == SHT_DYNSYM) {
+      Elf64_Shdr strtab = sh(s.sh_link);
+      for (uint64_t o = 0; o + sizeof(Elf64_Sym) <= s.sh_size; o += sizeof(Elf64_Sym)) {
+        Elf64_Sym sym;
+        std::memcpy(&sym, file.data() + s.sh_offset + o, sizeof sym);
+        std::string n = reinterpret_cast<const char*>(file.data() + strtab.sh_offset + sym.st_name);
+        if (!n.empty() && sym.st_shndx != SHN_UNDEF) symbols_[n] = base_ + sym.st_value;
+      }
+    }
+    if (s.sh_type == SHT_RELA) {
+      for (uint64_t o = 0; o + sizeof(Elf64_Rela) <= s.sh_size; o += sizeof(Elf64_Rela)) {
+        Elf64_Rela r;
+        std::memcpy(&r, file.data() + s.sh_offset + o, sizeof r);
+        if (ELF64_R_TYPE(r.r_info) == 13) {  // R_AMDGPU_RELATIVE64
+          uint64_t v = base_ + r.r_addend;
+          std::memcpy(base + r.r_offset, &v, 8);
+        }
+      }
+    }
+  }
+  return {};
+}
+
+uint64_t CodeObject::kernel(const std::string& name) const {
+  auto it = symbols_.find(name + ".kd");
+  return it == symbols_.end() ? 0 : it->second;
+}
+
+std::vector<std::string> CodeObject::kernel_names() const {
+  std::vector<std::string> v;
+  for (auto& [n, a] : symbols_)
+    if (n.size() > 3 && n.ends_with(".kd")) v.push_back(n.substr(0, n.size() - 3));
+  return v;
+}
+
+emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, uint64_t kd,
+                              const Launch& l, const void* args, size_t args_size,
+                              emu::shader::Hooks* hooks) {
+  // hsa_kernel_dispatch_packet_t (REFERENCE §2).
+  uint8_t* pkt = mem.alloc(64);
+  uint16_t header = 2, setup = l.grid[2] > 1 ? 3 : l.grid[1] > 1 ? 2 : 1;
+  std::memcpy(pkt, &header, 2);
+  std::memcpy(pkt + 2, &setup, 2);
+  for (int i = 0; i < 3; ++i) {
+    std::memcpy(pkt + 4 + 2 * i, &l.block[i], 2);
+    std::memcpy(pkt + 12 + 4 * i, &l.grid[i], 4);
+  }
+  std::memcpy(pkt + 24, &l.private_size, 4);
+  std::memcpy(pkt + 28, &l.dynamic_lds, 4);
+  std::memcpy(pkt + 32, &kd, 8);
+  // Kernarg: explicit args then zeroed room for hidden arguments.
+  uint8_t* ka = mem.alloc(args_size + 256, false);
+  std::memcpy(ka, args, args_size);
+  uint64_t kav = reinterpret_cast<uint64_t>(ka);
+  std::memcpy(pkt + 40, &kav, 8);
+  uint8_t* queue = mem.alloc(256);
+  RecordingHooks local;
+  emu::shader::Dispatch d{reinterpret_cast<uint64_t>(pkt), reinterpret_cast<uint64_t>(queue), 1};
+  auto out = core.run(d, mem, hooks ? *hooks : local);
+  mem.unmap(pkt);
+  mem.unmap(ka);
+  mem.unmap(queue);
+  return out;
+}
+
+std::string kernel_path(const std::string& file) { return std::string(EMU_KERNEL_DIR) + "/" + file; }
+
+}  // namespace emu_test

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// Test harness for the shader core: host-buffer Memory, a minimal code object loader and a
+// dispatch helper that builds the AQL packet and kernarg buffer by hand.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "emu/shader/shader.h"
+
+namespace emu_test {
+
+// GPU VA == host address: only registered buffers are "mapped".
+class HostMemory : public emu::shader::Memory {
+ public:
+  uint8_t* translate(uint64_t va, uint64_t size, bool write) override;
+  emu::shader::Range lookup(uint64_t va) override;
+  // Allocates a zeroed, 256-byte aligned buffer mapped to the GPU.
+  uint8_t* alloc(size_t size, bool writable = true);
+  template <class T> T* alloc_array(size_t n) { return reinterpret_cast<T*>(alloc(n * sizeof(T))); }
+  void unmap(const void* p);
+
+ private:
+  struct Buf { std::unique_ptr<uint8_t[]> storage; uint8_t* base; size_t size; bool writable; };
+  std::mutex mu_;
+  std::map<uint64_t, Buf> bufs_;
+};
+
+class RecordingHooks : public emu::shader::Hooks {
+ public:
+  void interrupt(uint32_t m0) override { std::lock_guard l(mu); interrupts.push_back(m0); }
+  std::mutex mu;
+  std::vector<uint32_t> interrupts;
+};
+
+// A code object loaded into HostMemory: PT_LOAD segments, RELATIVE64 relocations, symbols.
+class CodeObject {
+ public:
+  // Empty error string on success.
+  std::string load(const std::string& path, HostMemory& mem);
+  // Address of `<kernel>.kd`, or 0.
+  uint64_t kernel(const std::string& name) const;
+  std::vector<std::string> kernel_names() const;
+  uint64_t base() const { return base_; }
+  uint64_t text_begin = 0, text_end = 0;  // .text section VA range
+
+ private:
+  uint64_t base_ = 0;
+  std::map<std::string, uint64_t> symbols_;
+};
+
+struct Launch {
+  uint32_t grid[3] = {1, 1, 1};   // in work-items
+  uint16_t block[3] = {1, 1, 1};
+  uint32_t dynamic_lds = 0;
+  uint32_t private_size = 0;
+};
+
+// Builds the packet and kernarg buffer and runs the dispatch.
+emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, uint64_t kd,
+                              const Launch& l, const void* args, size_t args_size,
+                              emu::shader::Hooks* hooks = nullptr);
+
+// Kernel arguments packed with natural alignment.
+class Args {
+ public:
+  template <class T> Args& add(T v) {
+    size_t a = alignof(T);
+    bytes_.resize((bytes_.size() + a - 1) / a * a);
+    size_t o = bytes_.size();
+    bytes_.resize(o + sizeof(T));
+    std::memcpy(bytes_.data() + o, &v, sizeof(T));
+    return *this;
+  }
+  const void* data() const { return bytes_.data(); }
+  size_t size() const { return bytes_.size(); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+std::string kernel_path(const std::string& file);  // built code objects directory + file
+
+}  // namespace emu_test

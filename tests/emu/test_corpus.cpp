@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+// Runs the clang-15 HIP corpus (kernels/*.hip) through the shader core against host references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tests/emu/harness.h"
+
+using namespace emu_test;
+using emu::shader::Outcome;
+using emu::shader::ShaderCore;
+using emu::shader::Target;
+
+namespace {
+
+class Corpus : public ::testing::Test {
+ protected:
+  void SetUp() override { core = std::make_unique<ShaderCore>(Target::gfx90a, 2); }
+  uint64_t kernel(const std::string& file, const std::string& name) {
+    auto& co = objects[file];
+    if (!co.base()) {
+      std::string err = co.load(kernel_path(file), mem);
+      EXPECT_EQ(err, "");
+    }
+    uint64_t kd = co.kernel(name);
+    EXPECT_NE(kd, 0u) << name;
+    return kd;
+  }
+  Outcome run(const std::string& file, const std::string& name, Launch l, const Args& a) {
+    Outcome o = dispatch(*core, mem, kernel(file, name), l, a.data(), a.size());
+    EXPECT_TRUE(o.ok()) << name << ": " << o.message;
+    return o;
+  }
+  static Launch grid1(uint32_t n, uint16_t block) {
+    Launch l; l.grid[0] = n; l.block[0] = block; return l;
+  }
+  HostMemory mem;
+  std::map<std::string, CodeObject> objects;
+  std::unique_ptr<ShaderCore> core;
+  std::mt19937 rng{1234};
+};
+
+TEST_F(Corpus, RunsVectorAdd) {
+  const unsigned n = 1000;  // not a multiple of the block: the last block is partial
+  float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* c = mem.alloc_array<float>(n + 1);
+  for (unsigned i = 0; i < n; ++i) { a[i] = 0.5f * i; b[i] = 3.0f - i; }
+  c[n] = -7.0f;
+  run("basic.co", "vadd", grid1(n, 256), Args().add(a).add(b).add(c).add(n));
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  EXPECT_EQ(c[n], -7.0f);
+}
+
+TEST_F(Corpus, RunsSaxpy) {
+  const unsigned n = 4096;
+  float* x = mem.alloc_array<float>(n); float* y = mem.alloc_array<float>(n);
+  std::vector<float> ref(n);
+  std::uniform_real_distribution<float> d(-10, 10);
+  for (unsigned i = 0; i < n; ++i) { x[i] = d(rng); y[i] = d(rng); ref[i] = std::fma(2.5f, x[i], y[i]); }
+  run("basic.co", "saxpy", grid1(n, 128), Args().add(2.5f).add(x).add(y).add(n));
+  for (unsigned i = 0; i < n; ++i) ASSERT_FLOAT_EQ(y[i], ref[i]) << i;
+}
+
+TEST_F(Corpus, Runs2DGridWithPartialWorkgroups) {
+  const unsigned w = 37, h = 23;
+  unsigned* out = mem.alloc_array<unsigned>(w * h);
+  Launch l; l.grid[0] = w; l.grid[1] = h; l.block[0] = 16; l.block[1] = 8;
+  run("basic.co", "grid2d", l, Args().add(out).add(w).add(h));
+  for (unsigned y = 0; y < h; ++y)
+    for (unsigned x = 0; x < w; ++x) ASSERT_EQ(out[y * w + x], (y << 16) | x) << x << "," << y;
+}
+
+TEST_F(Corpus, Runs3DGridWithPartialWorkgroups) {
+  const unsigned nx = 9, ny = 7, nz = 5;
+  unsigned* out = mem.alloc_array<unsigned>(nx * ny * nz);
+  Launch l; l.grid[0] = nx; l.grid[1] = ny; l.grid[2] = nz; l.block[0] = 4; l.block[1] = 4; l.block[2] = 2;
+  run("basic.co", "grid3d", l, Args().add(out).add(nx).add(ny).add(nz));
+  for (unsigned z = 0; z < nz; ++z)
+    for (unsigned y = 0; y < ny; ++y)
+      for (unsigned x = 0; x < nx; ++x)
+        ASSERT_EQ(out[(z * ny + y) * nx + x], x + 100 * y + 10000 * z + 1);
+}
+
+TEST_F(Corpus, MasksLanesPastTheGrid) {
+  const unsigned n = 100;  // block 64: second block has 36 work-items
+  unsigned* out = mem.alloc_array<unsigned>(128);
+  for (unsigned i = 0; i < 128; ++i) out[i] = 0xDEAD;
+  run("basic.co", "partial_fill", grid1(n, 64), Args().add(out));
+  for (unsigned i = 0; i < 128; ++i) ASSERT_EQ(out[i], i < n ? i * 3 + 1 : 0xDEADu) << i;
+}
+
+TEST_F(Corpus, ReducesWithLdsAndBarriers) {
+  const unsigned n = 256 * 20 + 77, blocks = (n + 255) / 256;
+  float* in = mem.alloc_array<float>(n); float* out = mem.alloc_array<float>(blocks);
+  for (unsigned i = 0; i < n; ++i) in[i] = static_cast<float>(i % 17);
+  run("lds.co", "reduce_sum", grid1(blocks * 256, 256), Args().add(in).add(out).add(n));
+  for (unsigned b = 0; b < blocks; ++b) {
+    float s = 0;
+    for (unsigned i = b * 256; i < std::min(n, b * 256 + 256); ++i) s += in[i];
+    ASSERT_EQ(out[b], s) << b;
+  }
+}
+
+TEST_F(Corpus, UsesDynamicSharedMemory) {
+  const unsigned block = 192, blocks = 5;
+  unsigned* in = mem.alloc_array<unsigned>(block * blocks); unsigned* out = mem.alloc_array<unsigned>(block * blocks);
+  for (unsigned i = 0; i < block * blocks; ++i) in[i] = i * 11 + 3;
+  Launch l = grid1(block * blocks, block);
+  l.dynamic_lds = block * 4;
+  run("lds.co", "reverse_dynamic", l, Args().add(in).add(out));
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned t = 0; t < block; ++t) ASSERT_EQ(out[b * block + t], in[b * block + block - 1 - t]);
+}
+
+TEST_F(Corpus, BuildsHistogramWithAtomics) {
+  const unsigned n = 50000;
+  uint8_t* data = mem.alloc_array<uint8_t>(n); unsigned* bins = mem.alloc_array<unsigned>(256);
+  std::vector<unsigned> ref(256);
+  for (unsigned i = 0; i < n; ++i) { data[i] = static_cast<uint8_t>(rng() % 97 * 3); ref[data[i]]++; }
+  run("lds.co", "histogram", grid1(16 * 256, 256), Args().add(data).add(n).add(bins));
+  for (unsigned i = 0; i < 256; ++i) ASSERT_EQ(bins[i], ref[i]) << i;
+}
+
+TEST_F(Corpus, RunsGlobalAtomics) {
+  unsigned* counter = mem.alloc_array<unsigned>(1); int* mm = mem.alloc_array<int>(2);
+  auto* sum = mem.alloc_array<unsigned long long>(1);
+  mm[0] = 1 << 30; mm[1] = -(1 << 30);
+  const unsigned n = 3000;
+  run("lds.co", "global_atomics", grid1(n, 64), Args().add(counter).add(mm).add(sum));
+  EXPECT_EQ(*counter, n);
+  EXPECT_EQ(mm[0], -1000);
+  EXPECT_EQ(mm[1], static_cast<int>(n - 1) - 1000);
+  unsigned long long s = 0;
+  for (unsigned i = 0; i < n; ++i) s += static_cast<unsigned long long>(i) << 20;
+  EXPECT_EQ(*sum, s);
+}
+
+TEST_F(Corpus, ShufflesThroughBpermute) {
+  const unsigned n = 256;
+  int* in = mem.alloc_array<int>(n); int* out = mem.alloc_array<int>(n);
+  for (unsigned i = 0; i < n; ++i) in[i] = static_cast<int>(i * 5 - 100);
+  run("lanes.co", "shuffle_rotate", grid1(n, 128), Args().add(in).add(out).add(3));
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(out[i], in[(i & ~63u) | ((i + 3) & 63)]) << i;
+}
+
+TEST_F(Corpus, ComputesBallot) {
+  const unsigned n = 256;
+  int* in = mem.alloc_array<int>(n); auto* out = mem.alloc_array<unsigned long long>(n / 64);
+  for (unsigned i = 0; i < n; ++i) in[i] = static_cast<int>(rng());
+  run("lanes.co", "ballot_odd", grid1(n, 256), Args().add(in).add(out));
+  for (unsigned w = 0; w < n / 64; ++w) {
+    unsigned long long m = 0;
+    for (unsigned l = 0; l < 64; ++l) m |= static_cast<unsigned long long>(in[w * 64 + l] & 1) << l;
+    ASSERT_EQ(out[w], m) << w;
+  }
+}
+
+TEST_F(Corpus, ReducesAcrossAWave) {
+  const unsigned n = 512;
+  int* in = mem.alloc_array<int>(n); int* out = mem.alloc_array<int>(n / 64);
+  for (unsigned i = 0; i < n; ++i) in[i] = static_cast<int>(rng() % 1000) - 500;
+  run("lanes.co", "wave_sum", grid1(n, 64), Args().add(in).add(out));
+  for (unsigned w = 0; w < n / 64; ++w) {
+    int s = 0;
+    for (unsigned l = 0; l < 64; ++l) s += in[w * 64 + l];
+    ASSERT_EQ(out[w], s) << w;
+  }
+}
+
+TEST_F(Corpus, ComputesTranscendentalsThroughOcml) {
+  const unsigned n = 300;
+  float* x = mem.alloc_array<float>(n); float* out = mem.alloc_array<float>(4 * n);
+  for (unsigned i = 0; i < n; ++i) x[i] = -1.5f + 0.0123f * i;
+  run("math.co", "transcend_f32", grid1(n, 64), Args().add(x).add(out).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    ASSERT_NEAR(out[4 * i + 0], std::sin(x[i]), 2e-6f * std::max(1.0f, std::fabs(std::sin(x[i])))) << i;
+    ASSERT_NEAR(out[4 * i + 1], std::exp(x[i]), 4e-6f * std::exp(x[i])) << i;
+    ASSERT_NEAR(out[4 * i + 2], std::log(x[i] + 2.0f), 4e-6f) << i;
+    ASSERT_NEAR(out[4 * i + 3], std::sqrt(x[i] + 2.0f), 2e-6f * std::sqrt(x[i] + 2.0f)) << i;
+  }
+}
+
+TEST_F(Corpus, DividesFloatsCorrectlyRounded) {
+  const unsigned n = 512;
+  float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* out = mem.alloc_array<float>(n);
+  std::uniform_real_distribution<float> d(-1e6f, 1e6f);
+  for (unsigned i = 0; i < n; ++i) { a[i] = d(rng); b[i] = d(rng); }
+  a[0] = 1.0f; b[0] = 0.0f; a[1] = 0.0f; b[1] = 0.0f; a[2] = 1e-30f; b[2] = 1e30f; a[3] = 3e38f; b[3] = 1e-3f;
+  run("math.co", "divide_f32", grid1(n, 64), Args().add(a).add(b).add(out).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    float ref = a[i] / b[i];
+    if (std::isnan(ref)) ASSERT_TRUE(std::isnan(out[i])) << i;
+    else ASSERT_EQ(out[i], ref) << i << ": " << a[i] << "/" << b[i];
+  }
+}
+
+TEST_F(Corpus, ComputesInDoublePrecision) {
+  const unsigned n = 200;
+  double* x = mem.alloc_array<double>(n); double* out = mem.alloc_array<double>(4 * n);
+  for (unsigned i = 0; i < n; ++i) x[i] = -2.0 + 0.021 * i;
+  run("math.co", "double_ops", grid1(n, 64), Args().add(x).add(out).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    double v = x[i];
+    ASSERT_NEAR(out[4 * i + 0], v * v + 1.0 / (v + 3.0), 1e-15 * (v * v + 1.0 / (v + 3.0))) << i;
+    ASSERT_NEAR(out[4 * i + 1], std::sqrt(v + 3.0), 1e-15 * std::sqrt(v + 3.0)) << i;
+    ASSERT_NEAR(out[4 * i + 2], std::exp(v * 0.5), 1e-15 * std::exp(v * 0.5)) << i;
+    ASSERT_NEAR(out[4 * i + 3], std::sin(v), 1e-15) << i;
+  }
+}
+
+TEST_F(Corpus, Divides64BitIntegers) {
+  const unsigned n = 500;
+  auto* a = mem.alloc_array<long long>(n); auto* b = mem.alloc_array<long long>(n);
+  auto* q = mem.alloc_array<long long>(n); auto* r = mem.alloc_array<long long>(n);
+  for (unsigned i = 0; i < n; ++i) {
+    a[i] = static_cast<long long>((static_cast<uint64_t>(rng()) << 32) | rng());
+    b[i] = static_cast<long long>(rng() % 1000000007) - 500000000;
+    if (i % 3 == 0) b[i] = static_cast<long long>((static_cast<uint64_t>(rng()) << 20) | rng());
+    if (b[i] == 0) b[i] = 7;
+  }
+  a[0] = INT64_MIN; b[0] = 1;
+  run("math.co", "int64_divmod", grid1(n, 64), Args().add(a).add(b).add(q).add(r).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    ASSERT_EQ(q[i], a[i] / b[i]) << i;
+    ASSERT_EQ(r[i], a[i] % b[i]) << i;
+  }
+}
+
+TEST_F(Corpus, DividesUnsigned64BitIntegers) {
+  const unsigned n = 300;
+  auto* a = mem.alloc_array<unsigned long long>(n); auto* b = mem.alloc_array<unsigned long long>(n);
+  auto* q = mem.alloc_array<unsigned long long>(n);
+  for (unsigned i = 0; i < n; ++i) {
+    a[i] = (static_cast<uint64_t>(rng()) << 32) | rng();
+    b[i] = (static_cast<uint64_t>(rng() >> (i % 32)) << (i % 33)) | 1;
+  }
+  run("math.co", "u64_div", grid1(n, 64), Args().add(a).add(b).add(q).add(n));
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(q[i], a[i] / b[i]) << i;
+}
+
+TEST_F(Corpus, Computes32BitIntegerOps) {
+  const unsigned n = 400;
+  int* a = mem.alloc_array<int>(n); int* b = mem.alloc_array<int>(n); int* out = mem.alloc_array<int>(4 * n);
+  for (unsigned i = 0; i < n; ++i) { a[i] = static_cast<int>(rng()); b[i] = static_cast<int>(rng()); }
+  a[0] = INT32_MIN; b[0] = -1;
+  run("math.co", "int32_ops", grid1(n, 64), Args().add(a).add(b).add(out).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    int x = a[i], y = b[i];
+    if (!(x == INT32_MIN && (y | 1) == -1)) ASSERT_EQ(out[4 * i + 0], x / (y | 1)) << i;
+    ASSERT_EQ(out[4 * i + 1], static_cast<int>(static_cast<unsigned>(x) % (static_cast<unsigned>(y) | 1u))) << i;
+    ASSERT_EQ(out[4 * i + 2], static_cast<int>(static_cast<unsigned>(x) * static_cast<unsigned>(y)) ^ (x >> 3)) << i;
+    ASSERT_EQ(out[4 * i + 3], __builtin_popcount(x) + __builtin_clz(static_cast<unsigned>(y) | 1u)) << i;
+  }
+}
+
+TEST_F(Corpus, SpillsLargePrivateArraysToScratch) {
+  const unsigned n = 200;
+  unsigned* idx = mem.alloc_array<unsigned>(256); unsigned* out = mem.alloc_array<unsigned>(n);
+  for (unsigned i = 0; i < 256; ++i) idx[i] = rng() % 1000;
+  run("scratch.co", "private_array", grid1(n, 64), Args().add(idx).add(out).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    unsigned s = 0;
+    for (unsigned k = 0; k < 16; ++k) s += ((idx[i] + k * 13) % 300) * 7 + i;
+    ASSERT_EQ(out[i], s) << i;
+  }
+}
+
+}  // namespace
