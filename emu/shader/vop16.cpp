@@ -169,7 +169,7 @@ void pk32(Wave& w, const Inst& in, unsigned n, F f) {
     float lo[3] = {}, hi[3] = {};
     for (unsigned i = 0; i < n; ++i) {
       uint32_t e0 = static_cast<uint32_t>(S[i][l]), e1 = static_cast<uint32_t>(S[i][l] >> 32);
-      if (in.src[i] < 256) e1 = e0;  // scalar/constant sources replicate to both halves
+      if (in.src[i] >= 128 && in.src[i] < 256) e1 = e0;  // constants replicate; SGPR pairs do not
       lo[i] = f32(((in.opsel >> i) & 1) ? e1 : e0);
       hi[i] = f32(((in.opsel_hi >> i) & 1) ? e1 : e0);
       if ((in.neg >> i) & 1) lo[i] = -lo[i];
@@ -183,7 +183,19 @@ void pk32(Wave& w, const Inst& in, unsigned n, F f) {
 void v_pk_fma_f32(Wave& w, const Inst& in) { pk32(w, in, 3, [](float a, float b, float c) { return std::fma(a, b, c); }); }
 void v_pk_mul_f32(Wave& w, const Inst& in) { pk32(w, in, 2, [](float a, float b, float) { return a * b; }); }
 void v_pk_add_f32(Wave& w, const Inst& in) { pk32(w, in, 2, [](float a, float b, float) { return a + b; }); }
-void v_pk_mov_b32(Wave& w, const Inst& in) { pk32(w, in, 2, [](float a, float, float) { return a; }); }
+// v_pk_mov_b32: D.lo = S0[op_sel[0]], D.hi = S1[op_sel[1]] (elements of the 64-bit sources).
+void v_pk_mov_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec(), S0[64], S1[64], R[64];
+  Inst plain = in; plain.abs = plain.neg = 0;
+  fetch64(w, plain, 0, false, S0);
+  fetch64(w, plain, 1, false, S1);
+  VLOOP {
+    uint32_t lo = static_cast<uint32_t>(S0[l] >> ((in.opsel & 1) ? 32 : 0));
+    uint32_t hi = static_cast<uint32_t>(S1[l] >> ((in.opsel & 2) ? 32 : 0));
+    R[l] = lo | (uint64_t{hi} << 32);
+  }
+  store64(w, plain, ex, R, false);
+}
 
 const HandlerEntry kVop16[] = {
 #define E(n) {#n, n},
