@@ -2,12 +2,23 @@
 // hc configuration: the HIP include, device annotations ([[hc]], __HC__, tile_static), exceptions and error checks.
 #pragma once
 
-#include <hip/hip_runtime.h>
-
+// The standard headers come before the HIP headers: HIP's `__noinline__` macro would otherwise
+// rewrite libstdc++'s own `__attribute__((__noinline__))` (bits/shared_ptr_base.h).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
+
+#include <hip/hip_runtime.h>
 
 // hcc marked device code with [[hc]] / __attribute__((hc)). clang has no such attribute: it
 // warns that it is unknown and ignores it, so the annotation is accepted but does not make a
