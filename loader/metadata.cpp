@@ -50,9 +50,11 @@ class Fields {
     KFD_ASSIGN(std::string s, str(key));
     return std::optional<std::string>(std::move(s));
   }
+  // A flag: bool, or (as clang 19 writes .uniform_work_group_size) the integer 0 or 1.
   kfd::Result<std::optional<bool>> opt_bool(std::string_view key) const {
     const Value* v = m_.find(key);
     if (!v) return std::optional<bool>{};
+    if (v->kind == Kind::UInt && v->u <= 1) return std::optional<bool>(v->u == 1);
     if (v->kind != Kind::Bool) return err(key, v, std::string("expected bool, found ") + msgpack::kind_name(v->kind));
     return std::optional<bool>(v->b);
   }

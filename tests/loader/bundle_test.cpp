@@ -189,10 +189,10 @@ TEST(Bundle, RejectsCorruptCompressedBundles) {
                         " is more than zlib can expand " + kfd::hex(z.size() - 32) + " bytes to");
   b = z; b[40] ^= 0xff;
   EXPECT_EQ(msg(b).substr(0, 31), "CCOB zlib data at offset 0x20: ");
-  b = good; b[30] ^= 0x55;
-  EXPECT_EQ(msg(b).substr(0, 31), "CCOB zstd data at offset 0x18: ");
+  b = good; b[24] ^= 0x55;  // the zstd frame magic
+  EXPECT_EQ(msg(b).substr(0, 32), "CCOB zstd frame at offset 0x18: ");
   std::vector<uint8_t> t(good.begin(), good.begin() + 10);
-  EXPECT_EQ(msg(t), "CCOB uncompressed size at offset 0xc: needs 4 bytes, input has 0xa");
+  EXPECT_EQ(msg(t), "CCOB total size at offset 0x8: needs 4 bytes, input has 0xa");
 }
 
 TEST(Bundle, FindsFatBinaryInHostLibrary) {

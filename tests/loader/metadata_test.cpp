@@ -72,7 +72,8 @@ INSTANTIATE_TEST_SUITE_P(BuiltObjects, MetadataVsReadelf, ::testing::ValuesIn(lo
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (c == '+') c = 'P';
+    else if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
 

@@ -12,7 +12,15 @@ using Buf = std::vector<uint8_t>;
 
 namespace {
 
-auto parse_buf(const Buf& b) { return parse(loader::Bytes(b.data(), b.size())); }
+// Inputs live for the whole test: decoded strings view them.
+std::vector<Buf>& keep() {
+  static std::vector<Buf> bufs;
+  return bufs;
+}
+auto parse_buf(const Buf& b) {
+  keep().push_back(b);
+  return parse(loader::Bytes(keep().back().data(), keep().back().size()));
+}
 
 TEST(Msgpack, DecodesScalars) {
   EXPECT_EQ(parse_buf({0x05})->u, 5u);
@@ -57,7 +65,7 @@ TEST(Msgpack, RejectsTruncatedInput) {
   EXPECT_EQ(parse_buf({0xcd, 0x12}).message(), "msgpack uint at offset 0x0: truncated (needs 2 bytes)");
   EXPECT_EQ(parse_buf({0xa5, 'a'}).message(),
             "msgpack str length at offset 0x0: 0x5 bytes extend past the end (0x2 bytes)");
-  EXPECT_EQ(parse_buf({0x92, 0x01}).message(), "msgpack type at offset 0x2: truncated (needs 1 bytes)");
+  EXPECT_EQ(parse_buf({0x94, 0x01, 0x02, 0x03, 0xcd, 0x01}).message(), "msgpack uint at offset 0x4: truncated (needs 2 bytes)");
 }
 
 TEST(Msgpack, RejectsLyingCounts) {
@@ -87,9 +95,13 @@ TEST(Msgpack, RejectsDeepNesting) {
 }
 
 TEST(Msgpack, ReportsOffsetsRelativeToBase) {
-  Buf b = {0x92, 0x01};
+  Buf b = {0x92, 0x01, 0xcd};
   auto r = parse(loader::Bytes(b.data(), b.size()), 0x100);
-  EXPECT_EQ(r.message(), "msgpack type at offset 0x102: truncated (needs 1 bytes)");
+  EXPECT_EQ(r.message(), "msgpack uint at offset 0x102: truncated (needs 2 bytes)");
+  Buf m = {0x81, 0xa1, 'k', 0x07};
+  auto v = parse(loader::Bytes(m.data(), m.size()), 0x100);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->find("k")->offset, 0x103u);
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ void mutate_all(const std::vector<uint8_t>& good, F try_it, unsigned seed) {
   std::mt19937 rng(seed);
   // Every byte of the first 4 KiB (headers, tables, notes live there) gets one flip...
   size_t head = std::min<size_t>(good.size(), 4096);
-  for (size_t pos = 0; pos < head; pos += 3) {
+  for (size_t pos = 0; pos < head; pos += 5) {
     auto b = good;
     b[pos] ^= uint8_t(1u << (rng() % 8));
     try_it(b);
@@ -51,7 +51,7 @@ void mutate_all(const std::vector<uint8_t>& good, F try_it, unsigned seed) {
     for (int k = 0; k < 4; ++k) b[rng() % b.size()] = uint8_t(rng());
     try_it(b);
   }
-  for (size_t len = 0; len < good.size(); len += std::max<size_t>(1, good.size() / 300)) {
+  for (size_t len = 0; len < good.size(); len += std::max<size_t>(1, good.size() / 150)) {
     std::vector<uint8_t> t(good.begin(), good.begin() + len);
     try_it(t);
   }
