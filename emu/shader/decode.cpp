@@ -303,13 +303,15 @@ void DecodeCache::clear() {
 }
 
 std::string describe(const Inst& in, uint64_t pc) {
-  char buf[160];
-  unsigned n = in.size / 4;
-  std::snprintf(buf, sizeof buf, "pc=0x%llx dwords=%08x%s%08x%s%08x %s",
-                static_cast<unsigned long long>(pc), in.raw[0], n > 1 ? " " : "",
-                n > 1 ? in.raw[1] : 0, n > 2 ? " " : "", n > 2 ? in.raw[2] : 0, in.name);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "pc=0x%llx dwords=", static_cast<unsigned long long>(pc));
   std::string s = buf;
-  return s;
+  unsigned n = in.size / 4 ? in.size / 4 : 1;
+  for (unsigned i = 0; i < n && i < 3; ++i) {
+    std::snprintf(buf, sizeof buf, "%s%08x", i ? " " : "", in.raw[i]);
+    s += buf;
+  }
+  return s + " " + in.name;
 }
 
 }  // namespace emu::shader

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Opcode mnemonics of gfx90a per encoding (from llvm-mc-15 -mcpu=gfx90a disassembly); "-" = invalid.
+// s_setreg_imm32_b32 (needs its literal, so the probe missed it) was added by hand.
 #include "emu/shader/decode.h"
 
 namespace emu::shader {
@@ -18,14 +19,14 @@ extern const char* const kOpNames_gfx90a[16] = {
     "- - - - - - - - - - - - - - - - s_movk_i32 s_cmovk_i32 s_cmpk_eq_i32 s_cmpk_lg_i32 "
     "s_cmpk_gt_i32 s_cmpk_ge_i32 s_cmpk_lt_i32 s_cmpk_le_i32 s_cmpk_eq_u32 s_cmpk_lg_u32 "
     "s_cmpk_gt_u32 s_cmpk_ge_u32 s_cmpk_lt_u32 s_cmpk_le_u32 s_addk_i32 s_mulk_i32 "
-    "s_cbranch_i_fork s_getreg_b32 s_setreg_b32 - - s_call_b64 - - - - - - - s_mov_b64 "
+    "s_cbranch_i_fork s_getreg_b32 s_setreg_b32 - s_setreg_imm32_b32 s_call_b64 - - - - - - - s_mov_b64 "
     "s_cmp_eq_i32 s_nop "
     ,
     // SOPK
     "s_movk_i32 s_cmovk_i32 s_cmpk_eq_i32 s_cmpk_lg_i32 s_cmpk_gt_i32 s_cmpk_ge_i32 "
     "s_cmpk_lt_i32 s_cmpk_le_i32 s_cmpk_eq_u32 s_cmpk_lg_u32 s_cmpk_gt_u32 s_cmpk_ge_u32 "
     "s_cmpk_lt_u32 s_cmpk_le_u32 s_addk_i32 s_mulk_i32 s_cbranch_i_fork s_getreg_b32 "
-    "s_setreg_b32 - - s_call_b64 - - - - - - - s_mov_b32 s_cmp_eq_i32 s_nop "
+    "s_setreg_b32 - s_setreg_imm32_b32 s_call_b64 - - - - - - - s_mov_b32 s_cmp_eq_i32 s_nop "
     ,
     // SOP1
     "s_mov_b32 s_mov_b64 s_cmov_b32 s_cmov_b64 s_not_b32 s_not_b64 s_wqm_b32 s_wqm_b64 "
@@ -59,22 +60,23 @@ extern const char* const kOpNames_gfx90a[16] = {
     "s_buffer_load_dwordx2 s_buffer_load_dwordx4 s_buffer_load_dwordx8 s_buffer_load_dwordx16 "
     "- - - s_store_dword s_store_dwordx2 s_store_dwordx4 - - s_scratch_store_dword "
     "s_scratch_store_dwordx2 s_scratch_store_dwordx4 s_buffer_store_dword "
-    "s_buffer_store_dwordx2 s_buffer_store_dwordx4 - - - - - - - - - - - s_atc_probe "
-    "s_atc_probe_buffer s_dcache_discard s_dcache_discard_x2 - - - - - - - - - - - - - - - - - "
-    "- - - - - s_buffer_atomic_swap s_buffer_atomic_cmpswap s_buffer_atomic_add "
-    "s_buffer_atomic_sub s_buffer_atomic_smin s_buffer_atomic_umin s_buffer_atomic_smax "
-    "s_buffer_atomic_umax s_buffer_atomic_and s_buffer_atomic_or s_buffer_atomic_xor "
-    "s_buffer_atomic_inc s_buffer_atomic_dec - - - - - - - - - - - - - - - - - - - "
-    "s_buffer_atomic_swap_x2 s_buffer_atomic_cmpswap_x2 s_buffer_atomic_add_x2 "
-    "s_buffer_atomic_sub_x2 s_buffer_atomic_smin_x2 s_buffer_atomic_umin_x2 "
-    "s_buffer_atomic_smax_x2 s_buffer_atomic_umax_x2 s_buffer_atomic_and_x2 "
-    "s_buffer_atomic_or_x2 s_buffer_atomic_xor_x2 s_buffer_atomic_inc_x2 "
-    "s_buffer_atomic_dec_x2 - - - - - - - - - - - - - - - - - - - s_atomic_swap "
-    "s_atomic_cmpswap s_atomic_add s_atomic_sub s_atomic_smin s_atomic_umin s_atomic_smax "
-    "s_atomic_umax s_atomic_and s_atomic_or s_atomic_xor s_atomic_inc s_atomic_dec - - - - - - "
-    "- - - - - - - - - - - - - s_atomic_swap_x2 s_atomic_cmpswap_x2 s_atomic_add_x2 "
-    "s_atomic_sub_x2 s_atomic_smin_x2 s_atomic_umin_x2 s_atomic_smax_x2 s_atomic_umax_x2 "
-    "s_atomic_and_x2 s_atomic_or_x2 s_atomic_xor_x2 s_atomic_inc_x2 s_atomic_dec_x2 "
+    "s_buffer_store_dwordx2 s_buffer_store_dwordx4 - - - - - s_dcache_inv s_dcache_wb "
+    "s_dcache_inv_vol s_dcache_wb_vol s_memtime s_memrealtime s_atc_probe s_atc_probe_buffer "
+    "s_dcache_discard s_dcache_discard_x2 - - - - - - - - - - - - - - - - - - - - - - "
+    "s_buffer_atomic_swap s_buffer_atomic_cmpswap s_buffer_atomic_add s_buffer_atomic_sub "
+    "s_buffer_atomic_smin s_buffer_atomic_umin s_buffer_atomic_smax s_buffer_atomic_umax "
+    "s_buffer_atomic_and s_buffer_atomic_or s_buffer_atomic_xor s_buffer_atomic_inc "
+    "s_buffer_atomic_dec - - - - - - - - - - - - - - - - - - - s_buffer_atomic_swap_x2 "
+    "s_buffer_atomic_cmpswap_x2 s_buffer_atomic_add_x2 s_buffer_atomic_sub_x2 "
+    "s_buffer_atomic_smin_x2 s_buffer_atomic_umin_x2 s_buffer_atomic_smax_x2 "
+    "s_buffer_atomic_umax_x2 s_buffer_atomic_and_x2 s_buffer_atomic_or_x2 "
+    "s_buffer_atomic_xor_x2 s_buffer_atomic_inc_x2 s_buffer_atomic_dec_x2 - - - - - - - - - - "
+    "- - - - - - - - - s_atomic_swap s_atomic_cmpswap s_atomic_add s_atomic_sub s_atomic_smin "
+    "s_atomic_umin s_atomic_smax s_atomic_umax s_atomic_and s_atomic_or s_atomic_xor "
+    "s_atomic_inc s_atomic_dec - - - - - - - - - - - - - - - - - - - s_atomic_swap_x2 "
+    "s_atomic_cmpswap_x2 s_atomic_add_x2 s_atomic_sub_x2 s_atomic_smin_x2 s_atomic_umin_x2 "
+    "s_atomic_smax_x2 s_atomic_umax_x2 s_atomic_and_x2 s_atomic_or_x2 s_atomic_xor_x2 "
+    "s_atomic_inc_x2 s_atomic_dec_x2 "
     ,
     // VOP2
     "v_cndmask_b32 v_add_f32 v_sub_f32 v_subrev_f32 v_fmac_f64 v_mul_f32 v_mul_i32_i24 "

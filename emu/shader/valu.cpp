@@ -40,7 +40,16 @@ uint32_t sdwa_select(uint32_t v, unsigned sel, bool sext) {
   return sext ? static_cast<uint32_t>(static_cast<int16_t>(h)) : h;
 }
 
-uint32_t sign_bit(Ty t) { return t == Ty::F32 ? 0x80000000u : t == Ty::F16 ? 0x8000u : 0; }
+uint32_t sign_bit(Ty t) { return (t == Ty::F32 || t == Ty::M32) ? 0x80000000u : t == Ty::F16 ? 0x8000u : 0; }
+
+// MODE.FP_DENORM (AMD Vega ISA): bits [5:4] f32, [7:6] f64/f16; bit 0 of each pair allows
+// input denormals, bit 1 output denormals; a cleared bit flushes them to signed zero.
+inline void flush32(uint32_t* v) {
+  VLOOP if ((v[l] & 0x7F800000u) == 0) v[l] &= 0x80000000u;
+}
+inline void flush64(uint64_t* v) {
+  VLOOP if ((v[l] & 0x7FF0000000000000ull) == 0) v[l] &= 0x8000000000000000ull;
+}
 
 void apply_fp_mods(const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
   uint32_t sb = sign_bit(t);
@@ -76,7 +85,8 @@ const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_
         int s = dpp_source(in.dpp_ctrl, l);
         tmp[l] = (s >= 0 && ((ex >> s) & 1)) ? row[s] : 0;
       }
-    } else if (!mods && !(in.flags & kSdwa) && !(t == Ty::F16 && ((in.opsel >> i) & 1))) {
+    } else if (!mods && !(in.flags & kSdwa) && !(t == Ty::F16 && ((in.opsel >> i) & 1)) &&
+               !(t == Ty::F32 && !(w.mode & 0x10))) {
       return row;
     } else {
       VLOOP tmp[l] = row[l];
@@ -94,6 +104,7 @@ const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_
     VLOOP tmp[l] >>= 16;
   }
   apply_fp_mods(in, i, t, tmp);
+  if (t == Ty::F32 && !(w.mode & 0x10)) flush32(tmp);
   return tmp;
 }
 
@@ -111,6 +122,7 @@ void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out) 
     uint64_t sb = uint64_t{1} << 63;
     uint64_t clear = ((in.abs >> i) & 1) ? sb : 0, flip = ((in.neg >> i) & 1) ? sb : 0;
     if (clear | flip) VLOOP out[l] = (out[l] & ~clear) ^ flip;
+    if (!(w.mode & 0x40)) flush64(out);
   }
 }
 
@@ -161,6 +173,7 @@ void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
     else if (t == Ty::F16) fp_output_mods16(in, r);
     else { wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "integer clamp: " + describe(in, w.pc - in.size)); return; }
   }
+  if (t == Ty::F32 && !(w.mode & 0x20)) flush32(r);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
   uint32_t* d = w.v[in.dst];
   if (in.flags & kSdwa) {
@@ -187,6 +200,7 @@ void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp) {
     wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "integer clamp: " + describe(in, w.pc - in.size));
     return;
   }
+  if (fp && !(w.mode & 0x80)) flush64(r);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
   uint32_t* lo = w.v[in.dst];
   uint32_t* hi = w.v[(in.dst + 1) & (kVRows - 1)];

@@ -12,7 +12,8 @@
 namespace emu::shader {
 
 // How an operand is interpreted: selects which sign bit abs/neg touch and opsel halves.
-enum class Ty : uint8_t { B32, F32, F16, B16 };
+// M32: f32 abs/neg modifiers but no denormal flushing (bit moves such as v_cndmask, classify).
+enum class Ty : uint8_t { B32, F32, F16, B16, M32 };
 
 // EXEC for this instruction, minus lanes DPP disables (row/bank masks, invalid source lanes
 // without bound_ctrl).

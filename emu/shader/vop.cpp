@@ -224,7 +224,7 @@ void v_subbrev_co_u32(Wave& w, const Inst& in) {
 }
 void v_cndmask_b32(Wave& w, const Inst& in) {
   uint64_t m = mask_source(w, in);
-  FETCH2(Ty::F32)  // F32: VOP3 abs/neg apply (clang uses them for fabs/fneg selects)
+  FETCH2(Ty::M32)  // VOP3 abs/neg apply (clang uses them for fabs/fneg selects); no flushing
   VLOOP r[l] = ((m >> l) & 1) ? B[l] : A[l];
   store32(w, in, ex, r, Ty::B32);
 }

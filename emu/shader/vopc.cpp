@@ -110,11 +110,14 @@ void cmp_class(Wave& w, const Inst& in) {
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
   if constexpr (K == 2) {
     uint64_t A[64];
+    uint32_t saved = w.mode;  // classify sees denormals: abs/neg apply but no flushing
+    w.mode |= 0xC0;
     fetch64(w, in, 0, true, A);
+    w.mode = saved;
     VLOOP m |= uint64_t{(B[l] >> fp_class(f64(A[l]), (A[l] >> 51) & 1)) & 1} << l;
   } else {
     uint32_t t0[64];
-    const uint32_t* A = fetch32(w, in, 0, K == 0 ? Ty::F16 : Ty::F32, t0);
+    const uint32_t* A = fetch32(w, in, 0, K == 0 ? Ty::F16 : Ty::M32, t0);
     VLOOP {
       unsigned c = K == 0 ? fp_class(f16_to_f32(static_cast<uint16_t>(A[l])), (A[l] >> 9) & 1)
                           : fp_class(f32(A[l]), (A[l] >> 22) & 1);

@@ -1,1 +1,118 @@
-.text
+// SPDX-License-Identifier: MIT
+// ISA tests: control flow, traps, messages, barriers, hardware registers, invalid code.
+.include "kernel.inc"
+
+// s_trap 2 aborts the dispatch (queue error).
+KBEGIN k_trap
+  s_trap 2
+  s_endpgm
+KEND k_trap
+
+// s_trap 3 (debug trap) is a no-op without a debugger; the store after it happens.
+KBEGIN k_debugtrap
+  s_trap 3
+  v_mov_b32 v1, 77
+  STORE v1, 0
+  s_endpgm
+KEND k_debugtrap
+
+// MFMA is decoded (name known) but not executed: a loud Unimplemented.
+KBEGIN k_unimplemented
+  v_mfma_f32_4x4x1f32 a[0:3], v1, v2, a[0:3]
+  s_endpgm
+KEND k_unimplemented
+
+// A dword with an undefined encoding (bits 31:26 = 0x3f).
+KBEGIN k_illegal
+  .long 0xfc000000
+  s_endpgm
+KEND k_illegal
+
+// MSG_INTERRUPT with M0 = 0x123456 (event id in M0[23:0]).
+KBEGIN k_sendmsg
+  s_mov_b32 m0, 0x123456
+  s_sendmsg sendmsg(MSG_INTERRUPT)
+  s_endpgm
+KEND k_sendmsg
+
+// Waves 1 and 3 end before the barrier; the others pass it (no deadlock) and
+// store, after the barrier, what wave 0 wrote to LDS before it.
+KBEGIN k_barrier_early_exit
+  v_lshrrev_b32 v1, 6, v63               // wave index
+  v_and_b32 v2, 1, v1
+  v_cmp_eq_u32 vcc, 1, v2
+  s_and_saveexec_b64 s[4:5], vcc
+  s_cbranch_execz 1
+  s_endpgm                                // odd waves: done
+  s_or_b64 exec, exec, s[4:5]
+  v_readfirstlane_b32 s6, v1
+  s_cmp_eq_u32 s6, 0
+  s_cbranch_scc0 2
+  v_mov_b32 v3, 0x5a5a
+  ds_write_b32 v62, v3                    // wave 0 fills LDS[0..255]
+  s_waitcnt lgkmcnt(0)
+  s_barrier
+  v_and_b32 v4, 0xfc, v62
+  ds_read_b32 v5, v4
+  s_waitcnt lgkmcnt(0)
+  global_store_dword v62, v5, s[0:1]      // out[lane id within block]
+  s_endpgm
+KEND k_barrier_early_exit, lds=256
+
+// Loop with SCC branches; a call through s_swappc_b64 and return with s_setpc_b64.
+KBEGIN k_branches
+  s_mov_b32 s4, 0
+  s_mov_b32 s5, 0
+loop:
+  s_add_u32 s5, s5, s4
+  s_add_u32 s4, s4, 1
+  s_cmp_lt_u32 s4, 10
+  s_cbranch_scc1 loop
+  STORES s5, 0                             // 0+1+...+9 = 45
+  s_getpc_b64 s[6:7]
+.L_after_getpc:                            // s_getpc returns the next instruction's address
+  s_add_u32 s6, s6, func - .L_after_getpc
+  s_addc_u32 s7, s7, 0
+  s_swappc_b64 s[8:9], s[6:7]
+  STORES s10, 1                            // set by func
+  v_mov_b32 v2, 9
+  v_cmp_gt_u32 vcc, 8, v63                 // lanes 0..7
+  s_and_saveexec_b64 s[12:13], vcc
+  v_mov_b32 v2, 1
+  s_cbranch_execz skip
+  v_mov_b32 v2, 2
+skip:
+  s_mov_b64 exec, s[12:13]
+  v_cmp_gt_u32 vcc, 0, v63                 // no lane
+  s_and_saveexec_b64 s[12:13], vcc
+  s_cbranch_execz skip2
+  v_mov_b32 v2, 3                          // skipped
+skip2:
+  s_mov_b64 exec, s[12:13]
+  STORE v2, 2
+  s_endpgm
+func:
+  s_movk_i32 s10, 0x1234
+  s_setpc_b64 s[8:9]
+KEND k_branches
+
+// Hardware registers: MODE (from the descriptor), and s_setreg round trip; s_memtime runs.
+KBEGIN k_hwreg
+  s_getreg_b32 s4, hwreg(HW_REG_MODE)
+  STORES s4, 0
+  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x3     // round mode bits
+  s_getreg_b32 s5, hwreg(HW_REG_MODE, 0, 4)
+  STORES s5, 1
+  s_memtime s[6:7]
+  s_memrealtime s[8:9]
+  s_waitcnt lgkmcnt(0)
+  s_memtime s[10:11]
+  s_waitcnt lgkmcnt(0)
+  s_sub_u32 s12, s10, s6
+  s_subb_u32 s13, s11, s7
+  STORES s13, 2                             // high half of a tiny difference is 0
+  s_sleep 1
+  s_setprio 2
+  s_nop 3
+  s_endpgm
+KEND k_hwreg
