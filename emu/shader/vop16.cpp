@@ -170,12 +170,22 @@ void pk32(Wave& w, const Inst& in, unsigned n, F f) {
     for (unsigned i = 0; i < n; ++i) {
       uint32_t e0 = static_cast<uint32_t>(S[i][l]), e1 = static_cast<uint32_t>(S[i][l] >> 32);
       if (in.src[i] >= 128 && in.src[i] < 256) e1 = e0;  // constants replicate; SGPR pairs do not
-      lo[i] = f32(((in.opsel >> i) & 1) ? e1 : e0);
-      hi[i] = f32(((in.opsel_hi >> i) & 1) ? e1 : e0);
+      uint32_t bl = ((in.opsel >> i) & 1) ? e1 : e0, bh = ((in.opsel_hi >> i) & 1) ? e1 : e0;
+      if (!(w.mode & 0x10)) {  // f32 input denormals flushed per MODE (see valu.cpp)
+        if ((bl & 0x7F800000u) == 0) bl &= 0x80000000u;
+        if ((bh & 0x7F800000u) == 0) bh &= 0x80000000u;
+      }
+      lo[i] = f32(bl);
+      hi[i] = f32(bh);
       if ((in.neg >> i) & 1) lo[i] = -lo[i];
       if ((in.neg_hi >> i) & 1) hi[i] = -hi[i];
     }
-    R[l] = u32(f(lo[0], lo[1], lo[2])) | (uint64_t{u32(f(hi[0], hi[1], hi[2]))} << 32);
+    uint32_t rl = u32(f(lo[0], lo[1], lo[2])), rh = u32(f(hi[0], hi[1], hi[2]));
+    if (!(w.mode & 0x20)) {
+      if ((rl & 0x7F800000u) == 0) rl &= 0x80000000u;
+      if ((rh & 0x7F800000u) == 0) rh &= 0x80000000u;
+    }
+    R[l] = rl | (uint64_t{rh} << 32);
   }
   Inst out = in; out.clamp = 0;
   store64(w, out, ex, R, false);

@@ -63,3 +63,131 @@ TEST_F(Sop, HandlesBitFieldEdgeCases) {
 }
 
 }  // namespace
+
+namespace {
+
+// VALU inputs: in[l] f32 specials, in[64+l] and in[128+l] u32 patterns.
+struct VopInputs {
+  float f[64];
+  uint32_t a[64], b[64];
+  VopInputs() {
+    const float specials[16] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -1e-40f,
+                                0.5f, 1.5f, 2.5f, -2.5f, 3e9f, -3e9f, 1e30f, -1e30f};
+    for (unsigned l = 0; l < 64; ++l) {
+      f[l] = l < 16 ? specials[l] : (static_cast<float>(l) - 32.0f) * 0.37f;
+      a[l] = l * 0x9E3779B9u;
+      b[l] = ~l * 0x7F4A7C15u;
+    }
+    a[0] = 0xffffffffu; b[0] = 1;  // carry out
+    a[1] = 0; b[1] = 1;            // borrow
+  }
+};
+
+// f32 denormals are flushed: the ISA kernels' descriptors leave FLOAT_DENORM_MODE_32 = 0.
+float ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+bool same(float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; }
+uint32_t bits(float x) { uint32_t u; std::memcpy(&u, &x, 4); return u; }
+float fl(uint32_t u) { float x; std::memcpy(&x, &u, 4); return x; }
+double dbl(uint32_t lo, uint32_t hi) { uint64_t u = lo | (uint64_t{hi} << 32); double d; std::memcpy(&d, &u, 8); return d; }
+
+class Vop : public IsaTest {
+ protected:
+  emu::shader::Outcome run_vop(const char* kernel) {
+    uint32_t* in = mem.alloc_array<uint32_t>(192);
+    for (unsigned l = 0; l < 64; ++l) { std::memcpy(&in[l], &inp.f[l], 4); in[64 + l] = inp.a[l]; in[128 + l] = inp.b[l]; }
+    return run_isa("vop.co", kernel, 64, 64, Args().add(in));
+  }
+  VopInputs inp;
+};
+
+TEST_F(Vop, HandlesCarriesExecMasksAndCrossLaneOps) {
+  auto o = run_vop("k_vop_int");
+  ASSERT_TRUE(o.ok()) << o.message;
+  const uint32_t* a = inp.a; const uint32_t* b = inp.b;
+  for (unsigned l = 0; l < 64; ++l) {
+    uint64_t s = uint64_t{a[l]} + b[l];
+    ASSERT_EQ(slot(0, l), static_cast<uint32_t>(s)) << l;
+    ASSERT_EQ(slot(1, l), s >> 32) << l;
+    ASSERT_EQ(slot(2, l), b[l] > a[l] ? 1u : 0u) << l;
+    uint64_t m = uint64_t{a[l]} * b[l] + (a[l] | (uint64_t{b[l]} << 32));
+    ASSERT_EQ(slot(3, l), static_cast<uint32_t>(m)) << l;
+    ASSERT_EQ(slot(4, l), static_cast<uint32_t>(m >> 32)) << l;
+    ASSERT_EQ(slot(5, l), static_cast<uint32_t>((int64_t{static_cast<int32_t>(a[l])} * static_cast<int32_t>(b[l])) >> 32)) << l;
+    ASSERT_EQ(slot(6, l), static_cast<uint32_t>(static_cast<int32_t>(a[l] << (32 - 3 - 5)) >> (32 - 5))) << l;
+    ASSERT_EQ(slot(7, l), static_cast<uint32_t>(((uint64_t{a[l]} << 32) | b[l]) >> 7)) << l;
+    // v_perm selectors 0x0d (0xff), 0x02 (byte 2 of S1), 0x07 (byte 3 of S0), 0x0c (0x00).
+    uint32_t perm = 0xffu | (((b[l] >> 16) & 0xff) << 8) | ((a[l] >> 24) << 16);
+    ASSERT_EQ(slot(8, l), perm) << l;
+    ASSERT_EQ(slot(9, l), l % 2 == 0 ? l : 0x77u) << l;
+    ASSERT_EQ(slot(10, l), (l % 2 == 0 && a[l] < b[l]) ? 1u : 0u) << l;
+    ASSERT_EQ(slot(11, l), l) << l;
+    ASSERT_EQ(slot(12, l), a[l] << 1) << l;
+    ASSERT_EQ(slot(13, l), a[5]) << l;
+    ASSERT_EQ(slot(14, l), l == 9 ? a[5] : 0u) << l;
+    ASSERT_EQ(slot(15, l), a[l] + b[l] - 1) << l;
+  }
+}
+
+TEST_F(Vop, AppliesModifiersNaNRulesAndDenormalFlush) {
+  auto o = run_vop("k_vop_f32");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    float x = ftz(inp.f[l]);
+    auto nanmax = [](float p, float q) { return std::isnan(p) ? q : std::isnan(q) ? p : std::fmax(p, q); };
+    auto nanmin = [](float p, float q) { return std::isnan(p) ? q : std::isnan(q) ? p : std::fmin(p, q); };
+    ASSERT_TRUE(same(fslot(0, l), nanmax(x, 1.0f))) << l;
+    ASSERT_TRUE(same(fslot(1, l), nanmin(x, 1.0f))) << l;
+    ASSERT_TRUE(same(fslot(2, l), ftz(-x + 1.0f))) << l;
+    float c = x * 2.0f;
+    ASSERT_TRUE(same(fslot(3, l), std::isnan(c) ? 0.0f : std::fmin(std::fmax(c, 0.0f), 1.0f))) << l;
+    ASSERT_TRUE(same(fslot(4, l), ftz((x + x) * 2.0f))) << l;
+    int32_t ci = std::isnan(x) ? 0 : x >= 2147483647.0f ? INT32_MAX : x <= -2147483648.0f ? INT32_MIN : static_cast<int32_t>(x);
+    ASSERT_EQ(static_cast<int32_t>(slot(5, l)), ci) << l;
+    ASSERT_TRUE(same(fslot(6, l), std::nearbyint(x))) << l;
+    if (std::isfinite(x)) ASSERT_TRUE(same(fslot(7, l), std::fmin(x - std::floor(x), 0x1.fffffep-1f))) << l;
+    if (!std::isnan(x)) ASSERT_TRUE(same(fslot(8, l), std::fmax(std::fmin(x, 0.0f), std::fmin(std::fmax(x, 0.0f), 1.0f)))) << l;
+    ASSERT_EQ(slot(9, l), std::isnan(inp.f[l]) ? 1u : 0u) << l;
+    ASSERT_TRUE(same(fslot(10, l), ftz(x * 0.5f))) << l;
+    ASSERT_TRUE(same(fslot(11, l), ftz(std::fma(x, x, -1.0f)))) << l;
+    float h = static_cast<float>(static_cast<_Float16>(x));
+    ASSERT_TRUE(same(fslot(12, l), h)) << l << " " << x;
+    if (std::isfinite(x)) { int e; ASSERT_TRUE(same(fslot(13, l), std::frexp(x, &e))) << l; }
+    ASSERT_TRUE(same(fslot(14, l), ftz(std::ldexp(x, 3)))) << l;
+    ASSERT_EQ(slot(15, l), x < 1.0f ? 1u : 0u) << l;
+  }
+}
+
+TEST_F(Vop, ComputesDoublesPackedAndSixteenBit) {
+  auto o = run_vop("k_vop_f64");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    double x = ftz(inp.f[l]);
+    double d = std::fma(x, 0.5, -(x * x));
+    double got = dbl(slot(0, l), slot(1, l));
+    ASSERT_TRUE((std::isnan(d) && std::isnan(got)) || d == got) << l;
+    double sq = std::sqrt(static_cast<double>(inp.a[l]));
+    ASSERT_EQ(dbl(slot(2, l), slot(3, l)), sq) << l;
+    ASSERT_EQ(slot(4, l), static_cast<uint32_t>(sq)) << l;
+    double mx = std::isnan(x) ? 1.0 : std::fmax(x, 1.0);
+    uint64_t mb; std::memcpy(&mb, &mx, 8);
+    ASSERT_EQ(slot(5, l), static_cast<uint32_t>(mb >> 32)) << l;
+    ASSERT_TRUE(same(fslot(6, l), ftz(static_cast<float>(x * x)))) << l;
+    float fa = ftz(fl(inp.a[l])), fb = ftz(fl(inp.b[l]));
+    ASSERT_TRUE(same(fslot(7, l), ftz(fa * fa))) << l;
+    ASSERT_TRUE(same(fslot(8, l), ftz(fa * fa))) << l;
+    ASSERT_TRUE(same(fslot(9, l), ftz(fb + fb))) << l;
+    _Float16 ha, hb;
+    uint16_t ua = static_cast<uint16_t>(inp.a[l]), ub = static_cast<uint16_t>(inp.b[l]);
+    std::memcpy(&ha, &ua, 2); std::memcpy(&hb, &ub, 2);
+    _Float16 hs = static_cast<_Float16>(static_cast<float>(ha) + static_cast<float>(hb));
+    uint16_t us; std::memcpy(&us, &hs, 2);
+    bool nan16 = (us & 0x7C00) == 0x7C00 && (us & 0x3FF);
+    if (nan16) ASSERT_TRUE((slot(10, l) & 0x7C00) == 0x7C00 && (slot(10, l) & 0x3FF)) << l;
+    else ASSERT_EQ(slot(10, l), us) << l;
+    uint32_t pk = ((inp.a[l] + inp.b[l]) & 0xFFFF) | (((inp.a[l] >> 16) + (inp.b[l] >> 16)) << 16);
+    ASSERT_EQ(slot(11, l), pk) << l;
+    ASSERT_EQ(slot(12, l), (inp.a[l] & 0xFFFF) >> 4) << l;
+  }
+}
+
+}  // namespace
