@@ -175,15 +175,16 @@ kfd::Result<void*> Context::register_host(void* ptr, size_t size, const AllocReq
   return ptr;
 }
 
-// Unmap from the GPUs, drop the CPU mapping, free the buffer, then give the VA back.
+// Unmap from the GPUs, drop the CPU mapping, free the buffer, then give the VA back. When the
+// GPU unmap is refused (EBUSY: a live queue uses the buffer, Linux >= 6.12) nothing is undone
+// and the allocation stays valid.
 kfd::Status Context::release(Record& rec) {
   const AllocationInfo& i = rec.info;
-  kfd::Status first;
-  if (auto u = kfd_.unmap_memory(i.handle, i.mapped_gpus); !u) first = u.error();
+  KFD_TRY(kfd_.unmap_memory(i.handle, i.mapped_gpus));
   if (rec.va.size) (void)unmap_cpu(rec.va);
-  if (auto f = kfd_.free_memory(i.handle); !f && first.ok()) first = f.error();
+  kfd::Status st = kfd_.free_memory(i.handle);
   release_va(rec.va);
-  return first;
+  return st;
 }
 
 kfd::Status Context::free(void* ptr) {
@@ -204,10 +205,11 @@ kfd::Status Context::free(void* ptr) {
       if (it->first != p)
         return kfd::Error::msg("free: " + kfd::hex(p) + " points inside the allocation at " +
                                kfd::hex(it->first) + ", not at its start", EINVAL);
-      Record rec = std::move(it->second);
+      // Released under the lock: a concurrent free of the same pointer must see it either
+      // live or gone, and a refused unmap must leave the record in place.
+      if (auto st = release(it->second); !st) return st;
       allocations_.erase(it);
-      lk.unlock();
-      return release(rec);
+      return {};
     }
   }
   // A pooled block: the pool reports a double free itself. Called without map_mu_ held

@@ -43,10 +43,7 @@ Pool& Context::pool_for(const AllocRequest& req, const char* tag) {
     std::unique_lock lk(map_mu_);
     auto it = allocations_.find(base);
     if (it == allocations_.end()) return;
-    Record rec = std::move(it->second);
-    allocations_.erase(it);
-    lk.unlock();
-    (void)release(rec);
+    if (release(it->second).ok()) allocations_.erase(it);
   };
   auto pool = std::make_unique<Pool>(key, chunk_size_, alloc, release_chunk);
   *self = pool.get();

@@ -204,3 +204,22 @@ TEST(AqlQueue, BarrierAndSpansTwoGpus) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace qtest;
+
+TEST(AqlQueue, RefusesToFreeItsBuffersWhileAlive) {
+  auto q = make_queue(64);
+  void* ring = reinterpret_cast<void*>(q->amd_queue()->hsa_queue.base_address);
+  auto st = rt().memory().free(ring);
+  EXPECT_EQ(st.err(), EBUSY) << st.message();
+  auto info = rt().memory().lookup(ring);  // still a valid allocation
+  ASSERT_TRUE(info.ok()) << info.message();
+  auto done = make_signal(1);
+  ASSERT_TRUE(q->submit(queues::make_marker(done->handle())).ok());
+  EXPECT_TRUE(wait_eq(*done, 0).ok());
+  EXPECT_TRUE(q->destroy().ok());
+}
+
+}  // namespace
