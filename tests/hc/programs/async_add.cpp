@@ -7,6 +7,13 @@
 
 using hc_test::check;
 
+// Device callees: hcc's spellings. [[hc]] alone is accepted but ignored by clang, so a callee
+// also needs __HC__ (or __host__ __device__), or a force_cuda_host_device region.
+__attribute__((hc)) __HC__ int twice(int x) [[hc]] { return 2 * x; }
+#pragma clang force_cuda_host_device begin
+int thrice(int x) { return 3 * x; }
+#pragma clang force_cuda_host_device end
+
 // c = a + b over an extent of rank N, on raw device pointers (am-style memory via hipMalloc).
 template <int N> void add_rank(const hc::extent<N>& ext) {
   const size_t n = ext.size();
@@ -48,6 +55,13 @@ void index_maps_to_x() {
   bool ok = true;
   for (int i = 0; i < 32; ++i) ok = ok && v(0, i) == i;
   check(ok, "index<2>[1] maps to the x dimension");
+}
+
+void annotations() {
+  std::vector<int> out(64, 0);
+  hc::array_view<int, 1> v(64, out);
+  hc::parallel_for_each(hc::extent<1>(64), [=](hc::index<1> i) [[hc]] { v[i] = twice(i[0]) + thrice(1); }).wait();
+  check(v[10] == 23, "[[hc]] lambdas, __HC__ and force_cuda_host_device callees");
 }
 
 void domain_errors() {
@@ -94,6 +108,7 @@ int main() {
   hc_test::run("tiled2", [] { add_tiled(hc::extent<2>(32, 48).tile(8, 16)); });
   hc_test::run("tiled3", [] { add_tiled(hc::extent<3>(4, 8, 16).tile(2, 4, 8)); });
   hc_test::run("index", index_maps_to_x);
+  hc_test::run("annotations", annotations);
   hc_test::run("domain", domain_errors);
   hc_test::run("inflight", many_in_flight);
   return hc_test::finish();
