@@ -12,3 +12,4 @@ else
 fi
 echo "== kfdinfo"
 "${pre[@]}" "$build/tools/kfdinfo/kfdinfo"
+if [ -x "$build/tests/hc/hc-demo" ]; then echo "== hc demo (tests/hc/programs/demo.cpp)"; "${pre[@]}" "$build/tests/hc/hc-demo"; fi
