@@ -104,7 +104,7 @@ void ds_nop(Wave&, const Inst&) {}
 void ds_swizzle_b32(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   uint32_t off = offset16(in), r[64];
-  const uint32_t* s = row(w, in, in.vdata);
+  const uint32_t* s = w.v[in.vaddr];  // ds_swizzle's data is in the ADDR field
   VLOOP {
     unsigned src;
     if (off & 0x8000) src = (l & ~3u) | ((off >> (2 * (l & 3))) & 3);

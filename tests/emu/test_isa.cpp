@@ -191,3 +191,111 @@ TEST_F(Vop, ComputesDoublesPackedAndSixteenBit) {
 }
 
 }  // namespace
+
+namespace {
+
+class Dpp : public IsaTest {};
+
+TEST_F(Dpp, PermutesLanesWithMasksAndBoundCtrl) {
+  auto o = run_isa("dpp_sdwa.co", "k_dpp");
+  ASSERT_TRUE(o.ok()) << o.message;
+  auto v1 = [](int l) { return static_cast<uint32_t>(l * 10 + 1); };
+  const uint32_t old = 0xaaaa;
+  for (int l = 0; l < 64; ++l) {
+    int r = l & 15;
+    ASSERT_EQ(slot(0, l), r == 0 ? old : v1(l - 1)) << l;                // row_shr:1
+    ASSERT_EQ(slot(1, l), r == 0 ? 0u : v1(l - 1)) << l;                 // + bound_ctrl
+    ASSERT_EQ(slot(2, l), r + 2 < 16 ? v1(l + 2) : 0u) << l;             // row_shl:2
+    ASSERT_EQ(slot(3, l), v1((l & ~3) | (3 - (l & 3)))) << l;            // quad_perm
+    ASSERT_EQ(slot(4, l), v1((l & ~15) | (15 - r))) << l;                // row_mirror
+    ASSERT_EQ(slot(5, l), v1((l & ~7) | (7 - (l & 7)))) << l;            // row_half_mirror
+    ASSERT_EQ(slot(6, l), v1((l & ~15) | ((r - 4) & 15))) << l;          // row_ror:4
+    ASSERT_EQ(slot(7, l), l == 0 ? 0u : v1(l - 1)) << l;                 // wave_shr:1
+    int row = l >> 4;
+    ASSERT_EQ(slot(8, l), (row == 1 || row == 3) ? v1((l & ~15) - 1) : old) << l;  // row_bcast:15
+    ASSERT_EQ(slot(9, l), row >= 2 ? v1(31) : old) << l;                 // row_bcast:31
+    int bank = (l >> 2) & 3;
+    bool written = (bank == 0 || bank == 2) && r < 15;                   // bank mask, shl invalid
+    ASSERT_EQ(slot(10, l), written ? v1(l + 1) + v1(l) : old) << l;
+    ASSERT_EQ(slot(11, l), l % 2 == 0 ? 0u : old) << l;                  // inactive sources
+    ASSERT_EQ(slot(12, l), v1((l + 1) & 63)) << l;                       // wave_rol:1
+  }
+}
+
+TEST_F(Dpp, SelectsSubDwordsWithSdwa) {
+  auto o = run_isa("dpp_sdwa.co", "k_sdwa");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (uint32_t l = 0; l < 64; ++l) {
+    uint32_t v1 = 0x12345678 + l, v4 = (l * 0x01010101u) | 0x80;
+    uint32_t sum = ((v1 >> 8) & 0xff) + (v4 & 0xffff);
+    ASSERT_EQ(slot(0, l), (0xaaaau & 0xffff) | ((sum & 0xffff) << 16)) << l;
+    ASSERT_EQ(slot(1, l), ((v4 & 0xff) << 16) | 0xff000000u) << l;
+    ASSERT_EQ(slot(2, l), (v1 >> 16) & 0xffff) << l;
+    ASSERT_EQ(slot(3, l), (v1 >> 16) & v4) << l;
+    ASSERT_EQ(slot(4, l), (v4 & 0xff) < (v1 & 0xff) ? 1u : 0u) << l;
+    uint32_t d = static_cast<uint32_t>(static_cast<int8_t>(v4 & 0xff)) - (v1 & 0xff);
+    ASSERT_EQ(slot(5, l), (d & 0xffff) << 16) << l;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+class Mem : public IsaTest {};
+
+TEST_F(Mem, AccessesLdsAndCrossesLanes) {
+  auto o = run_isa("mem.co", "k_lds");
+  ASSERT_TRUE(o.ok()) << o.message;
+  auto v1 = [](unsigned l) { return l * 10 + 1; };
+  std::vector<bool> seen(64);
+  for (unsigned l = 0; l < 64; ++l) {
+    ASSERT_EQ(slot(0, l), v1(l));
+    ASSERT_EQ(slot(1, l), ~v1(l));
+    ASSERT_LT(slot(2, l), 64u);
+    seen[slot(2, l)] = true;
+    ASSERT_EQ(slot(3, l), 64u);
+    const unsigned quad[4] = {1, 0, 3, 2};
+    ASSERT_EQ(slot(4, l), v1((l & ~3u) | quad[l & 3])) << l;
+    // BITMASK_PERM "01pip": and_mask 0b00111, or_mask 0b01000, xor_mask 0b00010.
+    ASSERT_EQ(slot(5, l), v1((l & 0x20) | (((l & 7) | 8) ^ 2))) << l;
+    ASSERT_EQ(slot(6, l), v1((l + 5) & 63)) << l;
+    ASSERT_EQ(slot(7, l), v1((l - 5) & 63)) << l;
+    ASSERT_EQ(slot(8, l), v1(l)) << l;
+    ASSERT_EQ(slot(9, l), 7u);
+    ASSERT_EQ(slot(10, l), 99u);
+    ASSERT_EQ(slot(11, l), 0u);
+  }
+  for (unsigned i = 0; i < 64; ++i) EXPECT_TRUE(seen[i]) << "ds_add_rtn value " << i;
+}
+
+TEST_F(Mem, SharesScratchBetweenBufferScratchAndFlat) {
+  auto o = run_isa("mem.co", "k_scratch", 128, 128);  // two waves: separate private memory
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned t = 0; t < 128; ++t) {
+    ASSERT_EQ(out[t], 3 * t + 7) << t;
+    ASSERT_EQ(out[128 + t], 3 * t + 8) << t;
+    ASSERT_EQ(out[256 + t], 3 * t + 7) << t;
+  }
+}
+
+TEST_F(Mem, ReturnsOldValuesFromGlobalAtomics) {
+  uint32_t* p = mem.alloc_array<uint32_t>(8);
+  auto o = run_isa("mem.co", "k_atomics", 64, 64, Args().add(p));
+  ASSERT_TRUE(o.ok()) << o.message;
+  std::vector<bool> seen(64);
+  for (unsigned l = 0; l < 64; ++l) { ASSERT_LT(slot(0, l), 64u); seen[slot(0, l)] = true; }
+  for (unsigned i = 0; i < 64; ++i) EXPECT_TRUE(seen[i]);
+  EXPECT_EQ(p[0], 64u);
+  EXPECT_EQ(p[1], 5u);
+  EXPECT_EQ(p[2], 63u);
+  EXPECT_EQ(p[3], 63u);
+  float f; std::memcpy(&f, &p[4], 4);
+  EXPECT_EQ(f, 32.0f);
+  EXPECT_EQ(slot(1, 0), 0u);
+  EXPECT_EQ(slot(2, 0), 5u);
+  EXPECT_EQ(slot(3, 0), 5u);
+  EXPECT_EQ(slot(4, 0), 0u);
+}
+
+}  // namespace

@@ -1,1 +1,163 @@
-.text
+// SPDX-License-Identifier: MIT
+// ISA tests: LDS (read2/write2, atomics, swizzle, permute, flat LDS aperture), scratch through
+// MUBUF, scratch_* and the flat private aperture, global atomics, SMEM buffer loads.
+.include "kernel.inc"
+
+KBEGIN k_lds
+  v_mul_u32_u24 v1, 10, v63
+  v_add_u32 v1, 1, v1                         // v1 = lane*10 + 1
+  v_not_b32 v2, v1
+  ds_write2_b32 v62, v1, v2 offset1:64        // LDS[4l] = v1, LDS[256+4l] = ~v1
+  s_waitcnt lgkmcnt(0)
+  ds_read2_b32 v[4:5], v62 offset1:64
+  s_waitcnt lgkmcnt(0)
+  STORE v4, 0
+  STORE v5, 1
+  v_mov_b32 v20, 0
+  v_mov_b32 v21, 1
+  ds_write_b32 v20, v20 offset:512
+  ds_add_rtn_u32 v6, v20, v21 offset:512       // every lane adds 1
+  ds_read_b32 v22, v20 offset:512
+  s_waitcnt lgkmcnt(0)
+  STORE v6, 2
+  STORE v22, 3
+  ds_swizzle_b32 v7, v1 offset:swizzle(QUAD_PERM,1,0,3,2)
+  s_waitcnt lgkmcnt(0)
+  STORE v7, 4
+  ds_swizzle_b32 v8, v1 offset:swizzle(BITMASK_PERM,"01pip")   // and/or/xor masks
+  s_waitcnt lgkmcnt(0)
+  STORE v8, 5
+  v_add_u32 v9, 5, v63
+  v_and_b32 v9, 63, v9
+  v_lshlrev_b32 v9, 2, v9                      // address of lane (l+5)&63
+  ds_bpermute_b32 v10, v9, v1
+  ds_permute_b32 v11, v9, v1
+  s_waitcnt lgkmcnt(0)
+  STORE v10, 6
+  STORE v11, 7
+  v_add_u32 v12, 0x300, v62                    // LDS byte 768 + 4l through the flat aperture
+  s_mov_b32 s6, src_shared_base
+  v_mov_b32 v13, s6
+  flat_store_dword v[12:13], v1
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  ds_read_b32 v14, v62 offset:768
+  s_waitcnt lgkmcnt(0)
+  STORE v14, 8
+  v_mov_b32 v15, 7
+  ds_write_b32 v62, v15 offset:1024
+  v_mov_b32 v16, 7                             // compare
+  v_mov_b32 v17, 99                            // new value
+  ds_cmpst_rtn_b32 v18, v62, v16, v17 offset:1024
+  ds_read_b32 v19, v62 offset:1024
+  s_waitcnt lgkmcnt(0)
+  STORE v18, 9
+  STORE v19, 10
+  v_mov_b32 v23, 0x10000
+  ds_read_b32 v24, v23                         // out of range LDS read returns 0
+  s_waitcnt lgkmcnt(0)
+  STORE v24, 11
+  s_endpgm
+KEND k_lds, lds=1536
+
+// Private segment (run with 128 work-items; result k of work-item t at out[128k + t]):
+// s[0:3] buffer V#, s[4:5] kernarg, s[6:7] flat scratch init, s8 wave offset.
+  .text
+  .globl k_scratch
+  .p2align 8
+  .type k_scratch,@function
+k_scratch:
+  s_add_u32 flat_scratch_lo, s6, s8
+  s_addc_u32 flat_scratch_hi, s7, 0
+  s_load_dwordx2 s[10:11], s[4:5], 0x0
+  v_and_b32 v63, 0x3ff, v0
+  v_lshlrev_b32 v62, 2, v63
+  v_mul_u32_u24 v5, 3, v63
+  v_add_u32 v5, 7, v5                          // v5 = 3l + 7
+  buffer_store_dword v5, off, s[0:3], s8 offset:16
+  v_mov_b32 v7, 16
+  scratch_load_dword v6, v7, off               // same private dword through scratch_*
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  global_store_dword v62, v6, s[10:11]
+  v_add_u32 v9, 1, v5
+  v_mov_b32 v10, 32
+  s_mov_b32 s12, src_private_base
+  v_mov_b32 v11, s12
+  flat_store_dword v[10:11], v9                // private aperture, offset 32
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  buffer_load_dword v12, off, s[0:3], s8 offset:32
+  s_waitcnt vmcnt(0)
+  global_store_dword v62, v12, s[10:11] offset:512
+  v_mov_b32 v13, 40
+  scratch_store_dwordx2 v13, v[4:5], off offset:4   // dwords at private 44 and 48
+  v_mov_b32 v14, 48
+  buffer_load_dword v15, v14, s[0:3], s8 offen
+  s_waitcnt vmcnt(0)
+  global_store_dword v62, v15, s[10:11] offset:1024
+  s_endpgm
+  .rodata
+  .p2align 6
+  .amdhsa_kernel k_scratch
+    .amdhsa_user_sgpr_private_segment_buffer 1
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_user_sgpr_flat_scratch_init 1
+    .amdhsa_system_sgpr_private_segment_wavefront_offset 1
+    .amdhsa_private_segment_fixed_size 64
+    .amdhsa_next_free_vgpr 64
+    .amdhsa_next_free_sgpr 32
+    .amdhsa_accum_offset 64
+  .end_amdhsa_kernel
+
+// Global atomics with return values, and an SMEM buffer load through a V# built here.
+// Arguments: out, p (p[0] counter, p[1] cmpswap target, p[2:3] umax_x2, p[4] add_f32).
+  .text
+  .globl k_atomics
+  .p2align 8
+  .type k_atomics,@function
+k_atomics:
+  s_load_dwordx4 s[4:7], s[0:1], 0x0
+  v_and_b32 v63, 0x3ff, v0
+  v_lshlrev_b32 v62, 2, v63
+  s_waitcnt lgkmcnt(0)
+  s_mov_b64 s[0:1], s[4:5]
+  v_mov_b32 v1, 1
+  v_mov_b32 v2, 0
+  global_atomic_add v3, v2, v1, s[6:7] glc     // returns the old counter
+  s_waitcnt vmcnt(0)
+  STORE v3, 0
+  v_mov_b32 v6, v63
+  v_mov_b32 v7, v63
+  global_atomic_umax_x2 v2, v[6:7], s[6:7] offset:8
+  v_mov_b32 v20, 0.5
+  global_atomic_add_f32 v2, v20, s[6:7] offset:16
+  s_mov_b64 s[20:21], exec
+  s_mov_b64 exec, 1
+  v_mov_b32 v8, 5                              // new value
+  v_mov_b32 v9, 0                              // compare
+  global_atomic_cmpswap v10, v2, v[8:9], s[6:7] offset:4 glc
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v8, 9
+  global_atomic_cmpswap v11, v2, v[8:9], s[6:7] offset:4 glc   // fails: p[1] is 5
+  s_waitcnt vmcnt(0)
+  s_mov_b64 exec, s[20:21]
+  v_readfirstlane_b32 s22, v10
+  v_readfirstlane_b32 s23, v11
+  STORES s22, 1
+  STORES s23, 2
+  s_mov_b32 s8, s6
+  s_and_b32 s9, s7, 0xffff
+  s_mov_b32 s10, 16                            // num_records: 16 bytes
+  s_mov_b32 s11, 0
+  s_buffer_load_dword s12, s[8:11], 0x4
+  s_buffer_load_dword s13, s[8:11], 0x20       // past num_records: 0
+  s_waitcnt lgkmcnt(0)
+  STORES s12, 3
+  STORES s13, 4
+  s_endpgm
+  .rodata
+  .p2align 6
+  .amdhsa_kernel k_atomics
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 64
+    .amdhsa_next_free_sgpr 32
+    .amdhsa_accum_offset 64
+  .end_amdhsa_kernel
