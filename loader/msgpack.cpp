@@ -73,7 +73,7 @@ kfd::Result<Value> Decoder::map(Value v, uint64_t n, unsigned depth) {
   for (uint64_t k = 0; k < n; ++k) {
     KFD_ASSIGN(Value key, value(depth + 1));
     KFD_ASSIGN(Value val, value(depth + 1));
-    v.map.emplace_back(std::move(key), std::move(val));
+    v.map.push_back(MapEntry{std::move(key), std::move(val)});
   }
   return v;
 }
@@ -153,7 +153,7 @@ kfd::Result<Value> Decoder::value(unsigned depth) {
 const Value* Value::find(std::string_view key) const {
   if (kind != Kind::Map) return nullptr;
   for (const auto& kv : map)
-    if (kv.first.kind == Kind::Str && kv.first.s == key) return &kv.second;
+    if (kv.key.kind == Kind::Str && kv.key.s == key) return &kv.value;
   return nullptr;
 }
 

@@ -15,6 +15,8 @@ namespace loader::msgpack {
 
 enum class Kind : uint8_t { Nil, Bool, Int, UInt, Float, Str, Bin, Array, Map };
 
+struct MapEntry;
+
 // One decoded value. Int is used for negative integers only; non-negative ones are UInt.
 struct Value {
   Kind kind = Kind::Nil;
@@ -24,13 +26,19 @@ struct Value {
   double f = 0;
   std::string_view s;                             // Str and Bin
   std::vector<Value> array;                       // Array
-  std::vector<std::pair<Value, Value>> map;       // Map, in input order
+  std::vector<MapEntry> map;                      // Map, in input order
   uint64_t offset = 0;                            // where it starts in the input
 
   // Map lookup by string key; nullptr when absent or when this is not a map.
   const Value* find(std::string_view key) const;
   bool is_uint() const { return kind == Kind::UInt; }
   bool is_str() const { return kind == Kind::Str; }
+};
+
+// Declared after Value: std::pair<Value, Value> inside Value would need Value complete.
+struct MapEntry {
+  Value key;
+  Value value;
 };
 
 const char* kind_name(Kind k);

@@ -198,9 +198,9 @@ std::string compare(const Yaml& y, const loader::msgpack::Value& v, const std::s
       if (y.map.size() != v.map.size())
         return path + ": readelf has " + std::to_string(y.map.size()) + " keys, loader " + std::to_string(v.map.size());
       for (const auto& kv : v.map) {
-        const Yaml* c = y.find(std::string(kv.first.s));
-        if (!c) return path + ": readelf lacks key " + std::string(kv.first.s);
-        std::string r = compare(*c, kv.second, path + "/" + std::string(kv.first.s));
+        const Yaml* c = y.find(std::string(kv.key.s));
+        if (!c) return path + ": readelf lacks key " + std::string(kv.key.s);
+        std::string r = compare(*c, kv.value, path + "/" + std::string(kv.key.s));
         if (!r.empty()) return r;
       }
       return "";
