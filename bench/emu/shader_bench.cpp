@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Shader core throughput over the clang-15 HIP corpus: wave-instructions/s and lane-ops/s,
+// with one worker thread and with one per host core (argument 0).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <functional>
+
+#include "tests/emu/harness.h"
+
+using namespace emu_test;
+
+namespace {
+
+struct Workload {
+  const char* file;
+  const char* kernel;
+  // Allocates inputs in `mem`, returns the launch and arguments.
+  std::function<void(HostMemory&, Launch&, Args&)> setup;
+};
+
+Launch grid1(uint32_t n, uint16_t b) { Launch l; l.grid[0] = n; l.block[0] = b; return l; }
+
+template <class T>
+T* filled(HostMemory& mem, size_t n, std::function<T(size_t)> f) {
+  T* p = mem.alloc_array<T>(n);
+  for (size_t i = 0; i < n; ++i) p[i] = f(i);
+  return p;
+}
+
+const Workload kWork[] = {
+    {"basic.co", "vadd", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 20;
+       l = grid1(n, 256);
+       a.add(filled<float>(m, n, [](size_t i) { return 0.5f * i; }))
+        .add(filled<float>(m, n, [](size_t i) { return 1.0f * i; })).add(m.alloc_array<float>(n)).add(n);
+     }},
+    {"lds.co", "reduce_sum", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 20;
+       l = grid1(n, 256);
+       a.add(filled<float>(m, n, [](size_t i) { return float(i % 7); })).add(m.alloc_array<float>(n / 256)).add(n);
+     }},
+    {"lds.co", "histogram", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 20;
+       l = grid1(64 * 256, 256);
+       a.add(filled<uint8_t>(m, n, [](size_t i) { return uint8_t(i * 2654435761u >> 24); })).add(n).add(m.alloc_array<unsigned>(256));
+     }},
+    {"math.co", "transcend_f32", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 16;
+       l = grid1(n, 256);
+       a.add(filled<float>(m, n, [](size_t i) { return -1.5f + 1e-5f * i; })).add(m.alloc_array<float>(4 * n)).add(n);
+     }},
+    {"math.co", "double_ops", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 16;
+       l = grid1(n, 256);
+       a.add(filled<double>(m, n, [](size_t i) { return -2.0 + 1e-5 * i; })).add(m.alloc_array<double>(4 * n)).add(n);
+     }},
+    {"math.co", "int64_divmod", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 16;
+       l = grid1(n, 256);
+       a.add(filled<long long>(m, n, [](size_t i) { return (long long)(i * 0x9E3779B97F4A7C15ull); }))
+        .add(filled<long long>(m, n, [](size_t i) { return (long long)(i * 7919 + 3); }))
+        .add(m.alloc_array<long long>(n)).add(m.alloc_array<long long>(n)).add(n);
+     }},
+    {"scratch.co", "private_array", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 14;
+       l = grid1(n, 256);
+       a.add(filled<unsigned>(m, n, [](size_t i) { return unsigned(i * 31 % 1000); })).add(m.alloc_array<unsigned>(n)).add(n);
+     }},
+    {"lanes.co", "wave_sum", [](HostMemory& m, Launch& l, Args& a) {
+       const unsigned n = 1 << 20;
+       l = grid1(n, 256);
+       a.add(filled<int>(m, n, [](size_t i) { return int(i % 100); })).add(m.alloc_array<int>(n / 64));
+     }},
+};
+
+void BM_Corpus(benchmark::State& state) {
+  const Workload& w = kWork[state.range(0)];
+  unsigned workers = static_cast<unsigned>(state.range(1));
+  HostMemory mem;
+  CodeObject co;
+  std::string err = co.load(kernel_path(w.file), mem);
+  if (!err.empty()) { state.SkipWithError(err.c_str()); return; }
+  Launch l; Args a;
+  w.setup(mem, l, a);
+  emu::shader::ShaderCore core(emu::shader::Target::gfx90a, workers);
+  uint64_t insts = 0, lanes = 0;
+  for (auto _ : state) {
+    auto o = dispatch(core, mem, co.kernel(w.kernel), l, a.data(), a.size());
+    if (!o.ok()) { state.SkipWithError(o.message.c_str()); return; }
+    insts += o.wave_instructions;
+    lanes += o.lane_ops;
+  }
+  state.SetLabel(std::string(w.kernel) + (workers == 1 ? " 1 worker" : " all workers"));
+  state.counters["wave_insts/s"] = benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);
+  state.counters["lane_ops/s"] = benchmark::Counter(static_cast<double>(lanes), benchmark::Counter::kIsRate);
+}
+
+void corpus_args(benchmark::internal::Benchmark* b) {
+  for (int i = 0; i < static_cast<int>(std::size(kWork)); ++i)
+    for (int workers : {1, 0}) b->Args({i, workers});
+}
+BENCHMARK(BM_Corpus)->Apply(corpus_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
