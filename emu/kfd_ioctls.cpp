@@ -347,9 +347,9 @@ int Process::available_memory(kfd_ioctl_get_available_memory_args* a) {
 int Process::runtime_enable(void* p) {
   auto* a = static_cast<kfd::uapi::RuntimeEnableArgs*>(p);
   std::lock_guard<std::mutex> lk(mu);
-  if (!queues_.empty()) return -EEXIST;  // must come before any queue exists
   if (a->mode_mask & kfd::uapi::kRuntimeEnableModeEnable) {
     if (runtime_enabled_) return -EBUSY;
+    if (!queues_.empty()) return -EEXIST;  // must come before any queue exists
     runtime_enabled_ = true;
   } else {
     runtime_enabled_ = false;

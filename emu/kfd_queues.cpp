@@ -65,12 +65,8 @@ int Process::validate_queue_buffers(DeviceState& d, const kfd_ioctl_create_queue
   }
   if (a.ctl_stack_size != s.ctl_stack_size) return -EINVAL;
   if (a.ctx_save_restore_size != s.ctx_save_restore_size) return -EINVAL;
-  // The CWSR area must be one mapping starting at its address and at least this large.
-  std::shared_ptr<Bo> bo = bo_at_locked(d, a.ctx_save_restore_address);
-  if (!bo || bo->va != (a.ctx_save_restore_address & ~(kPage - 1))) return -EINVAL;
-  if (bo->size < s.cwsr_total) return -EINVAL;
-  q.held.push_back(bo);
-  return 0;
+  // Linux 6.12: the CWSR area is one mapping of exactly ALIGN((cwsr + debug) * xcc, PAGE_SIZE).
+  return buffer_get(*this, d, a.ctx_save_restore_address, s.cwsr_total, find, &q.held);
 }
 
 int Process::create_queue(kfd_ioctl_create_queue_args* a) {

@@ -99,24 +99,25 @@ void init_system_sgprs(const Launch& l, const Group& g, Wave& w) {
 }
 
 void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w) {
-  uint64_t exec = 0;
   uint64_t items = uint64_t{size[0]} * size[1] * size[2];
+  uint64_t first = uint64_t{wave} * 64;
+  // Work-item ids of the wave's first lane, then counted up (no division per lane).
+  uint32_t x = static_cast<uint32_t>(first % size[0]);
+  uint32_t y = static_cast<uint32_t>((first / size[0]) % size[1]);
+  uint32_t z = static_cast<uint32_t>(first / (uint64_t{size[0]} * size[1]));
+  uint64_t n = items > first ? std::min<uint64_t>(64, items - first) : 0;
+  bool packed = packed_tid(l.target);
   for (unsigned lane = 0; lane < 64; ++lane) {
-    uint64_t t = uint64_t{wave} * 64 + lane;
-    uint32_t x = 0, y = 0, z = 0;
-    if (t < items) {
-      exec |= uint64_t{1} << lane;
-      x = static_cast<uint32_t>(t % size[0]);
-      y = static_cast<uint32_t>((t / size[0]) % size[1]);
-      z = static_cast<uint32_t>(t / (uint64_t{size[0]} * size[1]));
-    }
-    if (packed_tid(l.target)) {
-      w.v[0][lane] = x | (y << 10) | (z << 20);
+    bool live = lane < n;
+    uint32_t lx = live ? x : 0, ly = live ? y : 0, lz = live ? z : 0;
+    if (packed) {
+      w.v[0][lane] = lx | (ly << 10) | (lz << 20);
     } else {
-      w.v[0][lane] = x; w.v[1][lane] = y; w.v[2][lane] = z;
+      w.v[0][lane] = lx; w.v[1][lane] = ly; w.v[2][lane] = lz;
     }
+    if (++x == size[0]) { x = 0; if (++y == size[1]) { y = 0; ++z; } }
   }
-  w.set_exec(exec);
+  w.set_exec(n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1));
 }
 
 }  // namespace

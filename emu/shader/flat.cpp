@@ -24,6 +24,27 @@ inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
   return classify_flat(w, a);
 }
 
+// Fast path: when every active lane's [addr, addr+bytes) lies in one cached mapping (the usual
+// case for global data), fills host pointers per lane and returns true.
+bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint8_t** ptrs) {
+  if (in.seg == kSegScratch || ex == 0) return false;
+  uint64_t addr[64];
+  for (unsigned l = 0; l < 64; ++l) addr[l] = ((ex >> l) & 1) ? lane_addr(w, in, l).addr : 0;
+  unsigned first = static_cast<unsigned>(std::countr_zero(ex));
+  uint64_t lo = addr[first], hi = addr[first];
+  for (unsigned l = 0; l < 64; ++l)
+    if ((ex >> l) & 1) { lo = std::min(lo, addr[l]); hi = std::max(hi, addr[l]); }
+  if (lo - kLdsAperture < 2 * kApertureSize || hi - kLdsAperture < 2 * kApertureSize) return false;
+  if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return false;
+  for (const Range& r : w.cache) {
+    if (lo >= r.begin && hi + bytes <= r.end && hi + bytes >= hi && (!write || r.writable)) {
+      for (unsigned l = 0; l < 64; ++l) ptrs[l] = r.host + (addr[l] - r.begin);
+      return true;
+    }
+  }
+  return false;
+}
+
 // Loads of N dwords, or sub-dword with extension and d16 placement.
 enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
 
@@ -32,6 +53,19 @@ void load(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   constexpr unsigned bytes = E == Ext::None ? 4 * N : (E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 ||
                                                       E == Ext::D16S8 || E == Ext::D16HiU8 || E == Ext::D16HiS8) ? 1 : 2;
+  if constexpr (E == Ext::None) {
+    uint8_t* ptrs[64];
+    if (global_ptrs(w, in, ex, bytes, false, ptrs)) {
+      for (unsigned i = 0; i < N; ++i) {
+        uint32_t* d = data_row(w, in, in.dst + i);
+        for (unsigned l = 0; l < 64; ++l)
+          if ((ex >> l) & 1) std::memcpy(&d[l], ptrs[l] + 4 * i, 4);
+      }
+      w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+      return;
+    }
+    if (w.state != WaveState::Running) return;
+  }
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
     uint32_t buf[4] = {};
@@ -55,6 +89,19 @@ void load(Wave& w, const Inst& in) {
 template <unsigned N, unsigned Bytes, bool Hi>
 void store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
+  if constexpr (Bytes == 0) {
+    uint8_t* ptrs[64];
+    if (global_ptrs(w, in, ex, 4 * N, true, ptrs)) {
+      for (unsigned i = 0; i < N; ++i) {
+        const uint32_t* s = data_row(w, in, in.vdata + i);
+        for (unsigned l = 0; l < 64; ++l)
+          if ((ex >> l) & 1) std::memcpy(ptrs[l] + 4 * i, &s[l], 4);
+      }
+      w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+      return;
+    }
+    if (w.state != WaveState::Running) return;
+  }
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
     uint32_t buf[4];
