@@ -139,8 +139,9 @@ public:
 #if HC_ON_DEVICE
     return dev_ + offset_;
 #else
-    auto* d = static_cast<value_type*>(buf_->device_ptr(buf_->home ? buf_->home->device : 0));
-    return d + offset_;
+    // Allocated and current on the device; writes through it are not tracked.
+    buf_->before_device_use(*buf_->home);
+    return static_cast<value_type*>(buf_->dev) + offset_;
 #endif
   }
 

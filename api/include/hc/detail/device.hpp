@@ -4,6 +4,13 @@
 
 #include "config.hpp"
 
+// HIP's headers declare some of the same built-ins (__lane_id, __ballot, __shfl, ...) in the
+// global namespace. hc's are function templates with a defaulted parameter, so in code that says
+// `using namespace hc;` an unqualified call prefers HIP's non-template function (same meaning)
+// instead of being ambiguous, while hc::__name always works.
+#define HC_BUILTIN template <int hc_builtin_ = 0> __device__ inline
+#define HC_BUILTIN_HD template <int hc_builtin_ = 0> __host__ __device__ inline
+
 namespace hc {
 
 // ---- atomics (device scope, relaxed, on global or tile_static memory) ----
@@ -35,39 +42,39 @@ template <class T> __device__ inline bool atomic_compare_exchange(T* dest, T* ex
 
 // ---- cross-lane operations (wave64) ----
 
-__device__ inline unsigned int __lane_id() {
+HC_BUILTIN unsigned int __lane_id() {
   return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
 }
 // One bit per active lane whose predicate is non-zero.
-__device__ inline uint64_t __ballot(int predicate) {
+HC_BUILTIN uint64_t __ballot(int predicate) {
   return __builtin_amdgcn_uicmpl(static_cast<long>(predicate != 0), 0l, 33 /* ICMP_NE */);
 }
-__device__ inline unsigned int __activelanecount_u32_b1(unsigned int input) {
+HC_BUILTIN unsigned int __activelanecount_u32_b1(unsigned int input) {
   return static_cast<unsigned>(__builtin_popcountll(__ballot(input != 0)));
 }
-__device__ inline uint64_t __activelanemask_v4_b64_b1(unsigned int input) { return __ballot(input != 0); }
-__device__ inline int __any(int predicate) { return __ballot(predicate) != 0; }
-__device__ inline int __all(int predicate) {
+HC_BUILTIN uint64_t __activelanemask_v4_b64_b1(unsigned int input) { return __ballot(input != 0); }
+HC_BUILTIN int __any(int predicate) { return __ballot(predicate) != 0; }
+HC_BUILTIN int __all(int predicate) {
   return __ballot(predicate) == __ballot(1);
 }
 
-__device__ inline int __amdgcn_ds_bpermute(int index, int src) {
+HC_BUILTIN int __amdgcn_ds_bpermute(int index, int src) {
   return __builtin_amdgcn_ds_bpermute(index, src);
 }
-__device__ inline float __amdgcn_ds_bpermute(int index, float src) {
+HC_BUILTIN float __amdgcn_ds_bpermute(int index, float src) {
   return __builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute(index, __builtin_bit_cast(int, src)));
 }
-__device__ inline int __amdgcn_ds_permute(int index, int src) {
+HC_BUILTIN int __amdgcn_ds_permute(int index, int src) {
   return __builtin_amdgcn_ds_permute(index, src);
 }
-__device__ inline float __amdgcn_ds_permute(int index, float src) {
+HC_BUILTIN float __amdgcn_ds_permute(int index, float src) {
   return __builtin_bit_cast(float, __builtin_amdgcn_ds_permute(index, __builtin_bit_cast(int, src)));
 }
 // The swizzle pattern and DPP controls must be constants, so these are macros.
 #define __amdgcn_ds_swizzle(src, pattern) __builtin_amdgcn_ds_swizzle((src), (pattern))
 #define __amdgcn_move_dpp(src, dpp_ctrl, row_mask, bank_mask, bound_ctrl) \
   __builtin_amdgcn_mov_dpp((src), (dpp_ctrl), (row_mask), (bank_mask), (bound_ctrl))
-__device__ inline int __amdgcn_wave_sr1(int src, bool bound_ctrl) {
+HC_BUILTIN int __amdgcn_wave_sr1(int src, bool bound_ctrl) {
   (void)bound_ctrl;
   return __builtin_amdgcn_mov_dpp(src, 0x138, 0xF, 0xF, false);  // wave_shr:1
 }
@@ -75,31 +82,31 @@ __device__ inline int __amdgcn_wave_sr1(int src, bool bound_ctrl) {
 constexpr int __HSA_WAVEFRONT_SIZE__ = 64;
 
 // Value of `var` in lane srcLane of the caller's width-sized segment.
-__device__ inline int __shfl(int var, int srcLane, int width = __HSA_WAVEFRONT_SIZE__) {
+HC_BUILTIN int __shfl(int var, int srcLane, int width = __HSA_WAVEFRONT_SIZE__) {
   const int self = static_cast<int>(__lane_id());
   const int lane = (self & ~(width - 1)) + (srcLane & (width - 1));
   return __builtin_amdgcn_ds_bpermute(lane << 2, var);
 }
-__device__ inline int __shfl_up(int var, unsigned int delta, int width = __HSA_WAVEFRONT_SIZE__) {
+HC_BUILTIN int __shfl_up(int var, unsigned int delta, int width = __HSA_WAVEFRONT_SIZE__) {
   const int self = static_cast<int>(__lane_id());
   const int lane = (self & (width - 1)) >= static_cast<int>(delta) ? self - static_cast<int>(delta) : self;
   return __builtin_amdgcn_ds_bpermute(lane << 2, var);
 }
-__device__ inline int __shfl_down(int var, unsigned int delta, int width = __HSA_WAVEFRONT_SIZE__) {
+HC_BUILTIN int __shfl_down(int var, unsigned int delta, int width = __HSA_WAVEFRONT_SIZE__) {
   const int self = static_cast<int>(__lane_id());
   const int lane = (self & (width - 1)) + static_cast<int>(delta) < width ? self + static_cast<int>(delta) : self;
   return __builtin_amdgcn_ds_bpermute(lane << 2, var);
 }
-__device__ inline int __shfl_xor(int var, int laneMask, int width = __HSA_WAVEFRONT_SIZE__) {
+HC_BUILTIN int __shfl_xor(int var, int laneMask, int width = __HSA_WAVEFRONT_SIZE__) {
   const int self = static_cast<int>(__lane_id());
   const int lane = ((self ^ laneMask) & (width - 1)) | (self & ~(width - 1));
   return __builtin_amdgcn_ds_bpermute(lane << 2, var);
 }
 #define HC_SHFL_FLOAT(name, T2)                                                          \
-  __device__ inline float name(float var, T2 arg, int width = __HSA_WAVEFRONT_SIZE__) {  \
+  HC_BUILTIN float name(float var, T2 arg, int width = __HSA_WAVEFRONT_SIZE__) {          \
     return __builtin_bit_cast(float, name(__builtin_bit_cast(int, var), arg, width));    \
   }                                                                                      \
-  __device__ inline unsigned int name(unsigned int var, T2 arg, int width = __HSA_WAVEFRONT_SIZE__) { \
+  HC_BUILTIN unsigned int name(unsigned int var, T2 arg, int width = __HSA_WAVEFRONT_SIZE__) { \
     return static_cast<unsigned>(name(static_cast<int>(var), arg, width));               \
   }
 HC_SHFL_FLOAT(__shfl, int)
@@ -110,72 +117,72 @@ HC_SHFL_FLOAT(__shfl_xor, int)
 
 // ---- bit operations (HSAIL semantics: "first" counts from the MSB, "last" from the LSB) ----
 
-HC_HD unsigned int __popcount_u32_b32(unsigned int x) { return __builtin_popcount(x); }
-HC_HD unsigned int __popcount_u32_b64(unsigned long long x) { return __builtin_popcountll(x); }
-HC_HD int __firstbit_u32_u32(unsigned int x) { return x ? __builtin_clz(x) : -1; }
-HC_HD int __firstbit_u32_u64(unsigned long long x) { return x ? __builtin_clzll(x) : -1; }
+HC_BUILTIN_HD unsigned int __popcount_u32_b32(unsigned int x) { return __builtin_popcount(x); }
+HC_BUILTIN_HD unsigned int __popcount_u32_b64(unsigned long long x) { return __builtin_popcountll(x); }
+HC_BUILTIN_HD int __firstbit_u32_u32(unsigned int x) { return x ? __builtin_clz(x) : -1; }
+HC_BUILTIN_HD int __firstbit_u32_u64(unsigned long long x) { return x ? __builtin_clzll(x) : -1; }
 // Signed: the first bit (from the MSB) that differs from the sign bit.
-HC_HD int __firstbit_u32_s32(int x) { return __firstbit_u32_u32(x < 0 ? ~static_cast<unsigned>(x) : static_cast<unsigned>(x)); }
-HC_HD int __firstbit_u32_s64(long long x) {
+HC_BUILTIN_HD int __firstbit_u32_s32(int x) { return __firstbit_u32_u32(x < 0 ? ~static_cast<unsigned>(x) : static_cast<unsigned>(x)); }
+HC_BUILTIN_HD int __firstbit_u32_s64(long long x) {
   return __firstbit_u32_u64(x < 0 ? ~static_cast<unsigned long long>(x) : static_cast<unsigned long long>(x));
 }
-HC_HD int __lastbit_u32_u32(unsigned int x) { return x ? __builtin_ctz(x) : -1; }
-HC_HD int __lastbit_u32_u64(unsigned long long x) { return x ? __builtin_ctzll(x) : -1; }
-HC_HD int __lastbit_u32_s32(int x) { return __lastbit_u32_u32(static_cast<unsigned>(x)); }
-HC_HD int __lastbit_u32_s64(long long x) { return __lastbit_u32_u64(static_cast<unsigned long long>(x)); }
+HC_BUILTIN_HD int __lastbit_u32_u32(unsigned int x) { return x ? __builtin_ctz(x) : -1; }
+HC_BUILTIN_HD int __lastbit_u32_u64(unsigned long long x) { return x ? __builtin_ctzll(x) : -1; }
+HC_BUILTIN_HD int __lastbit_u32_s32(int x) { return __lastbit_u32_u32(static_cast<unsigned>(x)); }
+HC_BUILTIN_HD int __lastbit_u32_s64(long long x) { return __lastbit_u32_u64(static_cast<unsigned long long>(x)); }
 
-HC_HD unsigned int __bitextract_u32(unsigned int src, unsigned int offset, unsigned int width) {
+HC_BUILTIN_HD unsigned int __bitextract_u32(unsigned int src, unsigned int offset, unsigned int width) {
   offset &= 31, width &= 31;
   return width ? (src << (32 - width - offset)) >> (32 - width) : 0u;
 }
-HC_HD int __bitextract_s32(int src, unsigned int offset, unsigned int width) {
+HC_BUILTIN_HD int __bitextract_s32(int src, unsigned int offset, unsigned int width) {
   offset &= 31, width &= 31;
   return width ? static_cast<int>(static_cast<unsigned>(src) << (32 - width - offset)) >> (32 - width) : 0;
 }
-HC_HD unsigned long long __bitextract_u64(unsigned long long src, unsigned int offset, unsigned int width) {
+HC_BUILTIN_HD unsigned long long __bitextract_u64(unsigned long long src, unsigned int offset, unsigned int width) {
   offset &= 63, width &= 63;
   return width ? (src << (64 - width - offset)) >> (64 - width) : 0ull;
 }
-HC_HD long long __bitextract_s64(long long src, unsigned int offset, unsigned int width) {
+HC_BUILTIN_HD long long __bitextract_s64(long long src, unsigned int offset, unsigned int width) {
   offset &= 63, width &= 63;
   return width ? static_cast<long long>(static_cast<unsigned long long>(src) << (64 - width - offset)) >> (64 - width) : 0ll;
 }
 // src0 with bits [offset, offset+width) replaced by the low bits of src1.
-HC_HD unsigned int __bitinsert_u32(unsigned int src0, unsigned int src1, unsigned int offset, unsigned int width) {
+HC_BUILTIN_HD unsigned int __bitinsert_u32(unsigned int src0, unsigned int src1, unsigned int offset, unsigned int width) {
   offset &= 31, width &= 31;
   const unsigned mask = ((1u << width) - 1u) << offset;
   return (src0 & ~mask) | ((src1 << offset) & mask);
 }
-HC_HD unsigned long long __bitinsert_u64(unsigned long long src0, unsigned long long src1, unsigned int offset,
+HC_BUILTIN_HD unsigned long long __bitinsert_u64(unsigned long long src0, unsigned long long src1, unsigned int offset,
                                          unsigned int width) {
   offset &= 63, width &= 63;
   const unsigned long long mask = ((1ull << width) - 1ull) << offset;
   return (src0 & ~mask) | ((src1 << offset) & mask);
 }
-HC_HD unsigned int __bitmask_b32(unsigned int offset, unsigned int width) {
+HC_BUILTIN_HD unsigned int __bitmask_b32(unsigned int offset, unsigned int width) {
   return ((width & 31) ? ((1u << (width & 31)) - 1u) : 0u) << (offset & 31);
 }
-HC_HD unsigned int __bitrev_b32(unsigned int x) { return __builtin_bitreverse32(x); }
-HC_HD unsigned long long __bitrev_b64(unsigned long long x) { return __builtin_bitreverse64(x); }
-HC_HD unsigned int __bitalign_b32(unsigned int hi, unsigned int lo, unsigned int shift) {
+HC_BUILTIN_HD unsigned int __bitrev_b32(unsigned int x) { return __builtin_bitreverse32(x); }
+HC_BUILTIN_HD unsigned long long __bitrev_b64(unsigned long long x) { return __builtin_bitreverse64(x); }
+HC_BUILTIN_HD unsigned int __bitalign_b32(unsigned int hi, unsigned int lo, unsigned int shift) {
   return static_cast<unsigned>((((unsigned long long)hi << 32) | lo) >> (shift & 31));
 }
-HC_HD unsigned int __bytealign_b32(unsigned int hi, unsigned int lo, unsigned int shift) {
+HC_BUILTIN_HD unsigned int __bytealign_b32(unsigned int hi, unsigned int lo, unsigned int shift) {
   return __bitalign_b32(hi, lo, (shift & 3) * 8);
 }
 
 // ---- 24-bit multiplies ----
 
-HC_HD int __mul24(int a, int b) { return ((a << 8) >> 8) * ((b << 8) >> 8); }
-HC_HD unsigned int __mul24(unsigned int a, unsigned int b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
-HC_HD int __mad24(int a, int b, int c) { return __mul24(a, b) + c; }
-HC_HD unsigned int __mad24(unsigned int a, unsigned int b, unsigned int c) { return __mul24(a, b) + c; }
+HC_BUILTIN_HD int __mul24(int a, int b) { return ((a << 8) >> 8) * ((b << 8) >> 8); }
+HC_BUILTIN_HD unsigned int __mul24(unsigned int a, unsigned int b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
+HC_BUILTIN_HD int __mad24(int a, int b, int c) { return __mul24(a, b) + c; }
+HC_BUILTIN_HD unsigned int __mad24(unsigned int a, unsigned int b, unsigned int c) { return __mul24(a, b) + c; }
 
 // ---- clocks ----
 
 // A constant-rate clock (s_memrealtime) and the shader cycle counter (s_memtime).
-__device__ inline uint64_t __clock_u64() { return __builtin_amdgcn_s_memrealtime(); }
-__device__ inline uint64_t __cycle_u64() { return __builtin_amdgcn_s_memtime(); }
+HC_BUILTIN uint64_t __clock_u64() { return __builtin_amdgcn_s_memrealtime(); }
+HC_BUILTIN uint64_t __cycle_u64() { return __builtin_amdgcn_s_memtime(); }
 
 // ---- group segment (LDS) ----
 
@@ -199,3 +206,6 @@ __device__ inline void* get_group_segment_base_pointer() {
 }
 
 } // namespace hc
+
+#undef HC_BUILTIN
+#undef HC_BUILTIN_HD

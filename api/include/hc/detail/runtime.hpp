@@ -39,10 +39,11 @@ struct view_state {
   view_state(int dev, execute_order o, queuing_mode qm, queue_priority p)
       : device(dev), order(o), mode(qm), priority(p) {
     device_guard g(dev);
+    // HIP: a lower number is a higher priority; normal is 0 clamped into the range.
     int least = 0, greatest = 0;
-    check(hipDeviceGetStreamPriorityRange(&least, &greatest), "hipDeviceGetStreamPriorityRange");
-    int prio = p == priority_high ? greatest : p == priority_low ? least
-                                                                  : std::clamp(0, std::min(least, greatest), std::max(least, greatest));
+    if (hipDeviceGetStreamPriorityRange(&least, &greatest) != hipSuccess) least = greatest = 0;
+    const int normal = std::clamp(0, std::min(least, greatest), std::max(least, greatest));
+    const int prio = p == priority_high ? greatest : p == priority_low ? least : normal;
     check(hipStreamCreateWithPriority(&stream, hipStreamDefault, prio),
           "hipStreamCreateWithPriority");
   }
