@@ -2,6 +2,7 @@
 // Offload bundle parsing and decompression, code object selection, and the host-ELF fat binary.
 #include "loader/bundle.h"
 
+#define ZSTD_STATIC_LINKING_ONLY  // for ZSTD_decompressBound (exported by libzstd >= 1.4.10)
 #include <zlib.h>
 #include <zstd.h>
 
@@ -153,12 +154,18 @@ kfd::Result<CompressedHeader> parse_compressed_header(Bytes b) {
   if (h.method == 0 && h.uncompressed_size / kZlibMaxRatio > payload)
     return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
                                                                " is more than zlib can expand " + kfd::hex(payload) + " bytes to");
-  if (h.method == 1 && payload >= 18) {
+  if (h.method == 1) {
     // A zstd frame states its content size; it must agree (RFC 8878 Frame_Content_Size).
     unsigned long long fcs = ZSTD_getFrameContentSize(b.data() + h.header_size, payload);
     if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR && fcs != h.uncompressed_size)
       return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
                                                                  " disagrees with the zstd frame's " + kfd::hex(fcs));
+    // Without a stated size, the block headers still bound what the data can expand to.
+    unsigned long long bound = ZSTD_decompressBound(b.data() + h.header_size, payload);
+    if (bound != ZSTD_CONTENTSIZE_ERROR && h.uncompressed_size > bound)
+      return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
+                                                                 " is more than the zstd data can expand to (" +
+                                                                 kfd::hex(bound) + ")");
   }
   return h;
 }

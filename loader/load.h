@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "kfd/result.h"
 #include "loader/code_object.h"
@@ -14,8 +16,8 @@ namespace loader {
 // AMDGPU relocation types; AMDGPUUsage "Relocation Records".
 inline constexpr uint32_t kRAmdgpuNone = 0, kRAmdgpuAbs64 = 3, kRAmdgpuRelative64 = 13;
 
-// A code object placed in GPU memory. Owns the allocation; move-only. The CodeObject it was
-// loaded from must outlive it (kernels and metadata are read from there).
+// A code object placed in GPU memory. Owns the allocation (freed through the SegmentMemory, which
+// must outlive it); move-only. Keeps its own symbol table, so the CodeObject and its bytes may go.
 class LoadedCodeObject {
  public:
   // Allocates the PT_LOAD span (executable), copies file bytes, zero-fills the rest and applies
@@ -28,10 +30,9 @@ class LoadedCodeObject {
   LoadedCodeObject& operator=(const LoadedCodeObject&) = delete;
   ~LoadedCodeObject();
 
-  const CodeObject& code_object() const { return *co_; }
   Span memory() const { return span_; }
   // GPU address of ELF virtual address 0 (the load bias).
-  uint64_t base() const { return span_.gpu_address() - co_->vaddr_min(); }
+  uint64_t base() const { return span_.gpu_address() - vaddr_min_; }
   uint64_t address_of(uint64_t vaddr) const { return base() + vaddr; }
 
   // GPU address of a kernel's descriptor (the AQL packet's kernel_object), by name or symbol.
@@ -43,13 +44,18 @@ class LoadedCodeObject {
   kfd::Result<Global> global(std::string_view name) const;
 
  private:
-  LoadedCodeObject(const CodeObject* co, SegmentMemory* mem, Span span) : co_(co), mem_(mem), span_(span) {}
-  kfd::Status copy_segments();
-  kfd::Status relocate();
+  struct Entry {
+    std::string name, symbol;
+    uint64_t vaddr = 0, size = 0;
+  };
+  LoadedCodeObject(SegmentMemory* mem, Span span, uint64_t vaddr_min) : mem_(mem), span_(span), vaddr_min_(vaddr_min) {}
+  kfd::Status copy_segments(const CodeObject& co);
+  kfd::Status relocate(const CodeObject& co);
 
-  const CodeObject* co_ = nullptr;
   SegmentMemory* mem_ = nullptr;
   Span span_;
+  uint64_t vaddr_min_ = 0, vaddr_span_ = 0;
+  std::vector<Entry> kernels_, globals_;
 };
 
 }  // namespace loader

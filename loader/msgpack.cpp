@@ -2,10 +2,14 @@
 // MessagePack decoding (format spec: github.com/msgpack/msgpack/blob/master/spec.md).
 #include "loader/msgpack.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace loader::msgpack {
 namespace {
+
+// Containers grow past this by push_back, so memory follows the bytes actually decoded.
+constexpr uint64_t kReserveCap = 256;
 
 // Big-endian reads: MessagePack stores multi-byte numbers in network order.
 uint64_t load_be(const uint8_t* p, unsigned n) {
@@ -56,7 +60,7 @@ kfd::Result<Value> Decoder::array(Value v, uint64_t n, unsigned depth) {
     return field_error("msgpack array count", v.offset, std::to_string(n) + " elements cannot fit in the " +
                                                             std::to_string(in_.size() - pos_) + " bytes left");
   v.kind = Kind::Array;
-  v.array.reserve(n);
+  v.array.reserve(std::min<uint64_t>(n, kReserveCap));
   for (uint64_t k = 0; k < n; ++k) {
     KFD_ASSIGN(Value e, value(depth + 1));
     v.array.push_back(std::move(e));
@@ -69,7 +73,7 @@ kfd::Result<Value> Decoder::map(Value v, uint64_t n, unsigned depth) {
     return field_error("msgpack map count", v.offset, std::to_string(n) + " entries cannot fit in the " +
                                                           std::to_string(in_.size() - pos_) + " bytes left");
   v.kind = Kind::Map;
-  v.map.reserve(n);
+  v.map.reserve(std::min<uint64_t>(n, kReserveCap));
   for (uint64_t k = 0; k < n; ++k) {
     KFD_ASSIGN(Value key, value(depth + 1));
     KFD_ASSIGN(Value val, value(depth + 1));

@@ -28,11 +28,14 @@ struct SegmentMemory {
 // Plain host memory (aligned operator new), for tests, tools and the emulator-free benchmark.
 class HostSegmentMemory : public SegmentMemory {
  public:
+  // Requests above `limit` bytes fail (tests and fuzzers bound what hostile input may ask for).
+  explicit HostSegmentMemory(size_t limit = SIZE_MAX) : limit_(limit) {}
   kfd::Result<Span> allocate(size_t size, size_t align, bool executable) override;
   void free(Span span) override;
   size_t live_allocations() const { return live_; }
 
  private:
+  size_t limit_;
   size_t live_ = 0;
 };
 

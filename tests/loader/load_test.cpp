@@ -84,8 +84,14 @@ TEST_P(LoadGlobals, AppliesRelativeRelocations) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, LoadGlobals,
                          ::testing::Values("global_var-gfx90a.co", "global_var-gfx908.co", "global_var-gfx1030.co",
-                                           "global_var-gfx942.co"),
-                         [](const auto& info) { return info.param.substr(11, info.param.size() - 14); });
+                                           "global_var-gfx942.co", "global_var_v6-gfx942.co",
+                                           "global_var_v6-gfx9-generic.co"),
+                         [](const auto& info) {
+                           std::string n = info.param.substr(0, info.param.size() - 3);
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
 
 // Offsets of the .rela.dyn entries and of the symbol named `name` in .dynsym.
 struct RelaInfo {
@@ -121,6 +127,39 @@ TEST(Load, AppliesAbs64Relocation) {
   auto lco = LoadedCodeObject::load(*co, mem);
   ASSERT_TRUE(lco.ok()) << lco.message();
   EXPECT_EQ(read64(lco->address_of(target)), lco->global("kt_buffer")->address + 12);
+
+  // Make kt_buffer undefined: a global binding is an error, a weak one resolves to 0 (+ A).
+  const loader::Section* rs = co->elf().find_section(".rela.dyn");
+  uint64_t sym_entry = co->elf().sections()[rs->link].offset + 24 * ri.sym_index;
+  loader_test::put_le<uint16_t>(bytes, sym_entry + 6, 0);  // st_shndx = SHN_UNDEF
+  auto undef = CodeObject::parse(bytes);
+  ASSERT_TRUE(undef.ok()) << undef.message();
+  EXPECT_EQ(LoadedCodeObject::load(*undef, mem).message(),
+            ".rela.dyn r_info at offset " + kfd::hex(ri.rela_off + 8) + ": undefined symbol 'kt_buffer'");
+  bytes[sym_entry + 4] = uint8_t((2 << 4) | (bytes[sym_entry + 4] & 0xF));  // STB_WEAK
+  auto weak = CodeObject::parse(bytes);
+  ASSERT_TRUE(weak.ok()) << weak.message();
+  auto wl = LoadedCodeObject::load(*weak, mem);
+  ASSERT_TRUE(wl.ok()) << wl.message();
+  EXPECT_EQ(read64(wl->address_of(target)), 12u);
+}
+
+TEST(Load, OutlivesItsCodeObject) {
+  HostSegmentMemory mem(1u << 20);
+  auto lco = [&] {
+    auto bytes = loader_test::read_data("global_var-gfx942.co");
+    auto co = CodeObject::parse(bytes);
+    EXPECT_TRUE(co.ok()) << co.message();
+    return LoadedCodeObject::load(*co, mem);
+  }();  // the bytes and the CodeObject are gone here
+  ASSERT_TRUE(lco.ok()) << lco.message();
+  EXPECT_TRUE(lco->kernel_object("bump").ok());
+  EXPECT_EQ(lco->global("kt_table")->size, 32u);
+  auto big = loader_test::read_data("big_table-gfx90a.co");
+  auto co = CodeObject::parse(big);
+  ASSERT_TRUE(co.ok()) << co.message();
+  EXPECT_EQ(LoadedCodeObject::load(*co, mem).message(),
+            "host segment memory: Cannot allocate memory (size=" + kfd::hex(co->vaddr_span()) + " above limit 0x100000)");
 }
 
 TEST(Load, RejectsBadRelocations) {

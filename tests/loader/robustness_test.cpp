@@ -17,7 +17,7 @@ bool try_code_object(const std::vector<uint8_t>& b) {
     EXPECT_FALSE(co.message().empty());
     return false;
   }
-  loader::HostSegmentMemory mem;
+  loader::HostSegmentMemory mem(64u << 20);  // a mutated p_memsz may ask for gigabytes
   auto lco = loader::LoadedCodeObject::load(*co, mem);
   if (!lco) return false;
   for (const auto& k : co->kernels()) EXPECT_TRUE(lco->kernel_object(k.meta.name).ok());

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto co = loader::CodeObject::parse(in);
   if (!co.ok()) return 0;
-  loader::HostSegmentMemory mem;
+  loader::HostSegmentMemory mem(64u << 20);  // a mutated p_memsz may ask for gigabytes
   auto lco = loader::LoadedCodeObject::load(*co, mem);
   if (lco.ok())
     for (const auto& k : co->kernels()) (void)lco->kernel_object(k.meta.name);
