@@ -29,12 +29,17 @@ inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
 bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint8_t** ptrs) {
   if (in.seg == kSegScratch || ex == 0) return false;
   uint64_t addr[64];
-  for (unsigned l = 0; l < 64; ++l) addr[l] = ((ex >> l) & 1) ? lane_addr(w, in, l).addr : 0;
+  bool all_global = true;
+  for (unsigned l = 0; l < 64; ++l) {
+    LaneAddr a = ((ex >> l) & 1) ? lane_addr(w, in, l) : LaneAddr{};
+    addr[l] = a.addr;
+    all_global &= a.space == Space::Global;
+  }
+  if (!all_global) return false;
   unsigned first = static_cast<unsigned>(std::countr_zero(ex));
   uint64_t lo = addr[first], hi = addr[first];
   for (unsigned l = 0; l < 64; ++l)
     if ((ex >> l) & 1) { lo = std::min(lo, addr[l]); hi = std::max(hi, addr[l]); }
-  if (lo - kLdsAperture < 2 * kApertureSize || hi - kLdsAperture < 2 * kApertureSize) return false;
   if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return false;
   for (const Range& r : w.cache) {
     if (lo >= r.begin && hi + bytes <= r.end && hi + bytes >= hi && (!write || r.writable)) {
