@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+// Images loaded per device: bundle selection, code object loading, kernel argument layouts, globals.
+#include "api/hip/code.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "api/hip/alloc.h"
+
+namespace hip {
+namespace {
+
+template <class T>
+T rd(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Plain bundle: header, then per entry offset, size, id length and id (REFERENCE §3).
+size_t bundle_extent(const uint8_t* p) {
+  uint64_t n = rd<uint64_t>(p + 24);
+  if (n > 4096) return 0;
+  size_t pos = 32, end = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t off = rd<uint64_t>(p + pos), size = rd<uint64_t>(p + pos + 8), idlen = rd<uint64_t>(p + pos + 16);
+    if (idlen > 4096) return 0;
+    pos += 24 + idlen;
+    end = std::max<size_t>(end, off + size);
+  }
+  return std::max(end, pos);
+}
+
+// ELF64: the furthest of the header tables, the sections' and the segments' file bytes.
+size_t elf_extent(const uint8_t* p) {
+  uint64_t phoff = rd<uint64_t>(p + 0x20), shoff = rd<uint64_t>(p + 0x28);
+  uint16_t phentsize = rd<uint16_t>(p + 0x36), phnum = rd<uint16_t>(p + 0x38);
+  uint16_t shentsize = rd<uint16_t>(p + 0x3A), shnum = rd<uint16_t>(p + 0x3C);
+  size_t end = std::max<size_t>(64, std::max(phoff + size_t(phnum) * phentsize, shoff + size_t(shnum) * shentsize));
+  for (uint16_t i = 0; i < shnum; ++i) {
+    const uint8_t* sh = p + shoff + size_t(i) * shentsize;
+    if (rd<uint32_t>(sh + 4) != 8) end = std::max<size_t>(end, rd<uint64_t>(sh + 0x18) + rd<uint64_t>(sh + 0x20));
+  }
+  for (uint16_t i = 0; i < phnum; ++i) {
+    const uint8_t* ph = p + phoff + size_t(i) * phentsize;
+    end = std::max<size_t>(end, rd<uint64_t>(ph + 8) + rd<uint64_t>(ph + 0x20));
+  }
+  return end;
+}
+
+bool is_elf(const uint8_t* p) { return std::memcmp(p, "\x7f" "ELF", 4) == 0 && p[4] == 2; }
+
+KernelInfo make_info(const loader::Kernel& k, uint64_t kernel_object) {
+  KernelInfo info;
+  const loader::KernelMeta& m = k.meta;
+  info.name = m.name;
+  info.kernel_object = kernel_object;
+  info.kernarg_size = uint32_t(m.kernarg_segment_size);
+  info.kernarg_align = uint32_t(std::max<uint64_t>(m.kernarg_segment_align, 8));
+  info.group_segment = uint32_t(m.group_segment_fixed_size);
+  info.private_segment = uint32_t(m.private_segment_fixed_size);
+  // A dynamic stack needs room beyond the fixed size: HIP's default stack limit is 1 KiB.
+  if (m.uses_dynamic_stack.value_or(false)) info.private_segment = std::max(info.private_segment, 1024u);
+  info.max_workgroup = uint32_t(m.max_flat_workgroup_size ? m.max_flat_workgroup_size : 1024);
+  info.sgprs = uint32_t(m.sgpr_count);
+  info.vgprs = uint32_t(m.vgpr_count);
+  for (const loader::KernelArg& a : m.args) {
+    if (loader::is_hidden(a.value_kind)) {
+      if (a.value_kind != loader::ValueKind::HiddenNone)
+        info.hidden.push_back({uint32_t(a.offset), uint32_t(a.size), a.value_kind});
+    } else {
+      info.args.push_back({uint32_t(a.offset), uint32_t(a.size)});
+      info.explicit_size = std::max(info.explicit_size, uint32_t(a.offset + a.size));
+    }
+  }
+  return info;
+}
+
+}  // namespace
+
+size_t image_extent(const uint8_t* p) {
+  if (!p) return 0;
+  if (std::memcmp(p, loader::kBundleMagic, 24) == 0) return bundle_extent(p);
+  if (is_elf(p)) return elf_extent(p);
+  if (std::memcmp(p, "CCOB", 4) == 0) {
+    auto h = loader::parse_compressed_header(loader::Bytes(p, 64));
+    if (h && h->total_size) return h->total_size;
+  }
+  return 0;
+}
+
+// ---- SegmentAllocator ----
+
+kfd::Result<loader::Span> SegmentAllocator::allocate(size_t size, size_t align, bool executable) {
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Vram;
+  r.size = size;
+  r.alignment = std::min<size_t>(std::max<size_t>(align, 256), size_t(2) << 20);
+  r.host_access = true;
+  r.executable = executable;
+  r.owner_gpu = dev_.gpu_id();
+  KFD_ASSIGN(void* p, dev_.memory().allocate(r));
+  std::memset(p, 0, size);
+  allocations().add({reinterpret_cast<uintptr_t>(p), size, AllocKind::Code, 0, dev_.index(), false});
+  return loader::Span{static_cast<uint8_t*>(p), size};
+}
+
+void SegmentAllocator::free(loader::Span span) {
+  allocations().remove(span.host);
+  (void)dev_.memory().free(span.host);
+}
+
+// ---- DeviceImage ----
+
+kfd::Status DeviceImage::load(loader::Bytes elf) {
+  KFD_ASSIGN(auto co, loader::CodeObject::parse(elf));
+  co_.emplace(std::move(co));
+  if (!loader::target_compatible(co_->target(), dev_.target()))
+    return kfd::Error::msg("code object for " + co_->target().str() + " cannot run on device " +
+                               std::to_string(dev_.index()) + " (" + dev_.target().str() + ")",
+                           ENOEXEC);
+  KFD_ASSIGN(auto l, loader::LoadedCodeObject::load(*co_, seg_));
+  lco_.emplace(std::move(l));
+  return {};
+}
+
+kfd::Result<const KernelInfo*> DeviceImage::kernel(std::string_view name) {
+  std::lock_guard lk(mu_);
+  if (auto it = kernels_.find(name); it != kernels_.end()) return it->second.get();
+  const loader::Kernel* k = co_->find_kernel(name);
+  if (!k) return kfd::Error::msg("kernel " + std::string(name) + " is not in the code object", ENOENT);
+  KFD_ASSIGN(uint64_t ko, lco_->kernel_object(name));
+  auto info = std::make_unique<KernelInfo>(make_info(*k, ko));
+  const KernelInfo* out = info.get();
+  kernels_.emplace(std::string(name), std::move(info));
+  return out;
+}
+
+kfd::Result<loader::LoadedCodeObject::Global> DeviceImage::global(std::string_view name) const {
+  auto g = lco_->global(name);
+  if (!g) return kfd::Error::msg("global " + std::string(name) + " is not in the code object", ENOENT);
+  return g;
+}
+
+// ---- Image ----
+
+std::unique_ptr<Image> Image::borrowed(const uint8_t* data) {
+  auto im = std::unique_ptr<Image>(new Image());
+  im->data_ = data;
+  im->size_ = image_extent(data);
+  return im;
+}
+
+std::unique_ptr<Image> Image::owned(std::vector<uint8_t> bytes) {
+  auto im = std::unique_ptr<Image>(new Image());
+  im->storage_ = std::move(bytes);
+  im->data_ = im->storage_.data();
+  im->size_ = im->storage_.size();
+  return im;
+}
+
+void Image::add_managed(ManagedVar v) {
+  std::lock_guard lk(mu_);
+  managed_.push_back(std::move(v));
+}
+
+kfd::Result<loader::Bytes> Image::select(Device& dev) {
+  if (!data_ || size_ < 64) return kfd::Error::msg("not a code object or offload bundle", EINVAL);
+  loader::Bytes all(data_, size_);
+  if (is_elf(data_)) return all;
+  if (!bundle_) {
+    KFD_ASSIGN(auto b, loader::parse_bundle(all));
+    bundle_.emplace(std::move(b));
+  }
+  auto e = loader::select_code_object(*bundle_, dev.target());
+  if (!e) return kfd::Error::msg(e.message(), ENOEXEC);
+  return (*e)->data;
+}
+
+kfd::Status Image::init_managed(DeviceImage& di) {
+  // The device-side variable of a managed variable holds the address of its allocation.
+  for (const ManagedVar& v : managed_) {
+    KFD_ASSIGN(auto g, di.global(v.name));
+    if (g.size < sizeof(void*)) continue;
+    std::memcpy(reinterpret_cast<void*>(g.address), &v.allocation, sizeof(void*));
+  }
+  return {};
+}
+
+kfd::Result<DeviceImage*> Image::on(Device& dev) {
+  std::lock_guard lk(mu_);
+  if (auto it = loaded_.find(dev.index()); it != loaded_.end()) return it->second.get();
+  KFD_ASSIGN(loader::Bytes elf, select(dev));
+  auto di = std::make_unique<DeviceImage>(dev);
+  KFD_TRY(di->load(elf));
+  KFD_TRY(init_managed(*di));
+  DeviceImage* out = di.get();
+  loaded_.emplace(dev.index(), std::move(di));
+  return out;
+}
+
+// ---- Function, Var ----
+
+kfd::Result<const KernelInfo*> Function::info(Device& dev) {
+  int i = dev.index();
+  if (i < kMaxDevices)
+    if (const KernelInfo* k = cache[i].load(std::memory_order_acquire)) return k;
+  if (!image) return kfd::Error::msg("kernel " + name + " has no code object", ENOENT);
+  KFD_ASSIGN(DeviceImage* di, image->on(dev));
+  KFD_ASSIGN(const KernelInfo* k, di->kernel(name));
+  if (i < kMaxDevices) cache[i].store(k, std::memory_order_release);
+  return k;
+}
+
+kfd::Result<void*> Var::address(Device& dev) {
+  if (!image) return kfd::Error::msg("variable " + name + " has no code object", ENOENT);
+  KFD_ASSIGN(DeviceImage* di, image->on(dev));
+  KFD_ASSIGN(auto g, di->global(name));
+  return reinterpret_cast<void*>(g.address);
+}
+
+// ---- Registry ----
+
+Registry& Registry::get() {
+  static Registry* r = new Registry();  // never destroyed: module destructors run late
+  return *r;
+}
+
+void** Registry::add_fatbin(const void* wrapper) {
+  struct Wrapper {  // REFERENCE §4: {magic "HIPF", version 1, binary, unused}
+    int32_t magic, version;
+    const void* binary;
+    void* unused;
+  };
+  auto fb = std::make_unique<FatBin>();
+  auto* w = static_cast<const Wrapper*>(wrapper);
+  if (w && uint32_t(w->magic) == loader::kHipFatMagic && w->binary)
+    fb->image = Image::borrowed(static_cast<const uint8_t*>(w->binary));
+  fb->handle_slot = fb->image.get();
+  std::lock_guard lk(mu_);
+  fatbins_.push_back(std::move(fb));
+  return &fatbins_.back()->handle_slot;
+}
+
+void Registry::add_function(void** handle, const void* host_fn, const char* name) {
+  auto f = std::make_unique<Function>();
+  f->image = handle ? static_cast<Image*>(*handle) : nullptr;
+  f->name = name ? name : "";
+  std::lock_guard lk(mu_);
+  functions_[host_fn] = std::move(f);
+}
+
+void Registry::add_var(void** handle, void* host_var, const char* name, size_t size) {
+  auto v = std::make_unique<Var>();
+  v->image = handle ? static_cast<Image*>(*handle) : nullptr;
+  v->name = name ? name : "";
+  v->size = size;
+  std::lock_guard lk(mu_);
+  vars_[host_var] = std::move(v);
+}
+
+void Registry::add_managed(void** handle, void** pointer, const void* init, const char* name,
+                           size_t size, unsigned align) {
+  (void)align;  // allocations are page aligned
+  Image* im = handle ? static_cast<Image*>(*handle) : nullptr;
+  void* mem = nullptr;
+  if (alloc_managed(size, &mem) != hipSuccess || !pointer) return;
+  if (init) std::memcpy(mem, init, size);
+  *pointer = mem;
+  if (im) im->add_managed({name ? name : "", mem});
+}
+
+void Registry::remove_fatbin(void** handle) {
+  if (!handle) return;
+  Image* im = static_cast<Image*>(*handle);
+  std::lock_guard lk(mu_);
+  std::erase_if(functions_, [im](const auto& kv) { return kv.second->image == im; });
+  std::erase_if(vars_, [im](const auto& kv) { return kv.second->image == im; });
+}
+
+Function* Registry::function(const void* host_fn) {
+  std::lock_guard lk(mu_);
+  auto it = functions_.find(host_fn);
+  return it == functions_.end() ? nullptr : it->second.get();
+}
+
+Var* Registry::var(const void* host_var) {
+  std::lock_guard lk(mu_);
+  auto it = vars_.find(host_var);
+  return it == vars_.end() ? nullptr : it->second.get();
+}
+
+}  // namespace hip

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// Shared helpers of the HIP runtime: error recording, kfd::Error -> hipError_t, export macro.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "hip/hip_runtime_api.h"
+#include "kfd/result.h"
+
+// Every public entry point is extern "C" with default visibility.
+#define HIP_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace hip {
+
+// Records `e` as the calling thread's last error when it is a failure (hipGetLastError reads
+// and clears it; success never overwrites a recorded failure) and returns it.
+hipError_t ret(hipError_t e);
+
+// The last error of this thread (hipPeekAtLastError) and its reset (hipGetLastError).
+hipError_t peek_last_error();
+hipError_t take_last_error();
+
+// Maps a lower layer's error to HIP's code: GPU memory faults -> hipErrorIllegalAddress, other
+// device errors -> hipErrorLaunchFailure, ENOMEM -> hipErrorOutOfMemory, ENOENT/ENODEV ->
+// hipErrorNoDevice, otherwise `fallback`.
+hipError_t from_error(const kfd::Error& e, hipError_t fallback);
+
+// Reports a device-side failure once per process on stderr ("kfdrt: <api>: <message>").
+void report_device_error(const char* api, const kfd::Error& e);
+
+// HIP_KFDRT_DEBUG=1 prints the cause of every failing call on stderr.
+void debug_log(const char* api, const std::string& why);
+
+const char* error_name(hipError_t e);
+const char* error_string(hipError_t e);
+bool find_known(hipError_t e);
+
+}  // namespace hip

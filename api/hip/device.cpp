@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// hip::Device: a visible GPU with its queues, streams and synchronisation.
+#include <algorithm>
+#include <cstdlib>
+
+#include "api/hip/stream.h"
+
+namespace hip {
+
+Device::Device(queues::Runtime& rt, int index, const mem::Gpu& gpu)
+    : rt_(rt), index_(index), gpu_(gpu), signals_(rt) {
+  if (const char* q = std::getenv("KFDRT_HIP_QUEUES")) {
+    long n = std::strtol(q, nullptr, 10);
+    if (n >= 1 && n <= 64) max_queues_ = uint32_t(n);
+  }
+}
+
+Device::~Device() = default;
+
+kfd::Status Device::init() {
+  fill_props();
+  return {};
+}
+
+queues::WaitPolicy Device::wait_policy(bool blocking_sync) const {
+  queues::WaitPolicy p = rt_.wait_policy();
+  unsigned sched = flags() & hipDeviceScheduleMask;
+  if (blocking_sync || sched == hipDeviceScheduleBlockingSync) return queues::WaitPolicy::blocking();
+  if (sched == hipDeviceScheduleSpin) return queues::WaitPolicy::spinning();
+  if (sched == hipDeviceScheduleYield) {
+    p.spin = {};
+    p.yield = std::chrono::milliseconds(10);
+  }
+  return p;
+}
+
+kfd::Result<HwQueue*> Device::queue_for_stream(bool null_stream) {
+  std::lock_guard lk(mu_);
+  uint32_t want;
+  if (null_stream || max_queues_ == 1) {
+    want = 0;
+  } else {
+    want = 1 + next_queue_++ % (max_queues_ - 1);
+  }
+  while (queues_.size() <= want) {
+    KFD_ASSIGN(auto q, HwQueue::create(*this, 7));
+    queues_.push_back(std::move(q));
+  }
+  return queues_[want].get();
+}
+
+kfd::Result<Stream*> Device::null_stream() {
+  if (Stream* s = null_.load(std::memory_order_acquire)) return s;
+  static std::mutex create_mu;  // one creation at a time; rare
+  std::lock_guard clk(create_mu);
+  if (Stream* s = null_.load(std::memory_order_acquire)) return s;
+  KFD_ASSIGN(HwQueue* hw, queue_for_stream(true));
+  KFD_ASSIGN(auto s, Stream::create(*this, *hw, hipStreamDefault, 0, true));
+  {
+    std::lock_guard lk(mu_);
+    streams_.push_back(s);
+  }
+  null_.store(s.get(), std::memory_order_release);
+  return s.get();
+}
+
+kfd::Result<std::shared_ptr<Stream>> Device::create_stream(unsigned flags, int priority) {
+  KFD_ASSIGN(HwQueue* hw, queue_for_stream(false));
+  KFD_ASSIGN(auto s, Stream::create(*this, *hw, flags, priority, false));
+  std::lock_guard lk(mu_);
+  streams_.push_back(s);
+  return s;
+}
+
+hipError_t Device::destroy_stream(Stream* s) {
+  // HIP lets pending work finish; the stream's signals must outlive its packets.
+  hipError_t e = s->synchronize("hipStreamDestroy");
+  std::lock_guard lk(mu_);
+  streams_.erase(std::remove_if(streams_.begin(), streams_.end(),
+                                [s](const std::shared_ptr<Stream>& p) { return p.get() == s; }),
+                 streams_.end());
+  return e;
+}
+
+std::vector<std::shared_ptr<Stream>> Device::streams() {
+  std::lock_guard lk(mu_);
+  return streams_;
+}
+
+hipError_t Device::synchronize(const char* api) {
+  hipError_t first = hipSuccess;
+  for (auto& s : streams()) {
+    hipError_t e = s->synchronize(api);
+    if (first == hipSuccess) first = e;
+  }
+  if (first == hipSuccess) {
+    if (auto st = rt_.check_device(false); !st) {
+      report_device_error(api, st.error());
+      first = from_error(st.error(), hipErrorLaunchFailure);
+    }
+  }
+  return first;
+}
+
+hipError_t Device::reset() {
+  hipError_t e = synchronize("hipDeviceReset");
+  std::vector<std::shared_ptr<Stream>> gone;
+  {
+    std::lock_guard lk(mu_);
+    for (auto& s : streams_)
+      if (!s->is_null()) gone.push_back(s);
+    streams_.erase(std::remove_if(streams_.begin(), streams_.end(),
+                                  [](const std::shared_ptr<Stream>& p) { return !p->is_null(); }),
+                   streams_.end());
+  }
+  hipError_t ignored;
+  if (Runtime* rt = Runtime::get(&ignored))
+    for (auto& s : gone) rt->remove_stream_handle(s.get());
+  return e;
+}
+
+}  // namespace hip

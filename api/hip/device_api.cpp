@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// HIP device management API: counting and selecting devices, properties, attributes, versions, limits.
+#include <cstdio>
+#include <cstring>
+
+#include "api/hip/props.h"
+#include "api/hip/runtime.h"
+
+using namespace hip;
+
+namespace {
+
+Device* device_at(Runtime* rt, int id) { return rt->device(id); }
+
+}  // namespace
+
+HIP_EXPORT hipError_t hipInit(unsigned int flags) {
+  if (flags != 0) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDriverGetVersion(int* v) {
+  if (!v) return ret(hipErrorInvalidValue);
+  *v = HIP_VERSION;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipRuntimeGetVersion(int* v) {
+  if (!v) return ret(hipErrorInvalidValue);
+  *v = HIP_VERSION;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipGetDeviceCount(int* count) {
+  if (!count) return ret(hipErrorInvalidValue);
+  *count = 0;
+  HIP_INIT(rt);
+  *count = rt->device_count();
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipSetDevice(int id) {
+  HIP_INIT(rt);
+  if (!device_at(rt, id)) return ret(hipErrorInvalidDevice);
+  rt->set_current(id);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipGetDevice(int* id) {
+  if (!id) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  *id = rt->current_index();
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceGet(hipDevice_t* device, int ordinal) {
+  if (!device) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  if (!device_at(rt, ordinal)) return ret(hipErrorInvalidDevice);
+  *device = ordinal;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int id) {
+  if (!prop) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  *prop = d->props();
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_t* prop, int id) {
+  return hipGetDeviceProperties(prop, id);
+}
+
+HIP_EXPORT hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int id) {
+  if (!value) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  return ret(device_attribute(*d, attr, value));
+}
+
+HIP_EXPORT hipError_t hipDeviceGetName(char* name, int len, hipDevice_t id) {
+  if (!name || len <= 0) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  std::snprintf(name, size_t(len), "%s", d->props().name);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t id) {
+  if (!bytes) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  *bytes = d->props().totalGlobalMem;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t id) {
+  if (!major || !minor) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  *major = d->props().major;
+  *minor = d->props().minor;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceGetPCIBusId(char* bus_id, int len, int id) {
+  if (!bus_id || len <= 0) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  const hipDeviceProp_t& p = d->props();
+  std::snprintf(bus_id, size_t(len), "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceSynchronize(void) {
+  HIP_INIT(rt);
+  return ret(rt->current().synchronize("hipDeviceSynchronize"));
+}
+
+HIP_EXPORT hipError_t hipDeviceReset(void) {
+  HIP_INIT(rt);
+  return ret(rt->current().reset());
+}
+
+HIP_EXPORT hipError_t hipSetDeviceFlags(unsigned flags) {
+  constexpr unsigned kKnown = hipDeviceScheduleMask | hipDeviceMapHost | hipDeviceLmemResizeToMax;
+  if (flags & ~kKnown) return ret(hipErrorInvalidValue);
+  unsigned sched = flags & hipDeviceScheduleMask;
+  if (sched != 0 && sched != hipDeviceScheduleSpin && sched != hipDeviceScheduleYield &&
+      sched != hipDeviceScheduleBlockingSync)
+    return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  rt->current().set_flags(flags);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipGetDeviceFlags(unsigned int* flags) {
+  if (!flags) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  *flags = rt->current().flags();
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceGetLimit(size_t* value, hipLimit_t limit) {
+  if (!value) return ret(hipErrorInvalidValue);
+  switch (limit) {
+    case hipLimitStackSize: *value = 1024; return hipSuccess;
+    case hipLimitPrintfFifoSize: *value = 0; return hipSuccess;
+    case hipLimitMallocHeapSize: *value = 0; return hipSuccess;
+    default: return ret(hipErrorUnsupportedLimit);
+  }
+}
+
+HIP_EXPORT hipError_t hipDeviceSetLimit(hipLimit_t limit, size_t value) {
+  (void)value;
+  return limit == hipLimitStackSize ? hipSuccess : ret(hipErrorUnsupportedLimit);
+}
+
+HIP_EXPORT hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* c) {
+  if (!c) return ret(hipErrorInvalidValue);
+  *c = hipFuncCachePreferNone;
+  return hipSuccess;
+}
+HIP_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t c) {
+  return c <= hipFuncCachePreferEqual ? hipSuccess : ret(hipErrorInvalidValue);
+}
+HIP_EXPORT hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* c) {
+  if (!c) return ret(hipErrorInvalidValue);
+  *c = hipSharedMemBankSizeFourByte;
+  return hipSuccess;
+}
+HIP_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig c) {
+  return c <= hipSharedMemBankSizeEightByte ? hipSuccess : ret(hipErrorInvalidValue);
+}
+
+HIP_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -1;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceCanAccessPeer(int* can, int id, int peer) {
+  if (!can) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  if (!device_at(rt, id) || !device_at(rt, peer)) return ret(hipErrorInvalidDevice);
+  *can = id != peer ? 1 : 0;  // every allocation can be mapped to every GPU
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  if (flags != 0) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  if (!device_at(rt, peer) || peer == rt->current_index()) return ret(hipErrorInvalidDevice);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipDeviceDisablePeerAccess(int peer) {
+  HIP_INIT(rt);
+  if (!device_at(rt, peer)) return ret(hipErrorInvalidDevice);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipProfilerStart(void) { return hipSuccess; }
+HIP_EXPORT hipError_t hipProfilerStop(void) { return hipSuccess; }

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// Kernel launches: <<<>>> configuration stack, argument layout from metadata, hidden arguments, checks.
+#include "api/hip/launch.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "api/hip/stream.h"
+
+namespace hip {
+namespace {
+
+struct CallConfig {
+  dim3 grid, block;
+  size_t shared;
+  hipStream_t stream;
+};
+thread_local std::vector<CallConfig> t_configs;
+
+template <class T>
+void put(uint8_t* ka, const KernelInfo::Hidden& h, T v) {
+  std::memcpy(ka + h.offset, &v, std::min<size_t>(sizeof v, h.size));
+}
+
+// Hidden arguments by value kind (REFERENCE §3); kinds not listed stay zero (no printf buffer,
+// hostcall buffer, default queue, heap or multigrid support).
+void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& dev, uint64_t queue) {
+  using loader::ValueKind;
+  unsigned dims = d.grid[2] * d.block[2] > 1 ? 3 : d.grid[1] * d.block[1] > 1 ? 2 : 1;
+  for (const KernelInfo::Hidden& h : k.hidden) {
+    switch (h.kind) {
+      case ValueKind::HiddenBlockCountX: put<uint32_t>(ka, h, d.grid[0]); break;
+      case ValueKind::HiddenBlockCountY: put<uint32_t>(ka, h, d.grid[1]); break;
+      case ValueKind::HiddenBlockCountZ: put<uint32_t>(ka, h, d.grid[2]); break;
+      case ValueKind::HiddenGroupSizeX: put<uint16_t>(ka, h, d.block[0]); break;
+      case ValueKind::HiddenGroupSizeY: put<uint16_t>(ka, h, d.block[1]); break;
+      case ValueKind::HiddenGroupSizeZ: put<uint16_t>(ka, h, d.block[2]); break;
+      case ValueKind::HiddenGridDims: put<uint16_t>(ka, h, uint16_t(dims)); break;
+      case ValueKind::HiddenDynamicLdsSize: put<uint32_t>(ka, h, d.group_segment - k.group_segment); break;
+      case ValueKind::HiddenPrivateBase: put<uint32_t>(ka, h, uint32_t(dev.scratch_aperture_hi())); break;
+      case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, uint32_t(dev.lds_aperture_hi())); break;
+      case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
+      default: break;  // global offsets and remainders are 0: HIP launches whole blocks from 0
+    }
+  }
+}
+
+hipError_t kernel_error(const char* api, const kfd::Error& e) {
+  debug_log(api, e.message);
+  if (e.err == ENOENT) return hipErrorInvalidDeviceFunction;
+  if (e.err == ENOEXEC) return hipErrorNoBinaryForGpu;
+  return from_error(e, hipErrorInvalidImage);
+}
+
+hipError_t check_config(const Device& dev, const KernelInfo& k, dim3 grid, dim3 block, size_t shared) {
+  uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  const hipDeviceProp_t& p = dev.props();
+  if (block.x == 0 || block.y == 0 || block.z == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0)
+    return hipErrorInvalidConfiguration;
+  if (block.x > uint32_t(p.maxThreadsDim[0]) || block.y > uint32_t(p.maxThreadsDim[1]) ||
+      block.z > uint32_t(p.maxThreadsDim[2]) || threads > uint64_t(p.maxThreadsPerBlock) ||
+      threads > k.max_workgroup)
+    return hipErrorInvalidConfiguration;
+  // The packet's grid size is in work-items and 32 bits wide.
+  if (uint64_t(grid.x) * block.x > UINT32_MAX || uint64_t(grid.y) * block.y > UINT32_MAX ||
+      uint64_t(grid.z) * block.z > UINT32_MAX)
+    return hipErrorInvalidConfiguration;
+  if (k.group_segment + shared > p.sharedMemPerBlock) return hipErrorInvalidValue;
+  return hipSuccess;
+}
+
+}  // namespace
+
+hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
+                  const ArgSource& args, const char* api) {
+  if (!f) return hipErrorInvalidDeviceFunction;
+  HIP_INIT(rt);
+  std::shared_ptr<Stream> s;
+  if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return e;
+  Device& dev = s->device();
+  auto ki = f->info(dev);
+  if (!ki) return kernel_error(api, ki.error());
+  const KernelInfo& k = **ki;
+  if (hipError_t e = check_config(dev, k, grid, block, shared); e != hipSuccess) return e;
+
+  alignas(64) uint8_t local[HwQueue::kSlotSize];
+  std::vector<uint8_t> heap;
+  uint8_t* ka = local;
+  if (k.kernarg_size > sizeof local) {
+    heap.resize(k.kernarg_size);
+    ka = heap.data();
+  }
+  std::memset(ka, 0, k.kernarg_size);
+  if (args.params) {
+    for (size_t i = 0; i < k.args.size(); ++i) {
+      if (!args.params[i]) return hipErrorInvalidValue;
+      std::memcpy(ka + k.args[i].offset, args.params[i], k.args[i].size);
+    }
+  } else if (args.buffer) {
+    if (args.buffer_size < k.explicit_size) return hipErrorInvalidValue;
+    std::memcpy(ka, args.buffer, std::min<size_t>(args.buffer_size, k.kernarg_size));
+  } else if (!k.args.empty()) {
+    return hipErrorInvalidValue;
+  }
+  Dispatch d;
+  d.kernel_object = k.kernel_object;
+  d.grid[0] = grid.x, d.grid[1] = grid.y, d.grid[2] = grid.z;
+  d.block[0] = uint16_t(block.x), d.block[1] = uint16_t(block.y), d.block[2] = uint16_t(block.z);
+  d.group_segment = uint32_t(k.group_segment + shared);
+  d.private_segment = k.private_segment;
+  d.kernarg = ka;
+  d.kernarg_size = k.kernarg_size;
+  d.kernarg_align = k.kernarg_align;
+  write_hidden(ka, k, d, dev, s->hw().queue_address());
+  return s->launch(d);
+}
+
+hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {
+  HIP_INIT(rt);
+  Device& dev = rt->current();
+  auto ki = f->info(dev);
+  if (!ki) return kernel_error("hipFuncGetAttributes", ki.error());
+  const KernelInfo& k = **ki;
+  std::memset(attr, 0, sizeof *attr);
+  attr->sharedSizeBytes = k.group_segment;
+  attr->localSizeBytes = k.private_segment;
+  attr->maxThreadsPerBlock = int(std::min<uint32_t>(k.max_workgroup, 1024));
+  attr->numRegs = int(k.vgprs);
+  attr->binaryVersion = dev.props().major * 10 + dev.props().minor;
+  attr->ptxVersion = attr->binaryVersion;
+  attr->maxDynamicSharedSizeBytes = int(dev.props().sharedMemPerBlock - k.group_segment);
+  return hipSuccess;
+}
+
+}  // namespace hip
+
+using namespace hip;
+
+HIP_EXPORT unsigned __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
+  t_configs.push_back({grid, block, shared, stream});
+  return 0;
+}
+
+HIP_EXPORT hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
+                                                hipStream_t* stream) {
+  if (t_configs.empty()) return ret(hipErrorMissingConfiguration);
+  const CallConfig& c = t_configs.back();
+  if (grid) *grid = c.grid;
+  if (block) *block = c.block;
+  if (shared) *shared = c.shared;
+  if (stream) *stream = c.stream;
+  t_configs.pop_back();
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipConfigureCall(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
+  __hipPushCallConfiguration(grid, block, shared, stream);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipLaunchKernel(const void* fn, dim3 grid, dim3 block, void** args,
+                                      size_t shared, hipStream_t stream) {
+  Function* f = fn ? Registry::get().function(fn) : nullptr;
+  if (!f) return ret(hipErrorInvalidDeviceFunction);
+  return ret(launch(f, grid, block, shared, stream, ArgSource{args, nullptr, 0}, "hipLaunchKernel"));
+}
+
+HIP_EXPORT hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, const void* fn) {
+  if (!attr) return ret(hipErrorInvalidValue);
+  Function* f = fn ? Registry::get().function(fn) : nullptr;
+  if (!f) return ret(hipErrorInvalidDeviceFunction);
+  return ret(kernel_attributes(f, attr));
+}
+
+HIP_EXPORT hipError_t hipFuncSetAttribute(const void* fn, hipFuncAttribute attr, int value) {
+  if (!fn || !Registry::get().function(fn)) return ret(hipErrorInvalidDeviceFunction);
+  if (attr != hipFuncAttributeMaxDynamicSharedMemorySize &&
+      attr != hipFuncAttributePreferredSharedMemoryCarveout)
+    return ret(hipErrorInvalidValue);
+  return value < 0 ? ret(hipErrorInvalidValue) : hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipFuncSetCacheConfig(const void* fn, hipFuncCache_t) {
+  return fn && Registry::get().function(fn) ? hipSuccess : ret(hipErrorInvalidDeviceFunction);
+}
+
+HIP_EXPORT hipError_t hipFuncSetSharedMemConfig(const void* fn, hipSharedMemConfig) {
+  return fn && Registry::get().function(fn) ? hipSuccess : ret(hipErrorInvalidDeviceFunction);
+}
+
+HIP_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int* grid, int* block, const void* fn,
+                                                        size_t dyn, int limit) {
+  if (!grid || !block) return ret(hipErrorInvalidValue);
+  Function* f = fn ? Registry::get().function(fn) : nullptr;
+  if (!f) return ret(hipErrorInvalidDeviceFunction);
+  hipFuncAttributes a;
+  if (hipError_t e = kernel_attributes(f, &a); e != hipSuccess) return ret(e);
+  HIP_INIT(rt);
+  const hipDeviceProp_t& p = rt->current().props();
+  int bs = a.maxThreadsPerBlock;
+  if (limit > 0) bs = std::min(bs, limit);
+  bs = std::max(p.warpSize, bs / p.warpSize * p.warpSize);
+  size_t lds = a.sharedSizeBytes + dyn;
+  int per_cu = std::max(1, p.maxThreadsPerMultiProcessor / bs);
+  if (lds) per_cu = std::max(1, std::min<int>(per_cu, int(p.sharedMemPerMultiprocessor / lds)));
+  *block = bs;
+  *grid = p.multiProcessorCount * per_cu;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* fn,
+                                                                   int block_size, size_t dyn) {
+  if (!blocks || block_size <= 0) return ret(hipErrorInvalidValue);
+  Function* f = fn ? Registry::get().function(fn) : nullptr;
+  if (!f) return ret(hipErrorInvalidDeviceFunction);
+  hipFuncAttributes a;
+  if (hipError_t e = kernel_attributes(f, &a); e != hipSuccess) return ret(e);
+  HIP_INIT(rt);
+  const hipDeviceProp_t& p = rt->current().props();
+  if (block_size > a.maxThreadsPerBlock) {
+    *blocks = 0;
+    return hipSuccess;
+  }
+  int n = p.maxThreadsPerMultiProcessor / block_size;
+  size_t lds = a.sharedSizeBytes + dyn;
+  if (lds) n = std::min<int>(n, int(p.sharedMemPerMultiprocessor / lds));
+  *blocks = n;
+  return hipSuccess;
+}

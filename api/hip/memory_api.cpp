@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+// HIP memory allocation API: device, host (pinned, coherent or not), registered, managed; attributes.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "api/hip/alloc.h"
+#include "api/hip/runtime.h"
+
+namespace hip {
+namespace {
+
+constexpr unsigned kHostMallocFlags = hipHostMallocPortable | hipHostMallocMapped |
+                                      hipHostMallocWriteCombined | hipHostMallocNumaUser |
+                                      hipHostMallocCoherent | hipHostMallocNonCoherent;
+constexpr unsigned kHostRegisterFlags = hipHostRegisterPortable | hipHostRegisterMapped |
+                                        hipHostRegisterIoMemory | hipHostRegisterReadOnly;
+constexpr size_t kPitchAlign = 256;
+
+size_t page_size() {
+  static const size_t p = size_t(sysconf(_SC_PAGESIZE));
+  return p;
+}
+
+hipError_t alloc_error(const char* api, const kfd::Error& e) {
+  debug_log(api, e.message);
+  return from_error(e, hipErrorOutOfMemory);
+}
+
+// Device memory: VRAM the host can also reach (copies run on the CPU through that mapping).
+hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Heap heap, unsigned flags,
+                        void** out) {
+  HIP_INIT(rt);
+  Device& dev = rt->current();
+  mem::AllocRequest r;
+  r.heap = heap;
+  r.coherence = c;
+  r.size = size;
+  r.alignment = 256;
+  r.host_access = true;
+  r.owner_gpu = dev.gpu_id();
+  auto p = (c == mem::Coherence::NonCoherent && heap == mem::Heap::Vram)
+               ? rt->memory().allocate_small(r)
+               : rt->memory().allocate(r);
+  if (!p) return alloc_error(api, p.error());
+  allocations().add({reinterpret_cast<uintptr_t>(*p), size, AllocKind::Device, flags, dev.index(),
+                     c == mem::Coherence::Coherent});
+  *out = *p;
+  return hipSuccess;
+}
+
+// hipFree and friends wait for the GPUs first, so no queued kernel uses freed memory.
+void sync_all_devices(Runtime* rt, const char* api) {
+  for (int i = 0; i < rt->device_count(); ++i) (void)rt->device(i)->synchronize(api);
+}
+
+// seeds/hip-host-memory.txt: flags decide; with neither flag, HIP_HOST_COHERENT=1 means coherent.
+bool host_coherent(unsigned flags) {
+  if (flags & hipHostMallocCoherent) return true;
+  if (flags & hipHostMallocNonCoherent) return false;
+  const char* env = std::getenv("HIP_HOST_COHERENT");
+  return env && std::strcmp(env, "1") == 0;
+}
+
+}  // namespace
+
+// ---- AllocTable ----
+
+void AllocTable::add(const AllocEntry& e) {
+  std::unique_lock lk(mu_);
+  by_base_[e.base] = e;
+}
+
+std::optional<AllocEntry> AllocTable::remove(const void* base) {
+  std::unique_lock lk(mu_);
+  auto it = by_base_.find(reinterpret_cast<uintptr_t>(base));
+  if (it == by_base_.end()) return std::nullopt;
+  AllocEntry e = it->second;
+  by_base_.erase(it);
+  return e;
+}
+
+std::optional<AllocEntry> AllocTable::find(const void* p) const {
+  auto a = reinterpret_cast<uintptr_t>(p);
+  std::shared_lock lk(mu_);
+  auto it = by_base_.upper_bound(a);
+  if (it == by_base_.begin()) return std::nullopt;
+  --it;
+  const AllocEntry& e = it->second;
+  if (a >= e.base && a < e.base + std::max<size_t>(e.size, 1)) return e;
+  return std::nullopt;
+}
+
+std::optional<bool> AllocTable::covers(const void* p, size_t n) const {
+  auto e = find(p);
+  if (!e) return std::nullopt;
+  return reinterpret_cast<uintptr_t>(p) + n <= e->base + e->size;
+}
+
+size_t AllocTable::device_bytes(int device) const {
+  std::shared_lock lk(mu_);
+  size_t sum = 0;
+  for (const auto& [b, e] : by_base_)
+    if (e.kind == AllocKind::Device && e.device == device) sum += e.size;
+  return sum;
+}
+
+AllocTable& allocations() {
+  static AllocTable* t = new AllocTable();
+  return *t;
+}
+
+hipError_t alloc_managed(size_t size, void** out) {
+  HIP_INIT(rt);
+  Device& dev = rt->current();
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Gtt;
+  r.coherence = mem::Coherence::Coherent;
+  r.size = size;
+  r.host_access = true;
+  r.owner_gpu = dev.gpu_id();
+  r.map_all = true;
+  auto p = rt->memory().allocate(r);
+  if (!p) return alloc_error("hipMallocManaged", p.error());
+  allocations().add({reinterpret_cast<uintptr_t>(*p), size, AllocKind::Managed, hipMemAttachGlobal,
+                     dev.index(), true});
+  *out = *p;
+  return hipSuccess;
+}
+
+}  // namespace hip
+
+using namespace hip;
+
+HIP_EXPORT hipError_t hipMalloc(void** ptr, size_t size) {
+  if (!ptr) return ret(hipErrorInvalidValue);
+  *ptr = nullptr;
+  if (size == 0) return hipSuccess;
+  return ret(alloc_device("hipMalloc", size, mem::Coherence::NonCoherent, mem::Heap::Vram, 0, ptr));
+}
+
+HIP_EXPORT hipError_t hipExtMallocWithFlags(void** ptr, size_t size, unsigned int flags) {
+  if (!ptr) return ret(hipErrorInvalidValue);
+  *ptr = nullptr;
+  mem::Coherence c;
+  mem::Heap heap = mem::Heap::Vram;
+  switch (flags) {
+    case hipDeviceMallocDefault:
+    case hipDeviceMallocContiguous: c = mem::Coherence::NonCoherent; break;
+    case hipDeviceMallocFinegrained: c = mem::Coherence::Coherent; break;
+    case hipDeviceMallocUncached: c = mem::Coherence::Uncached; break;
+    case hipMallocSignalMemory:
+      c = mem::Coherence::Uncached;
+      heap = mem::Heap::Gtt;
+      break;
+    default: return ret(hipErrorInvalidValue);
+  }
+  if (size == 0) return hipSuccess;
+  return ret(alloc_device("hipExtMallocWithFlags", size, c, heap, flags, ptr));
+}
+
+HIP_EXPORT hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {
+  if (!ptr || !pitch) return ret(hipErrorInvalidValue);
+  *ptr = nullptr;
+  *pitch = (width + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+  if (width == 0 || height == 0) return hipSuccess;
+  return ret(alloc_device("hipMallocPitch", *pitch * height, mem::Coherence::NonCoherent,
+                          mem::Heap::Vram, 0, ptr));
+}
+
+HIP_EXPORT hipError_t hipMallocManaged(void** ptr, size_t size, unsigned int flags) {
+  if (!ptr || size == 0) return ret(hipErrorInvalidValue);
+  if (flags != hipMemAttachGlobal && flags != hipMemAttachHost) return ret(hipErrorInvalidValue);
+  *ptr = nullptr;
+  return ret(alloc_managed(size, ptr));
+}
+
+HIP_EXPORT hipError_t hipFree(void* ptr) {
+  if (!ptr) return hipSuccess;
+  HIP_INIT(rt);
+  auto e = allocations().find(ptr);
+  if (!e || e->base != reinterpret_cast<uintptr_t>(ptr) ||
+      (e->kind != AllocKind::Device && e->kind != AllocKind::Managed))
+    return ret(hipErrorInvalidValue);
+  sync_all_devices(rt, "hipFree");
+  allocations().remove(ptr);
+  if (auto st = rt->memory().free(ptr); !st) return ret(alloc_error("hipFree", st.error()));
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags) {
+  if (!ptr) return ret(hipErrorInvalidValue);
+  *ptr = nullptr;
+  if ((flags & ~kHostMallocFlags) ||
+      ((flags & hipHostMallocCoherent) && (flags & hipHostMallocNonCoherent)))
+    return ret(hipErrorInvalidValue);
+  if (size == 0) return hipSuccess;
+  HIP_INIT(rt);
+  bool coherent = host_coherent(flags);
+  size_t len = (size + page_size() - 1) / page_size() * page_size();
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return ret(hipErrorOutOfMemory);
+  mem::AllocRequest r;
+  r.coherence = coherent ? mem::Coherence::Coherent : mem::Coherence::NonCoherent;
+  r.owner_gpu = rt->current().gpu_id();
+  r.map_all = true;  // portable: every GPU maps it
+  auto reg = rt->memory().register_host(p, len, r);
+  if (!reg) {
+    munmap(p, len);
+    return ret(alloc_error("hipHostMalloc", reg.error()));
+  }
+  // hipHostMalloc always sets Portable and Mapped.
+  allocations().add({reinterpret_cast<uintptr_t>(p), size, AllocKind::Host,
+                     flags | hipHostMallocPortable | hipHostMallocMapped, rt->current_index(),
+                     coherent, reinterpret_cast<uintptr_t>(p), len});
+  *ptr = p;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipMallocHost(void** ptr, size_t size) { return hipHostMalloc(ptr, size, 0); }
+HIP_EXPORT hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) {
+  return hipHostMalloc(ptr, size, flags);
+}
+
+HIP_EXPORT hipError_t hipHostFree(void* ptr) {
+  if (!ptr) return hipSuccess;
+  HIP_INIT(rt);
+  auto e = allocations().find(ptr);
+  if (!e || e->base != reinterpret_cast<uintptr_t>(ptr) || e->kind != AllocKind::Host)
+    return ret(hipErrorInvalidValue);
+  sync_all_devices(rt, "hipHostFree");
+  allocations().remove(ptr);
+  (void)rt->memory().free(ptr);
+  munmap(ptr, e->map_size);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipFreeHost(void* ptr) { return hipHostFree(ptr); }
+
+HIP_EXPORT hipError_t hipHostRegister(void* host, size_t size, unsigned int flags) {
+  if (!host || size == 0 || (flags & ~kHostRegisterFlags)) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  if (allocations().find(host)) return ret(hipErrorHostMemoryAlreadyRegistered);
+  uintptr_t p = reinterpret_cast<uintptr_t>(host);
+  uintptr_t lo = p & ~(page_size() - 1);
+  uintptr_t hi = (p + size + page_size() - 1) & ~(page_size() - 1);
+  mem::AllocRequest r;
+  r.coherence = mem::Coherence::Coherent;
+  r.owner_gpu = rt->current().gpu_id();
+  r.map_all = true;
+  r.read_only = (flags & hipHostRegisterReadOnly) != 0;
+  auto reg = rt->memory().register_host(reinterpret_cast<void*>(lo), hi - lo, r);
+  if (!reg) {
+    debug_log("hipHostRegister", reg.message());
+    return ret(reg.err() == EEXIST ? hipErrorHostMemoryAlreadyRegistered : hipErrorInvalidValue);
+  }
+  allocations().add({p, size, AllocKind::Registered, flags, rt->current_index(), true, lo, hi - lo});
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipHostUnregister(void* host) {
+  if (!host) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  auto e = allocations().find(host);
+  if (!e || e->kind != AllocKind::Registered || e->base != reinterpret_cast<uintptr_t>(host))
+    return ret(hipErrorHostMemoryNotRegistered);
+  sync_all_devices(rt, "hipHostUnregister");
+  allocations().remove(host);
+  if (auto st = rt->memory().free(reinterpret_cast<void*>(e->map_base)); !st)
+    return ret(alloc_error("hipHostUnregister", st.error()));
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipHostGetDevicePointer(void** dev_ptr, void* host, unsigned int flags) {
+  if (!dev_ptr || !host || flags != 0) return ret(hipErrorInvalidValue);
+  auto e = allocations().find(host);
+  if (!e || e->kind == AllocKind::Device) return ret(hipErrorInvalidValue);
+  *dev_ptr = host;  // same address on the CPU and the GPUs
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipHostGetFlags(unsigned int* flags, void* host) {
+  if (!flags || !host) return ret(hipErrorInvalidValue);
+  auto e = allocations().find(host);
+  if (!e || (e->kind != AllocKind::Host && e->kind != AllocKind::Registered))
+    return ret(hipErrorInvalidValue);
+  *flags = e->flags;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipMemGetInfo(size_t* free, size_t* total) {
+  if (!free || !total) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device& dev = rt->current();
+  *total = dev.props().totalGlobalMem;
+  size_t used = allocations().device_bytes(dev.index());
+  *free = *total > used ? *total - used : 0;
+  if (auto avail = rt->memory().kfd().available_memory(dev.gpu_id()); avail && *avail < *free)
+    *free = *avail;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attr, const void* ptr) {
+  if (!attr || !ptr) return ret(hipErrorInvalidValue);
+  std::memset(attr, 0, sizeof *attr);
+  auto e = allocations().find(ptr);
+  if (!e) {
+    attr->type = hipMemoryTypeUnregistered;  // HIP 6 (and CUDA 11): success, unregistered
+    attr->device = -2;
+    return hipSuccess;
+  }
+  void* p = const_cast<void*>(ptr);
+  attr->device = e->device;
+  attr->allocationFlags = e->flags;
+  attr->devicePointer = p;
+  switch (e->kind) {
+    case AllocKind::Device:
+    case AllocKind::Code: attr->type = hipMemoryTypeDevice; break;
+    case AllocKind::Host:
+    case AllocKind::Registered:
+      attr->type = hipMemoryTypeHost;
+      attr->hostPointer = p;
+      break;
+    case AllocKind::Managed:
+      attr->type = hipMemoryTypeManaged;
+      attr->hostPointer = p;
+      attr->isManaged = 1;
+      break;
+  }
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipMemPtrGetInfo(void* ptr, size_t* size) {
+  if (!ptr || !size) return ret(hipErrorInvalidValue);
+  auto e = allocations().find(ptr);
+  if (!e) return ret(hipErrorInvalidValue);
+  *size = e->size;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t* base, size_t* size, hipDeviceptr_t p) {
+  auto e = allocations().find(p);
+  if (!e) return ret(hipErrorNotFound);
+  if (base) *base = reinterpret_cast<void*>(e->base);
+  if (size) *size = e->size;
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipMemPrefetchAsync(const void* p, size_t count, int device, hipStream_t) {
+  auto e = allocations().find(p);
+  if (!e || e->kind != AllocKind::Managed || count == 0) return ret(hipErrorInvalidValue);
+  (void)device;  // managed memory is host memory every GPU maps: nothing to migrate
+  return hipSuccess;
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// hipDeviceProp_t and hipDeviceGetAttribute from the KFD topology and the render node's GPU info.
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+
+#include "api/hip/props.h"
+#include "api/hip/runtime.h"
+
+namespace hip {
+namespace {
+
+constexpr uint64_t kCapSramEccSupported = 0x00080000;  // HSA_CAP_SRAM_EDCSUPPORTED (kfd topology)
+
+// Which target features a processor has; AMDGPUUsage "Processors" (sramecc, xnack columns).
+bool has_sramecc(const std::string& p) {
+  return p == "gfx906" || p == "gfx908" || p == "gfx90a" || p == "gfx940" || p == "gfx941" ||
+         p == "gfx942" || p == "gfx950";
+}
+bool has_xnack(const std::string& p) {
+  return p.rfind("gfx9", 0) == 0 || p == "gfx1010" || p == "gfx1011" || p == "gfx1012" ||
+         p == "gfx1013";
+}
+
+uint64_t l2_cache_bytes(const kfd::Node& n) {
+  uint64_t best = 0;
+  for (const kfd::Cache& c : n.caches)
+    if (c.level == 2) best = std::max<uint64_t>(best, uint64_t(c.size_kb) * 1024);
+  return best;
+}
+
+void copy_name(char* dst, size_t cap, const std::string& s) {
+  std::snprintf(dst, cap, "%s", s.c_str());
+}
+
+}  // namespace
+
+loader::TargetId device_target(const kfd::Node& node, bool xnack_on) {
+  loader::TargetId t;
+  t.processor = node.gfx_name();
+  if (has_sramecc(t.processor))
+    t.sramecc = (node.props.capability & kCapSramEccSupported) ? loader::Feature::On : loader::Feature::Off;
+  if (has_xnack(t.processor)) t.xnack = xnack_on ? loader::Feature::On : loader::Feature::Off;
+  return t;
+}
+
+void Device::fill_props() {
+  const kfd::Node& n = *gpu_.node;
+  const kfd::NodeProperties& p = n.props;
+  bool xnack = false;
+  if (auto x = rt_.memory().kfd().get_xnack_mode(); x) xnack = *x;
+  target_ = device_target(n, xnack);
+  kfd::GpuInfo info;
+  if (auto q = gpu_.render.query(); q) info = *q;
+  if (info.gpu_counter_freq_khz) timestamp_hz_ = uint64_t(info.gpu_counter_freq_khz) * 1000;
+
+  hipDeviceProp_t& d = props_;
+  std::memset(&d, 0, sizeof d);
+  copy_name(d.name, sizeof d.name,
+            info.marketing_name.empty() ? "AMD Radeon Graphics (" + target_.processor + ")" : info.marketing_name);
+  copy_name(d.gcnArchName, sizeof d.gcnArchName, target_.str());
+  for (int i = 0; i < 8; ++i) d.uuid.bytes[i] = char(p.unique_id >> (8 * i));
+  d.totalGlobalMem = gpu_.vram_size ? gpu_.vram_size : n.vram_size();
+  d.sharedMemPerBlock = size_t(p.lds_size_in_kb) * 1024;
+  d.regsPerBlock = 65536;
+  d.warpSize = int(p.wave_front_size ? p.wave_front_size : 64);
+  d.memPitch = INT_MAX;
+  d.maxThreadsPerBlock = 1024;
+  d.maxThreadsDim[0] = d.maxThreadsDim[1] = d.maxThreadsDim[2] = 1024;
+  d.maxGridSize[0] = d.maxGridSize[1] = d.maxGridSize[2] = INT_MAX;
+  d.clockRate = int(p.max_engine_clk_fcompute * 1000);
+  d.totalConstMem = INT_MAX;
+  d.major = int(p.gfx_target_version / 10000);
+  d.minor = int(p.gfx_target_version / 100 % 100);
+  d.textureAlignment = 256;
+  d.texturePitchAlignment = 256;
+  d.deviceOverlap = 1;
+  d.multiProcessorCount = int(n.cu_count());
+  d.integrated = p.cpu_cores_count > 0 ? 1 : 0;
+  d.canMapHostMemory = 1;
+  d.concurrentKernels = 1;
+  d.ECCEnabled = target_.sramecc == loader::Feature::On;
+  d.pciDomainID = int(p.domain);
+  d.pciBusID = int((p.location_id >> 8) & 0xff);
+  d.pciDeviceID = int((p.location_id >> 3) & 0x1f);
+  d.asyncEngineCount = int(p.num_sdma_engines);
+  d.unifiedAddressing = 1;
+  if (!n.mem_banks.empty()) {
+    d.memoryClockRate = int(n.mem_banks[0].mem_clk_max * 1000);
+    d.memoryBusWidth = int(n.mem_banks[0].width);
+  }
+  d.l2CacheSize = int(l2_cache_bytes(n));
+  d.maxThreadsPerMultiProcessor = int(p.max_waves_per_simd * p.simd_per_cu * uint32_t(d.warpSize));
+  if (d.maxThreadsPerMultiProcessor == 0) d.maxThreadsPerMultiProcessor = 2048;
+  d.streamPrioritiesSupported = 1;
+  d.globalL1CacheSupported = 1;
+  d.localL1CacheSupported = 1;
+  d.sharedMemPerMultiprocessor = d.sharedMemPerBlock;
+  d.regsPerMultiprocessor = 65536;
+  d.managedMemory = 1;
+  d.concurrentManagedAccess = 1;
+  d.directManagedMemAccessFromHost = 1;
+  d.canUseHostPointerForRegisteredMem = 1;
+  d.sharedMemPerBlockOptin = d.sharedMemPerBlock;
+  d.maxBlocksPerMultiProcessor = 32;
+  d.hostRegisterSupported = 1;
+  d.maxSharedMemoryPerMultiProcessor = d.sharedMemPerBlock;
+  d.clockInstructionRate = d.clockRate;
+  d.arch = hipDeviceArch_t{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
+  d.isLargeBar = (info.visible_vram_size == 0 || info.visible_vram_size >= info.vram_size) ? 1 : 0;
+  d.asicRevision = int(info.chip_rev);
+}
+
+hipError_t device_attribute(const Device& dev, hipDeviceAttribute_t a, int* v) {
+  const hipDeviceProp_t& p = dev.props();
+  switch (a) {
+    case hipDeviceAttributeEccEnabled: *v = p.ECCEnabled; break;
+    case hipDeviceAttributeAsyncEngineCount: *v = p.asyncEngineCount; break;
+    case hipDeviceAttributeCanMapHostMemory: *v = p.canMapHostMemory; break;
+    case hipDeviceAttributeCanUseHostPointerForRegisteredMem: *v = p.canUseHostPointerForRegisteredMem; break;
+    case hipDeviceAttributeClockRate: *v = p.clockRate; break;
+    case hipDeviceAttributeComputeMode: *v = p.computeMode; break;
+    case hipDeviceAttributeConcurrentKernels: *v = p.concurrentKernels; break;
+    case hipDeviceAttributeConcurrentManagedAccess: *v = p.concurrentManagedAccess; break;
+    case hipDeviceAttributeCooperativeLaunch: *v = p.cooperativeLaunch; break;
+    case hipDeviceAttributeCooperativeMultiDeviceLaunch: *v = p.cooperativeMultiDeviceLaunch; break;
+    case hipDeviceAttributeDeviceOverlap: *v = p.deviceOverlap; break;
+    case hipDeviceAttributeDirectManagedMemAccessFromHost: *v = p.directManagedMemAccessFromHost; break;
+    case hipDeviceAttributeGlobalL1CacheSupported: *v = p.globalL1CacheSupported; break;
+    case hipDeviceAttributeIntegrated: *v = p.integrated; break;
+    case hipDeviceAttributeIsMultiGpuBoard: *v = p.isMultiGpuBoard; break;
+    case hipDeviceAttributeKernelExecTimeout: *v = p.kernelExecTimeoutEnabled; break;
+    case hipDeviceAttributeL2CacheSize: *v = p.l2CacheSize; break;
+    case hipDeviceAttributeLocalL1CacheSupported: *v = p.localL1CacheSupported; break;
+    case hipDeviceAttributeComputeCapabilityMajor: *v = p.major; break;
+    case hipDeviceAttributeComputeCapabilityMinor: *v = p.minor; break;
+    case hipDeviceAttributeManagedMemory: *v = p.managedMemory; break;
+    case hipDeviceAttributeMaxBlocksPerMultiProcessor: *v = p.maxBlocksPerMultiProcessor; break;
+    case hipDeviceAttributeMaxBlockDimX: *v = p.maxThreadsDim[0]; break;
+    case hipDeviceAttributeMaxBlockDimY: *v = p.maxThreadsDim[1]; break;
+    case hipDeviceAttributeMaxBlockDimZ: *v = p.maxThreadsDim[2]; break;
+    case hipDeviceAttributeMaxGridDimX: *v = p.maxGridSize[0]; break;
+    case hipDeviceAttributeMaxGridDimY: *v = p.maxGridSize[1]; break;
+    case hipDeviceAttributeMaxGridDimZ: *v = p.maxGridSize[2]; break;
+    case hipDeviceAttributeMaxThreadsPerBlock: *v = p.maxThreadsPerBlock; break;
+    case hipDeviceAttributeMaxThreadsPerMultiProcessor: *v = p.maxThreadsPerMultiProcessor; break;
+    case hipDeviceAttributeMaxPitch: *v = int(p.memPitch); break;
+    case hipDeviceAttributeMemoryBusWidth: *v = p.memoryBusWidth; break;
+    case hipDeviceAttributeMemoryClockRate: *v = p.memoryClockRate; break;
+    case hipDeviceAttributeMultiprocessorCount: *v = p.multiProcessorCount; break;
+    case hipDeviceAttributePciBusId: *v = p.pciBusID; break;
+    case hipDeviceAttributePciDeviceId: *v = p.pciDeviceID; break;
+    case hipDeviceAttributePciDomainID: *v = p.pciDomainID; break;
+    case hipDeviceAttributeMaxRegistersPerBlock: *v = p.regsPerBlock; break;
+    case hipDeviceAttributeMaxRegistersPerMultiprocessor: *v = p.regsPerMultiprocessor; break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock: *v = int(p.sharedMemPerBlock); break;
+    case hipDeviceAttributeSharedMemPerBlockOptin: *v = int(p.sharedMemPerBlockOptin); break;
+    case hipDeviceAttributeSharedMemPerMultiprocessor: *v = int(p.sharedMemPerMultiprocessor); break;
+    case hipDeviceAttributeStreamPrioritiesSupported: *v = p.streamPrioritiesSupported; break;
+    case hipDeviceAttributeTextureAlignment: *v = int(p.textureAlignment); break;
+    case hipDeviceAttributeTexturePitchAlignment: *v = int(p.texturePitchAlignment); break;
+    case hipDeviceAttributeTotalConstantMemory: *v = int(p.totalConstMem); break;
+    case hipDeviceAttributeTotalGlobalMem: *v = int(std::min<size_t>(p.totalGlobalMem, INT_MAX)); break;
+    case hipDeviceAttributeUnifiedAddressing: *v = p.unifiedAddressing; break;
+    case hipDeviceAttributeWarpSize: *v = p.warpSize; break;
+    case hipDeviceAttributeHostRegisterSupported: *v = p.hostRegisterSupported; break;
+    case hipDeviceAttributeMemoryPoolsSupported:
+    case hipDeviceAttributeVirtualMemoryManagementSupported:
+    case hipDeviceAttributePageableMemoryAccess:
+    case hipDeviceAttributePageableMemoryAccessUsesHostPageTables:
+    case hipDeviceAttributeImageSupport:
+    case hipDeviceAttributeCanUseStreamWaitValue: *v = 0; break;
+    case hipDeviceAttributeClockInstructionRate: *v = p.clockInstructionRate; break;
+    case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor: *v = int(p.maxSharedMemoryPerMultiProcessor); break;
+    case hipDeviceAttributeIsLargeBar: *v = p.isLargeBar; break;
+    case hipDeviceAttributeAsicRevision: *v = p.asicRevision; break;
+    case hipDeviceAttributePhysicalMultiProcessorCount: *v = p.multiProcessorCount; break;
+    case hipDeviceAttributeFineGrainSupport: *v = 1; break;
+    case hipDeviceAttributeWallClockRate: *v = int(dev.timestamp_hz() / 1000); break;
+    default: return hipErrorInvalidValue;
+  }
+  return hipSuccess;
+}
+
+}  // namespace hip

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// Opening the HIP runtime (visible devices), current device, stream handles, hardware queues, signals.
+#include "api/hip/runtime.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "api/hip/stream.h"
+
+namespace hip {
+namespace {
+
+thread_local int t_current_device = 0;
+
+}  // namespace
+
+std::vector<int> parse_visible_devices(const char* spec, int physical_count) {
+  std::vector<int> out;
+  const char* p = spec;
+  while (*p) {
+    char* end = nullptr;
+    errno = 0;
+    long v = std::strtol(p, &end, 10);
+    if (end == p || errno || v < 0 || v >= physical_count) break;  // CUDA: stop at the first invalid
+    bool dup = false;
+    for (int o : out) dup |= o == v;
+    if (dup) break;
+    out.push_back(int(v));
+    p = end;
+    while (*p == ' ') ++p;
+    if (*p != ',') break;
+    ++p;
+  }
+  return out;
+}
+
+hipError_t Runtime::open(Runtime** out) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  queues::RuntimeOptions opts;
+  auto q = queues::Runtime::open(opts);
+  if (!q) {
+    debug_log("init", q.message());
+    int e = q.err();
+    return (e == ENOENT || e == ENODEV || e == EACCES || e == ENXIO) ? hipErrorNoDevice
+                                                                      : hipErrorNotInitialized;
+  }
+  rt->qrt_ = std::move(*q);
+  if (auto st = rt->add_devices(); !st) {
+    debug_log("init", st.message());
+    return hipErrorNotInitialized;
+  }
+  if (rt->devices_.empty()) return hipErrorNoDevice;
+  *out = rt.release();
+  return hipSuccess;
+}
+
+kfd::Status Runtime::add_devices() {
+  auto gpus = qrt_->gpus();
+  std::vector<int> order;
+  const char* spec = std::getenv("HIP_VISIBLE_DEVICES");
+  if (!spec) spec = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (spec) {
+    order = parse_visible_devices(spec, int(gpus.size()));
+  } else {
+    for (size_t i = 0; i < gpus.size(); ++i) order.push_back(int(i));
+  }
+  for (int phys : order) {
+    auto d = std::make_unique<Device>(*qrt_, int(devices_.size()), *gpus[phys]);
+    KFD_TRY(d->init());
+    devices_.push_back(std::move(d));
+  }
+  return {};
+}
+
+Runtime* Runtime::get(hipError_t* err) {
+  static Runtime* instance = nullptr;
+  static hipError_t open_error = hipSuccess;
+  static std::once_flag once;
+  std::call_once(once, [] { open_error = open(&instance); });
+  if (!instance) *err = open_error;
+  return instance;
+}
+
+Device* Runtime::device_of_gpu(uint32_t gpu_id) {
+  for (auto& d : devices_)
+    if (d->gpu_id() == gpu_id) return d.get();
+  return nullptr;
+}
+
+Device& Runtime::current() {
+  int i = t_current_device;
+  return *devices_[i < device_count() ? i : 0];
+}
+int Runtime::current_index() const { return t_current_device; }
+void Runtime::set_current(int i) { t_current_device = i; }
+
+hipError_t Runtime::stream(hipStream_t h, std::shared_ptr<Stream>* out) {
+  auto raw = reinterpret_cast<uintptr_t>(h);
+  if (raw == 0 || raw == 1 || raw == 2) {  // null, hipStreamLegacy, hipStreamPerThread
+    auto s = current().null_stream();
+    if (!s) return from_error(s.error(), hipErrorOutOfMemory);
+    // The null stream lives as long as its device; an aliasing shared_ptr owns nothing.
+    *out = std::shared_ptr<Stream>(std::shared_ptr<Stream>(), *s);
+    return hipSuccess;
+  }
+  std::lock_guard lk(handles_mu_);
+  auto it = stream_handles_.find(reinterpret_cast<Stream*>(h));
+  if (it == stream_handles_.end()) return hipErrorInvalidHandle;
+  *out = it->second.lock();
+  return *out ? hipSuccess : hipErrorInvalidHandle;
+}
+
+void Runtime::add_stream_handle(const std::shared_ptr<Stream>& s) {
+  std::lock_guard lk(handles_mu_);
+  stream_handles_[s.get()] = s;
+}
+
+void Runtime::remove_stream_handle(Stream* s) {
+  std::lock_guard lk(handles_mu_);
+  stream_handles_.erase(s);
+}
+
+// ---- HwQueue ----
+
+kfd::Result<std::unique_ptr<HwQueue>> HwQueue::create(Device& dev, uint32_t priority) {
+  std::unique_ptr<HwQueue> h(new HwQueue());
+  queues::QueueOptions qo;
+  qo.gpu_id = dev.gpu_id();
+  qo.packets = kPackets;
+  qo.priority = priority;
+  KFD_ASSIGN(h->q_, dev.qrt().create_queue(qo));
+  h->ctx_ = &dev.memory();
+  // Two slots per ring slot: a slot is rewritten only after its packet and the next one (which
+  // waited for it, barrier bit) have retired.
+  h->slots_ = 2 * kPackets;
+  KFD_ASSIGN(void* ka, h->ctx_->allocate_kernarg(size_t(h->slots_) * kSlotSize, 4096));
+  h->kernarg_ = static_cast<uint8_t*>(ka);
+  return h;
+}
+
+HwQueue::~HwQueue() {
+  if (q_) (void)q_->destroy();
+  if (kernarg_) (void)ctx_->free(kernarg_);
+}
+
+kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
+                            size_t kernarg_size) {
+  std::lock_guard lk(mu_);
+  KFD_ASSIGN(uint64_t first, q_->reserve(uint32_t(pkts.size())));
+  for (size_t i = 0; i < pkts.size(); ++i) {
+    uint64_t index = first + i;
+    if (int(i) == dispatch && kernarg) {
+      uint8_t* slot = kernarg_ + (index % slots_) * kSlotSize;
+      std::memcpy(slot, kernarg, kernarg_size);
+      uint64_t addr = reinterpret_cast<uintptr_t>(slot);
+      std::memcpy(reinterpret_cast<uint8_t*>(pkts[i].dw) + 40, &addr, 8);  // kernarg_address
+    }
+    q_->write(index, pkts[i]);
+  }
+  q_->ring_doorbell(first + pkts.size() - 1);
+  return {};
+}
+
+// ---- SignalPool ----
+
+SignalPool::~SignalPool() = default;
+
+kfd::Result<std::unique_ptr<queues::Signal>> SignalPool::acquire(int64_t value) {
+  {
+    std::lock_guard lk(mu_);
+    if (!free_.empty()) {
+      auto s = std::move(free_.back());
+      free_.pop_back();
+      s->store(value);
+      return s;
+    }
+  }
+  return rt_.create_signal(value);
+}
+
+void SignalPool::release(std::unique_ptr<queues::Signal> s) {
+  if (!s) return;
+  if (s->load() != 0) {
+    (void)s.release();  // a packet may still complete it: never reuse or free its memory
+    return;
+  }
+  std::lock_guard lk(mu_);
+  free_.push_back(std::move(s));
+}
+
+}  // namespace hip

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// The HIP runtime's process object and devices: queues::Runtime, visible GPUs, hardware queues, signals.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "api/hip/common.h"
+#include "loader/target.h"
+#include "memory/context.h"
+#include "queues/aql_queue.h"
+#include "queues/runtime.h"
+#include "queues/signal.h"
+
+namespace hip {
+
+class Device;
+class Stream;
+
+// One AQL queue shared by the streams mapped to it, with a kernel-argument slot per packet slot.
+// Submissions are serialised so that doorbell values only grow.
+class HwQueue {
+ public:
+  static constexpr uint32_t kPackets = 1024;
+  static constexpr size_t kSlotSize = 1024;  // kernel arguments larger than this get their own block
+
+  static kfd::Result<std::unique_ptr<HwQueue>> create(Device& dev, uint32_t priority);
+  ~HwQueue();
+
+  // Writes the packets in order and rings the doorbell once. When `kernarg` is given, packet
+  // `dispatch` gets the slot of its ring index, filled with those bytes.
+  kfd::Status submit(std::span<queues::Packet> pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
+                     size_t kernarg_size = 0);
+  queues::AqlQueue& aql() { return *q_; }
+  uint64_t queue_address() const { return q_->handle(); }
+
+ private:
+  HwQueue() = default;
+  std::unique_ptr<queues::AqlQueue> q_;
+  std::mutex mu_;
+  mem::Context* ctx_ = nullptr;
+  uint8_t* kernarg_ = nullptr;
+  uint32_t slots_ = 0;
+};
+
+// Recycles signals whose last use completed (value 0); a signal still pending when released is
+// left alone for good, since a packet may still write it.
+class SignalPool {
+ public:
+  explicit SignalPool(queues::Runtime& rt) : rt_(rt) {}
+  ~SignalPool();
+  kfd::Result<std::unique_ptr<queues::Signal>> acquire(int64_t value);
+  void release(std::unique_ptr<queues::Signal> s);
+
+ private:
+  queues::Runtime& rt_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<queues::Signal>> free_;
+};
+
+class Device {
+ public:
+  Device(queues::Runtime& rt, int index, const mem::Gpu& gpu);
+  ~Device();
+  kfd::Status init();
+
+  int index() const { return index_; }
+  const mem::Gpu& gpu() const { return gpu_; }
+  uint32_t gpu_id() const { return gpu_.gpu_id; }
+  const hipDeviceProp_t& props() const { return props_; }
+  const loader::TargetId& target() const { return target_; }
+  queues::Runtime& qrt() { return rt_; }
+  mem::Context& memory() { return rt_.memory(); }
+  SignalPool& signals() { return signals_; }
+  uint64_t timestamp_hz() const { return timestamp_hz_; }
+  uint64_t lds_aperture_hi() const { return gpu_.apertures.lds_base >> 32; }
+  uint64_t scratch_aperture_hi() const { return gpu_.apertures.scratch_base >> 32; }
+
+  // hipSetDeviceFlags: the scheduling policy host waits use.
+  void set_flags(unsigned f) { flags_.store(f); }
+  unsigned flags() const { return flags_.load(); }
+  queues::WaitPolicy wait_policy(bool blocking_sync = false) const;
+
+  // Queue 0 serves the null stream; other streams share queues 1.. round robin.
+  kfd::Result<HwQueue*> queue_for_stream(bool null_stream);
+  // The null (legacy default) stream, created on first use.
+  kfd::Result<Stream*> null_stream();
+  kfd::Result<std::shared_ptr<Stream>> create_stream(unsigned flags, int priority);
+  hipError_t destroy_stream(Stream* s);
+  std::vector<std::shared_ptr<Stream>> streams();  // every live stream incl. the null stream
+  Stream* null_stream_if_created() { return null_.load(std::memory_order_acquire); }
+
+  // Waits for every stream of the device (system-scope release, as hipDeviceSynchronize).
+  hipError_t synchronize(const char* api);
+  // hipDeviceReset: synchronises and destroys the device's streams.
+  hipError_t reset();
+
+ private:
+  void fill_props();
+
+  queues::Runtime& rt_;
+  int index_;
+  const mem::Gpu& gpu_;
+  hipDeviceProp_t props_{};
+  loader::TargetId target_;
+  uint64_t timestamp_hz_ = 100000000;
+  SignalPool signals_;
+  std::atomic<unsigned> flags_{0};
+
+  std::mutex mu_;
+  std::vector<std::unique_ptr<HwQueue>> queues_;
+  uint32_t max_queues_ = 4;
+  uint32_t next_queue_ = 0;
+  std::vector<std::shared_ptr<Stream>> streams_;
+  std::atomic<Stream*> null_{nullptr};
+};
+
+// The process's HIP runtime: opened on first use, never destroyed (kernels may still reference
+// its memory while static destructors run).
+class Runtime {
+ public:
+  // The runtime, opening it on first use; nullptr with *err set when no device is usable.
+  static Runtime* get(hipError_t* err);
+  queues::Runtime& qrt() { return *qrt_; }
+  mem::Context& memory() { return qrt_->memory(); }
+  int device_count() const { return int(devices_.size()); }
+  Device* device(int i) { return i >= 0 && i < device_count() ? devices_[i].get() : nullptr; }
+  Device* device_of_gpu(uint32_t gpu_id);
+
+  // The calling thread's current device (hipSetDevice).
+  Device& current();
+  int current_index() const;
+  void set_current(int i);
+
+  // Streams and events by handle; the null handle, hipStreamLegacy and hipStreamPerThread all
+  // mean the current device's null stream. InvalidHandle for unknown handles.
+  hipError_t stream(hipStream_t h, std::shared_ptr<Stream>* out);
+  void add_stream_handle(const std::shared_ptr<Stream>& s);
+  void remove_stream_handle(Stream* s);
+
+ private:
+  Runtime() = default;
+  static hipError_t open(Runtime** out);
+  kfd::Status add_devices();
+
+  std::unique_ptr<queues::Runtime> qrt_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::mutex handles_mu_;
+  std::unordered_map<Stream*, std::weak_ptr<Stream>> stream_handles_;
+};
+
+// Runs `expr`'s usual prologue: the runtime, or return its error from the API function.
+#define HIP_INIT(rt)                              \
+  hipError_t rt##_err_ = hipSuccess;              \
+  ::hip::Runtime* rt = ::hip::Runtime::get(&rt##_err_); \
+  if (!rt) return ::hip::ret(rt##_err_)
+
+// Parses HIP_VISIBLE_DEVICES-style lists: indices in order, up to the first invalid one.
+std::vector<int> parse_visible_devices(const char* spec, int physical_count);
+
+}  // namespace hip
