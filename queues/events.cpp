@@ -30,7 +30,7 @@ EventManager::EventManager(mem::Context& ctx, uint32_t max_interrupt_events)
   // Slot 0 is reserved and two events watch for faults; keep the rest of the page as headroom
   // for other users of /dev/kfd in this process.
   uint32_t cap = kfd::uapi::kEventSlots - 3;
-  max_events_ = max_interrupt_events == 0 ? 1 : (max_interrupt_events > cap ? cap : max_interrupt_events);
+  max_events_ = max_interrupt_events == 0 ? 1u : (max_interrupt_events > cap ? cap : max_interrupt_events);
   use_age_ = kfd_.has_minor(kfd::minor::kLastEventAge);
 }
 
@@ -81,7 +81,7 @@ InterruptEvent* EventManager::acquire() {
       return events_.back().get();
     }
     // Out of events (another user took the slots): share what we have, or poll.
-    max_events_ = uint32_t(events_.size());
+    max_events_.store(uint32_t(events_.size()), std::memory_order_relaxed);
   }
   if (events_.empty()) return nullptr;
   // Least used of a few candidates, round robin, so sharing stays even without a full scan.

@@ -58,7 +58,7 @@ class EventManager {
   bool faulted() const { return faulted_.load(std::memory_order_acquire); }
 
   size_t event_count() const;
-  uint32_t max_events() const { return max_events_; }
+  uint32_t max_events() const { return max_events_.load(std::memory_order_relaxed); }
   bool uses_event_age() const { return use_age_; }
 
  private:
@@ -67,7 +67,7 @@ class EventManager {
 
   mem::Context& ctx_;
   const kfd::Kfd& kfd_;
-  uint32_t max_events_;
+  std::atomic<uint32_t> max_events_{0};
   bool use_age_ = false;
   void* page_ = nullptr;
   uint32_t memory_event_ = 0, hw_event_ = 0;

@@ -106,7 +106,8 @@ kfd::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nanos
     return block(cond, operand, deadline, policy);  // a pure blocking waiter does not spin
   const auto spin_end = deadline_after(start, policy.spin);
   const auto yield_end = deadline_after(spin_end, policy.yield);
-  auto next_check = start;
+  // Short waits never pay for the device check; longer ones check every millisecond.
+  auto next_check = start + std::chrono::microseconds(200);
   for (uint32_t n = 1;; ++n) {
     v = load();
     if (cond_holds(cond, v, operand)) return v;
