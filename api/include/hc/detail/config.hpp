@@ -2,6 +2,10 @@
 // hc configuration: the HIP include, device annotations ([[hc]], __HC__, tile_static), exceptions and error checks.
 #pragma once
 
+#if __cplusplus < 202002L
+#error "hc.hpp needs C++20: compile with -std=c++20 (kfdcc -std=c++20 ...)"
+#endif
+
 // The standard headers come before the HIP headers: HIP's `__noinline__` macro would otherwise
 // rewrite libstdc++'s own `__attribute__((__noinline__))` (bits/shared_ptr_base.h).
 #include <algorithm>
