@@ -120,11 +120,33 @@ void tiled_3d_barrier() {
   check(ok, "rank-3 tiles exchange tile_static values across a barrier");
 }
 
+void partial_tile_barrier() {
+  // 150 items in tiles of 128: the second tile has 22 work-items, so its second wavefront has
+  // none and exits; the barrier must still release the first.
+  const int n = 150;
+  std::vector<int> out(n, 0);
+  hc::array_view<int, 1> v(n, out);
+  hc::parallel_for_each(hc::extent<1>(n).tile(128), [=](hc::tiled_index<1> t) {
+    tile_static int lds[128];
+    lds[t.local[0]] = t.global[0];
+    t.barrier.wait();
+    const int peer = (t.local[0] + 1) % t.tile_dim[0];
+    v[t.global] = lds[peer];
+  }).wait();
+  bool ok = true;
+  for (int i = 0; i < n; ++i) {
+    const int base = i / 128 * 128, dim = i < 128 ? 128 : n - 128;
+    ok = ok && v[i] == base + (i - base + 1) % dim;
+  }
+  check(ok, "a barrier in a partial tile whose last wavefront has no work-items");
+}
+
 int main() {
   hc_test::run("partial", partial_tiles);
   hc_test::run("oversized", oversized_tiles);
   hc_test::run("reduce", tile_static_reduce);
   hc_test::run("dynamic", dynamic_lds);
   hc_test::run("tiled3d", tiled_3d_barrier);
+  hc_test::run("partial_barrier", partial_tile_barrier);
   return hc_test::finish();
 }
