@@ -11,7 +11,10 @@
 namespace hip {
 namespace {
 
-constexpr uint64_t kCapSramEccSupported = 0x00080000;  // HSA_CAP_SRAM_EDCSUPPORTED (kfd topology)
+// Node capability bits; Linux kfd_topology.h (HSA_CAP_SRAM_EDCSUPPORTED, HSA_CAP_ASIC_REVISION).
+constexpr uint64_t kCapSramEccSupported = 0x04000000;
+constexpr unsigned kCapAsicRevisionShift = 22;
+constexpr uint64_t kCapAsicRevisionMask = 0xf;
 
 // Which target features a processor has; AMDGPUUsage "Processors" (sramecc, xnack columns).
 bool has_sramecc(const std::string& p) {
@@ -109,7 +112,7 @@ void Device::fill_props() {
   d.clockInstructionRate = d.clockRate;
   d.arch = hipDeviceArch_t{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
   d.isLargeBar = (info.visible_vram_size == 0 || info.visible_vram_size >= info.vram_size) ? 1 : 0;
-  d.asicRevision = int(info.chip_rev);
+  d.asicRevision = int((p.capability >> kCapAsicRevisionShift) & kCapAsicRevisionMask);
 }
 
 hipError_t device_attribute(const Device& dev, hipDeviceAttribute_t a, int* v) {
