@@ -86,9 +86,12 @@ void ds_atomic(Wave& w, const Inst& in) {
     if (Wide) { d0 |= uint64_t{row(w, in, in.vdata + 1)[l]} << 32; d1 |= uint64_t{row(w, in, in.src[1] + 1)[l]} << 32; }
     uint64_t v = Op == AtomicOp::CmpSwap ? d1 : d0, c = Op == AtomicOp::CmpSwap ? d0 : 0;
     uint8_t* p = lane_atomic_ptr(w, lds_at(uint64_t{w.v[in.vaddr][l]} + off), 4 * regs);
+    // One host thread runs all waves of a workgroup, so LDS needs no host atomics.
     uint64_t old = 0;
-    if (p) old = Wide ? atomic64(Op, reinterpret_cast<uint64_t*>(p), v, c)
-                      : atomic32(Op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(v), static_cast<uint32_t>(c));
+    if (p) {
+      if (Wide) { uint64_t x; std::memcpy(&x, p, 8); old = rmw64(Op, &x, v, c); std::memcpy(p, &x, 8); }
+      else { uint32_t x; std::memcpy(&x, p, 4); old = rmw32(Op, &x, static_cast<uint32_t>(v), static_cast<uint32_t>(c)); std::memcpy(p, &x, 4); }
+    }
     if (Rtn) {
       row(w, in, in.dst)[l] = static_cast<uint32_t>(old);
       if (Wide) row(w, in, in.dst + 1)[l] = static_cast<uint32_t>(old >> 32);

@@ -53,6 +53,20 @@ bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool writ
 // Loads of N dwords, or sub-dword with extension and d16 placement.
 enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
 
+// Sub-dword load result: extension and d16 half placement into the destination VGPR.
+template <Ext E>
+inline void place(uint32_t& d, const uint8_t* p) {
+  constexpr bool byte = E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 || E == Ext::D16S8 ||
+                        E == Ext::D16HiU8 || E == Ext::D16HiS8;
+  uint32_t v;
+  if constexpr (byte) { v = p[0]; } else { uint16_t h; std::memcpy(&h, p, 2); v = h; }
+  if (E == Ext::S8 || E == Ext::D16S8 || E == Ext::D16HiS8) v = static_cast<uint32_t>(static_cast<int8_t>(v));
+  if (E == Ext::S16) v = static_cast<uint32_t>(static_cast<int16_t>(v));
+  if (E == Ext::D16U8 || E == Ext::D16S8 || E == Ext::D16) d = (d & 0xFFFF0000u) | (v & 0xFFFF);
+  else if (E == Ext::D16HiU8 || E == Ext::D16HiS8 || E == Ext::D16Hi) d = (d & 0xFFFF) | (v << 16);
+  else d = v;
+}
+
 template <unsigned N, Ext E>
 void load(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
@@ -70,6 +84,15 @@ void load(Wave& w, const Inst& in) {
       return;
     }
     if (w.state != WaveState::Running) return;
+  } else {
+    uint8_t* ptrs[64];
+    if (global_ptrs(w, in, ex, bytes, false, ptrs)) {
+      for (unsigned l = 0; l < 64; ++l)
+        if ((ex >> l) & 1) place<E>(data_row(w, in, in.dst)[l], ptrs[l]);
+      w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+      return;
+    }
+    if (w.state != WaveState::Running) return;
   }
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
@@ -78,13 +101,7 @@ void load(Wave& w, const Inst& in) {
     if constexpr (E == Ext::None) {
       for (unsigned i = 0; i < N; ++i) data_row(w, in, in.dst + i)[l] = buf[i];
     } else {
-      uint32_t v = buf[0];
-      if (E == Ext::S8 || E == Ext::D16S8 || E == Ext::D16HiS8) v = static_cast<uint32_t>(static_cast<int8_t>(v));
-      if (E == Ext::S16) v = static_cast<uint32_t>(static_cast<int16_t>(v));
-      uint32_t& d = data_row(w, in, in.dst)[l];
-      if (E == Ext::D16U8 || E == Ext::D16S8 || E == Ext::D16) d = (d & 0xFFFF0000u) | (v & 0xFFFF);
-      else if (E == Ext::D16HiU8 || E == Ext::D16HiS8 || E == Ext::D16Hi) d = (d & 0xFFFF) | (v << 16);
-      else d = v;
+      place<E>(data_row(w, in, in.dst)[l], reinterpret_cast<const uint8_t*>(buf));
     }
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));

@@ -27,6 +27,15 @@ uint8_t* scratch_byte(Wave& w, const LaneAddr& a, unsigned lane, uint64_t o, boo
 template <bool Write>
 bool scratch_copy(Wave& w, const LaneAddr& a, unsigned lane, uint8_t* data, unsigned size) {
   uint64_t o = a.addr;
+  Group& g = *w.group;
+  if (size == 4 && (o & 3) == 0) {  // common case: one aligned dword
+    uint64_t b = a.wave_base + o * 64 + lane * 4;
+    if (b + 4 <= g.scratch_per_wave) {
+      uint8_t* p = g.scratch->data() + w.wave_id * g.scratch_per_wave + b;
+      if (Write) std::memcpy(p, data, 4); else std::memcpy(data, p, 4);
+      return true;
+    }
+  }
   unsigned i = 0;
   while (i < size) {
     unsigned chunk = std::min<unsigned>(size - i, 4 - static_cast<unsigned>((o + i) % 4));

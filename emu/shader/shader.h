@@ -87,5 +87,7 @@ class ShaderCore {
 // Name of an instruction (e.g. "v_add_f32") for diagnostics and the decoder oracle; `len` gets
 // the instruction length in bytes (0 if undecodable). Reads at most 3 dwords from `dw`.
 std::string disassemble_name(Target t, const uint32_t* dw, unsigned* len);
+// Whether the interpreter executes `mnemonic` (as in the opcode tables, e.g. "v_add_f32").
+bool implemented(const std::string& mnemonic);
 
 }  // namespace emu::shader

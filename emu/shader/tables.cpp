@@ -84,6 +84,8 @@ const OpTable& op_table(Target t) {
   return *tabs[i];
 }
 
+bool implemented(const std::string& mnemonic) { return find_handler(mnemonic.c_str()) != nullptr; }
+
 std::string disassemble_name(Target t, const uint32_t* dw, unsigned* len) {
   Inst in;
   bool ok = decode(t, dw, 3, in);

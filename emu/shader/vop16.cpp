@@ -207,7 +207,51 @@ void v_pk_mov_b32(Wave& w, const Inst& in) {
   store64(w, plain, ex, R, false);
 }
 
+// v_div_fixup_f16: as for f32 (vop64.cpp), the correctly rounded quotient S2/S1.
+void v_div_fixup_f16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t1[64], t2[64], r[64];
+  const uint32_t* B = fetch32(w, in, 1, Ty::F16, t1);
+  const uint32_t* C = fetch32(w, in, 2, Ty::F16, t2);
+  VLOOP r[l] = f64_to_f16(static_cast<double>(h2f(C[l])) / h2f(B[l]));
+  store32(w, in, ex, r, Ty::F16);
+}
+
+// v_fma_mix*: each source is f32, or f16 when op_sel_hi[i] is set (op_sel[i] picks its half);
+// neg_lo negates and neg_hi takes the absolute value. Out: 0 f32, 1 f16 low half, 2 f16 high.
+template <int Out>
+void fma_mix(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  Inst plain = in; plain.abs = plain.neg = 0; plain.opsel = 0;
+  uint32_t t[3][64];
+  const uint32_t* S[3];
+  for (unsigned i = 0; i < 3; ++i) S[i] = fetch32(w, plain, i, Ty::B32, t[i]);
+  uint32_t r[64];
+  VLOOP {
+    float v[3];
+    for (unsigned i = 0; i < 3; ++i) {
+      uint32_t x = S[i][l];
+      float d = ((in.opsel_hi >> i) & 1) ? h2f(half(x, (in.opsel >> i) & 1)) : f32(x);
+      if ((in.neg_hi >> i) & 1) d = std::fabs(d);
+      if ((in.neg >> i) & 1) d = -d;
+      v[i] = d;
+    }
+    if constexpr (Out == 0) r[l] = u32(std::fma(v[0], v[1], v[2]));
+    else r[l] = f64_to_f16(std::fma(static_cast<double>(v[0]), static_cast<double>(v[1]), static_cast<double>(v[2])));
+  }
+  if constexpr (Out == 0) {
+    Inst o = in; o.omod = 0;
+    store32(w, o, ex, r, Ty::F32);
+  } else {
+    if (in.clamp) VLOOP { float x = h2f(r[l]); r[l] = f32_to_f16(std::isnan(x) ? 0.0f : std::fmin(std::fmax(x, 0.0f), 1.0f)); }
+    uint32_t* d = w.v[in.dst];
+    VLOOP if ((ex >> l) & 1) d[l] = Out == 1 ? (d[l] & 0xFFFF0000u) | r[l] : (d[l] & 0xFFFFu) | (r[l] << 16);
+    w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  }
+}
+
 const HandlerEntry kVop16[] = {
+    {"v_fma_mix_f32", fma_mix<0>}, {"v_fma_mixlo_f16", fma_mix<1>}, {"v_fma_mixhi_f16", fma_mix<2>},
 #define E(n) {#n, n},
     E(v_add_f16) E(v_sub_f16) E(v_subrev_f16) E(v_mul_f16) E(v_min_f16) E(v_max_f16) E(v_fma_f16)
     E(v_mac_f16) E(v_mad_f16) E(v_sqrt_f16) E(v_rcp_f16) E(v_rsq_f16) E(v_log_f16) E(v_exp_f16)
@@ -218,7 +262,7 @@ const HandlerEntry kVop16[] = {
     E(v_cvt_pkrtz_f16_f32) E(v_pack_b32_f16) E(v_pk_add_f16) E(v_pk_mul_f16) E(v_pk_fma_f16)
     E(v_pk_min_f16) E(v_pk_max_f16) E(v_pk_add_u16) E(v_pk_sub_u16) E(v_pk_mul_lo_u16)
     E(v_pk_lshlrev_b16) E(v_pk_lshrrev_b16) E(v_pk_fma_f32) E(v_pk_mul_f32) E(v_pk_add_f32)
-    E(v_pk_mov_b32)
+    E(v_pk_mov_b32) E(v_div_fixup_f16)
 #undef E
 };
 

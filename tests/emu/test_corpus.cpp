@@ -266,3 +266,79 @@ TEST_F(Corpus, SpillsLargePrivateArraysToScratch) {
 }
 
 }  // namespace
+
+namespace {
+
+class CorpusMore : public Corpus {};
+
+bool close(double got, double ref, double rel, double abs_tol) {
+  if (std::isnan(ref)) return std::isnan(got);
+  if (std::isinf(ref)) return got == ref;
+  return std::fabs(got - ref) <= abs_tol + rel * std::fabs(ref);
+}
+
+TEST_F(CorpusMore, ComputesMoreF32LibraryFunctions) {
+  const unsigned n = 256;
+  float* x = mem.alloc_array<float>(n); float* out = mem.alloc_array<float>(8 * n);
+  for (unsigned i = 0; i < n; ++i) x[i] = -1.9f + 0.0149f * i;
+  run("more.co", "math_more_f32", grid1(n, 64), Args().add(x).add(out).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    float v = x[i];
+    ASSERT_TRUE(close(out[8 * i + 0], std::tan(v), 4e-6, 1e-6)) << i << " tan " << out[8 * i];
+    ASSERT_TRUE(close(out[8 * i + 1], std::pow(v + 2.0f, 1.7f), 4e-6, 1e-7)) << i;
+    ASSERT_TRUE(close(out[8 * i + 2], std::atan2(v, 0.75f), 4e-6, 1e-7)) << i;
+    ASSERT_TRUE(close(out[8 * i + 3], std::erf(v), 4e-6, 1e-7)) << i;
+    ASSERT_EQ(out[8 * i + 4], std::fmod(v * 13.0f, 1.25f)) << i;
+    ASSERT_TRUE(close(out[8 * i + 5], std::cbrt(v), 4e-6, 1e-7)) << i;
+    ASSERT_TRUE(close(out[8 * i + 6], std::tanh(v), 4e-6, 1e-7)) << i;
+    ASSERT_EQ(out[8 * i + 7], static_cast<float>(static_cast<int>(v * 1000.0f)) +
+                                  static_cast<float>(static_cast<unsigned>(v * v * 1000.0f))) << i;
+  }
+}
+
+TEST_F(CorpusMore, ComputesMoreF64LibraryFunctions) {
+  const unsigned n = 200;
+  double* x = mem.alloc_array<double>(n); double* out = mem.alloc_array<double>(4 * n);
+  for (unsigned i = 0; i < n; ++i) x[i] = -1.7 + 0.0171 * i;
+  run("more.co", "math_more_f64", grid1(n, 64), Args().add(x).add(out).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    double v = x[i];
+    ASSERT_TRUE(close(out[4 * i + 0], std::pow(v + 2.0, 1.3), 1e-15, 0)) << i;
+    ASSERT_TRUE(close(out[4 * i + 1], std::cos(v), 1e-15, 1e-16)) << i;
+    ASSERT_TRUE(close(out[4 * i + 2], std::atan(v), 1e-15, 1e-16)) << i;
+    double ref = std::log2(v + 2.0) + static_cast<double>(static_cast<long long>(v * 1e6)) / (v - 7.0);
+    ASSERT_TRUE(close(out[4 * i + 3], ref, 1e-15, 1e-15)) << i;
+  }
+}
+
+TEST_F(CorpusMore, ComputesHalfPrecision) {
+  const unsigned n = 300;
+  auto* a = mem.alloc_array<_Float16>(n); auto* b = mem.alloc_array<_Float16>(n);
+  auto* out = mem.alloc_array<_Float16>(2 * n); float* outf = mem.alloc_array<float>(n);
+  for (unsigned i = 0; i < n; ++i) { a[i] = static_cast<_Float16>(-3.0f + 0.02f * i); b[i] = static_cast<_Float16>(1.5f - 0.013f * i); }
+  run("more.co", "half_ops", grid1(n, 64), Args().add(a).add(b).add(out).add(outf).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    _Float16 x = a[i], y = b[i];
+    // clang contracts x*y + x into one f16 fma: reference with a single rounding.
+    _Float16 r0 = static_cast<_Float16>(std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(x)));
+    ASSERT_EQ(static_cast<float>(out[2 * i]), static_cast<float>(r0)) << i;
+    _Float16 r1 = x > y ? static_cast<_Float16>(static_cast<float>(x) - static_cast<float>(y))
+                        : static_cast<_Float16>(static_cast<float>(y) / static_cast<float>(static_cast<_Float16>(static_cast<float>(x) + 4.0f)));
+    ASSERT_EQ(static_cast<float>(out[2 * i + 1]), static_cast<float>(r1)) << i;
+    ASSERT_EQ(outf[i], std::fma(static_cast<float>(x), 0.5f, static_cast<float>(y))) << i;
+  }
+}
+
+TEST_F(CorpusMore, HandlesBytesAndShorts) {
+  const unsigned n = 500;
+  auto* c = mem.alloc_array<signed char>(n); auto* s = mem.alloc_array<short>(n);
+  int* out = mem.alloc_array<int>(n); auto* outc = mem.alloc_array<unsigned char>(n);
+  for (unsigned i = 0; i < n; ++i) { c[i] = static_cast<signed char>(rng()); s[i] = static_cast<short>(rng()); }
+  run("more.co", "bytes_shorts", grid1(n, 128), Args().add(c).add(s).add(out).add(outc).add(n));
+  for (unsigned i = 0; i < n; ++i) {
+    ASSERT_EQ(out[i], c[i] * 3 + s[i] - (s[i] >> 2)) << i;
+    ASSERT_EQ(outc[i], static_cast<unsigned char>(c[i] + s[i])) << i;
+  }
+}
+
+}  // namespace
