@@ -92,6 +92,20 @@ kfd::Status Context::map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t
   return {};
 }
 
+// The same-address scheme needs the CPU address to be a valid GPU VA on every GPU it maps to.
+kfd::Status Context::check_aperture(uintptr_t base, size_t size,
+                                    const std::vector<uint32_t>& gpus) const {
+  for (uint32_t id : gpus) {
+    const auto& ap = gpu(id)->apertures;
+    if (ap.gpuvm_limit == 0) continue;  // not reported: let the kernel decide
+    if (base < ap.gpuvm_base || base + size - 1 > ap.gpuvm_limit)
+      return kfd::Error::msg("address range [" + kfd::hex(base) + ", +" + kfd::hex(size) +
+                             ") is outside the GPUVM aperture [" + kfd::hex(ap.gpuvm_base) + ", " +
+                             kfd::hex(ap.gpuvm_limit) + "] of GPU " + kfd::hex(id), ENOMEM);
+  }
+  return {};
+}
+
 kfd::Result<void*> Context::allocate(const AllocRequest& req) {
   if (req.heap == Heap::Userptr)
     return kfd::Error::msg("allocate: USERPTR memory is registered with register_host", EINVAL);
@@ -105,6 +119,10 @@ kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* poo
   KFD_TRY(check_request(req, &owner, &gpus, &size));
   KFD_ASSIGN(uint32_t flags, alloc_flags(req));
   KFD_ASSIGN(VaRange va, reserve_va(size, req.alignment));
+  if (auto in = check_aperture(va.base, size, gpus); !in) {
+    release_va(va);
+    return in.error();
+  }
   auto a = kfd_.alloc_memory(owner->gpu_id, va.base, size, flags, 0);
   if (!a) {
     release_va(va);
@@ -161,6 +179,7 @@ kfd::Result<void*> Context::register_host(void* ptr, size_t size, const AllocReq
                              ") overlaps an existing allocation", EEXIST);
   }
   KFD_ASSIGN(uint32_t flags, alloc_flags(r));
+  KFD_TRY(check_aperture(p, sz, gpus));
   KFD_ASSIGN(kfd::Allocation a, kfd_.alloc_memory(owner->gpu_id, p, sz, flags, p));
   if (auto m = kfd_.map_memory(a.handle, gpus); !m) {
     (void)kfd_.unmap_memory(a.handle, gpus);

@@ -90,6 +90,7 @@ class Context {
   kfd::Status init(const ContextOptions& opts);
   kfd::Status check_request(const AllocRequest& req, const Gpu** owner,
                             std::vector<uint32_t>* gpus, size_t* size) const;
+  kfd::Status check_aperture(uintptr_t base, size_t size, const std::vector<uint32_t>& gpus) const;
   kfd::Result<void*> allocate_internal(const AllocRequest& req, Pool* pool);
   kfd::Status map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
                       const VaRange& va);
