@@ -239,3 +239,18 @@ TEST(MemoryContext, RejectsUnknownGpu) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MemoryContext, MapsTheMmioRemapPage) {
+  auto r = req(mem::Heap::Mmio, mem::Coherence::Coherent, 0);
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto info = ctx().lookup(*p);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->size, 4096u);
+  EXPECT_EQ(info->heap, mem::Heap::Mmio);
+  EXPECT_TRUE(ctx().free(*p).ok());
+}
+
+}  // namespace
