@@ -170,6 +170,17 @@ kfd::Result<CompressedHeader> parse_compressed_header(Bytes b) {
   return h;
 }
 
+kfd::Result<uint64_t> compressed_bundle_size(Bytes b) {
+  if (!is_compressed_bundle(b)) return field_error("CCOB magic", 0, "not a compressed bundle");
+  KFD_ASSIGN(uint16_t version, read_le<uint16_t>(b, 4, "CCOB version"));
+  if (version == 2) {
+    KFD_ASSIGN(uint32_t t, read_le<uint32_t>(b, 8, "CCOB total size"));
+    return uint64_t(t);
+  }
+  if (version == 3) return read_le<uint64_t>(b, 8, "CCOB total size");
+  return field_error("CCOB version", 4, std::to_string(version) + " has no total size (needs 2 or 3)");
+}
+
 kfd::Status parse_bundle_id(BundleEntry& e) {
   std::string_view id = e.id;
   size_t dash = id.find('-');

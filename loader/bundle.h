@@ -54,7 +54,12 @@ bool is_compressed_bundle(Bytes b);
 // Parses a plain or compressed bundle. Trailing bytes after the last entry are allowed (a
 // .hip_fatbin section is padded); the header, the entry table and every entry must fit.
 kfd::Result<Bundle> parse_bundle(Bytes b);
+// `b` must hold the whole compressed bundle: sizes are checked against it.
 kfd::Result<CompressedHeader> parse_compressed_header(Bytes b);
+// The total size a CCOB v2/v3 header states, from its first 32 bytes alone (for callers that hold
+// only a pointer, like __hipRegisterFatBinary); v1 states none and is an error. Not validated
+// against any data: parse_bundle() on that many bytes does that.
+kfd::Result<uint64_t> compressed_bundle_size(Bytes header);
 // Splits an id "kind-arch-vendor-os-env-target" into the entry's fields.
 kfd::Status parse_bundle_id(BundleEntry& e);
 

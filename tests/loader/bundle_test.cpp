@@ -167,6 +167,21 @@ TEST(Bundle, RejectsOverlappingEntries) {
                                                    " overlaps entry 'hipv4-amdgcn-amd-amdhsa--gfx90a'");
 }
 
+TEST(Bundle, ReadsCompressedSizeFromHeaderAlone) {
+  auto plain = loader_test::read_data("multi.bundle");
+  for (int version : {2, 3}) {
+    auto c = loader_test::make_ccob(plain, version, 1);
+    auto n = loader::compressed_bundle_size(loader::Bytes(c.data(), 32));
+    ASSERT_TRUE(n.ok()) << n.message();
+    EXPECT_EQ(*n, c.size());
+  }
+  auto v1 = loader_test::make_ccob(plain, 1, 1);
+  EXPECT_EQ(loader::compressed_bundle_size(loader::Bytes(v1.data(), 32)).message(),
+            "CCOB version at offset 0x4: 1 has no total size (needs 2 or 3)");
+  auto clang = loader_test::read_data("multi.cbundle");
+  EXPECT_EQ(*loader::compressed_bundle_size(loader::Bytes(clang.data(), 32)), clang.size());
+}
+
 TEST(Bundle, RejectsCorruptCompressedBundles) {
   auto plain = loader_test::read_data("multi.bundle");
   auto good = loader_test::make_ccob(plain, 2, 1);
