@@ -6,6 +6,54 @@
 #include <memory>
 #include <string>
 
+// How a dispatch runs (the contract with the command processor and with kernels):
+//
+// * run() reads the 64-byte AQL packet at Dispatch::packet_va and the kernel descriptor at its
+//   kernel_object through Memory (layouts: REFERENCE §2, §3). Workgroups (x fastest) run on a
+//   pool of host threads (`workers`, 0 = one per host core), each workgroup independently on one
+//   thread; the waves of a workgroup are interleaved on that thread and switch at s_barrier,
+//   which releases when every wave that has not ended has arrived.
+// * Initial state per wave: user SGPRs from s0 in AMDGPUUsage order as enabled by
+//   kernel_code_properties (private segment buffer, dispatch ptr = packet_va, queue ptr =
+//   queue_va, kernarg ptr, dispatch id, flat scratch init, private segment size), then from
+//   s[USER_SGPR_COUNT]: workgroup id x/y/z (RSRC2 TGID_*_EN), workgroup info (number of waves),
+//   private segment wave offset (0). Work-item ids: packed in v0 (x [9:0], y [19:10], z [29:20])
+//   on gfx90a/gfx942, v0/v1/v2 on gfx906/gfx908. Workgroups at the grid edge are partial: they
+//   have min(workgroup size, grid - id*size) work-items per dimension, and EXEC has one bit per
+//   existing work-item. MODE = RSRC1 float mode/DX10_CLAMP/IEEE.
+// * LDS: descriptor group_segment_fixed_size + packet group_segment_size bytes per workgroup,
+//   reached by DS instructions and by flat addresses in [1<<48, (1<<48) + 4 GiB).
+//   Out-of-range DS reads give 0 and writes are dropped (as on hardware).
+// * Private segment: the core owns one scratch buffer per wave of
+//   64 * max(descriptor private_segment_fixed_size, packet private_segment_size) bytes
+//   (16 KiB per lane minimum when the kernel uses a dynamic stack). Its layout is the hardware's
+//   swizzled one: byte o of lane L's private memory is at (o/4)*256 + L*4 + o%4. The private
+//   segment buffer V# has base kScratchVa (0xF000'0000'0000, above the 47-bit user space;
+//   never a Memory address), swizzle, ADD_TID, index stride 64, element size 4, num_records
+//   0xffffffff; flat scratch init is kScratchVa and the wave offset 0, so FLAT_SCRATCH =
+//   kScratchVa. MUBUF accesses through that V# (offset, offen, soffset a multiple of 256), scratch_*
+//   instructions (FLAT_SCRATCH + per-lane offset) and flat addresses in the private aperture
+//   [2<<48, (2<<48) + 4 GiB) all land in the same bytes of the wave's buffer. An access past the
+//   buffer is a MemoryFault at private-aperture address 2<<48 + offset.
+// * Global memory goes through Memory; every access is checked and an unmapped one stops the
+//   dispatch with Outcome::MemoryFault and the first unmapped byte's address. The shader core
+//   never touches host memory Memory did not hand out. Global atomics use host atomics
+//   (__atomic builtins, sequentially consistent) on the mapped bytes, so memory shared with CPU
+//   threads stays coherent; LDS atomics need none (one thread per workgroup).
+// * Arithmetic: IEEE binary32/64 on the host with round-to-nearest-even; MODE.FP_DENORM is
+//   honoured for f32 and f64 (denormal inputs/outputs flushed when the mode says so); a kernel
+//   that sets another FP_ROUND mode stops with Unimplemented. Transcendentals (v_exp/log/rcp/
+//   rsq/sqrt/sin/cos) are computed exactly by the host libm, i.e. at least as accurate as the
+//   hardware's approximations. v_div_scale never scales (VCC = 0) and v_div_fixup returns the
+//   correctly rounded quotient, so the division sequence clang emits is exact.
+// * s_memtime/s_memrealtime: a constant 100 MHz clock (kShaderClockHz). s_sendmsg
+//   MSG_INTERRUPT calls Hooks::interrupt(M0); other messages are ignored. s_trap 2 ends the
+//   dispatch with Outcome::Trap; s_trap 3 is a no-op. s_sleep yields the host thread.
+// * Instructions are decoded once per code address (DecodeCache) into a pre-decoded form with a
+//   handler pointer. Undecodable dwords stop with IllegalInstruction; decodable instructions
+//   without a handler (MFMA, MTBUF, image, ...) stop with Unimplemented; both messages carry the
+//   PC, the raw dwords and the mnemonic.
+
 namespace emu::shader {
 
 // Targets whose opcode tables we carry (names from llvm-mc-15 for each -mcpu).

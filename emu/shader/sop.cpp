@@ -184,14 +184,23 @@ void s_getreg_b32(Wave& w, const Inst& in) {
   uint32_t v = hwreg_read(w, id) >> off;
   swrite32(w, in.dst, size >= 32 ? v : v & ((1u << size) - 1));
 }
-void hwreg_write(Wave& w, uint32_t imm, uint32_t value) {
+void hwreg_write(Wave& w, const Inst& in, uint32_t imm, uint32_t value) {
   uint32_t id = imm & 63, off = (imm >> 6) & 31, size = ((imm >> 11) & 31) + 1;
   uint32_t mask = (size >= 32 ? ~0u : ((1u << size) - 1)) << off;
-  if (id == 1) w.mode = (w.mode & ~mask) | ((value << off) & mask);
+  if (id == 1) {
+    uint32_t mode = (w.mode & ~mask) | ((value << off) & mask);
+    // VALU arithmetic rounds to nearest even only: refuse other FP_ROUND modes loudly.
+    if (mode & 0xF) {
+      wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
+                "MODE.FP_ROUND other than round-to-nearest-even: " + describe(in, w.pc - in.size));
+      return;
+    }
+    w.mode = mode;
+  }
   if (id == 3) w.trapsts = (w.trapsts & ~mask) | ((value << off) & mask);
 }
-void s_setreg_b32(Wave& w, const Inst& in) { hwreg_write(w, uimm(in), w.s[in.dst]); }
-void s_setreg_imm32_b32(Wave& w, const Inst& in) { hwreg_write(w, uimm(in), in.literal); }
+void s_setreg_b32(Wave& w, const Inst& in) { hwreg_write(w, in, uimm(in), w.s[in.dst]); }
+void s_setreg_imm32_b32(Wave& w, const Inst& in) { hwreg_write(w, in, uimm(in), in.literal); }
 
 }  // namespace
 

@@ -101,6 +101,13 @@ TEST_F(Control, ReadsAndWritesHardwareRegisters) {
   EXPECT_EQ((slot(0, 0) >> 9) & 1, (rsrc1 >> 23) & 1);
   EXPECT_EQ(slot(1, 0), 3u);
   EXPECT_EQ(slot(2, 0), 0u);
+  EXPECT_EQ(slot(3, 0), 0x00400000u);  // denormal survives the multiply
+}
+
+TEST_F(Control, RefusesUnsupportedRoundingMode) {
+  auto o = run_isa("control.co", "k_round_mode");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("FP_ROUND"), std::string::npos) << o.message;
 }
 
 }  // namespace

@@ -100,8 +100,8 @@ KEND k_branches
 KBEGIN k_hwreg
   s_getreg_b32 s4, hwreg(HW_REG_MODE)
   STORES s4, 0
-  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x3     // round mode bits
-  s_getreg_b32 s5, hwreg(HW_REG_MODE, 0, 4)
+  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0x3     // FP_DENORM: keep f32 denormals
+  s_getreg_b32 s5, hwreg(HW_REG_MODE, 4, 4)
   STORES s5, 1
   s_memtime s[6:7]
   s_memrealtime s[8:9]
@@ -114,5 +114,14 @@ KBEGIN k_hwreg
   s_sleep 1
   s_setprio 2
   s_nop 3
+  v_mov_b32 v1, 0x00400000                  // f32 denormal: kept now that FP_DENORM is 3
+  v_mul_f32 v2, 1.0, v1
+  STORE v2, 3
   s_endpgm
 KEND k_hwreg
+
+// Round toward zero is not implemented: must stop loudly, not round to nearest.
+KBEGIN k_round_mode
+  s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xf
+  s_endpgm
+KEND k_round_mode
