@@ -18,6 +18,7 @@ class Core {
   Target target;
   DecodeCache code;
   unsigned nworkers;
+  std::atomic<uint64_t> epochs{0};
 };
 
 namespace {
@@ -86,6 +87,7 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   ctx.hooks = &hooks;
   ctx.code = &core_->code;
   ctx.target = core_->target;
+  ctx.epoch = core_->epochs.fetch_add(1) + 1;
   Launch l;
   Outcome bad = read_launch(d, core_->target, mem, l);
   if (!bad.ok()) return bad;

@@ -267,19 +267,25 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
 const Inst* DecodeCache::fetch(Wave& w, uint64_t pc) {
   uint64_t base = pc & ~uint64_t{4095};
   CodePage* p = w.page;
-  if (!p || p->base != base) { p = page_for(base); w.page = p; }
+  if (!p || p->base != base) {
+    p = page_for(base);
+    w.page = p;
+    uint64_t epoch = w.group->ctx->epoch;
+    if (p->epoch.load(std::memory_order_acquire) != epoch) revalidate(w, p, epoch);
+  }
   unsigned slot = (pc & 4095) >> 2;
   if (p->ready[slot].load(std::memory_order_acquire)) return &p->inst[slot];
   if (pc & 3) { wave_fail(w, Outcome::Kind::IllegalInstruction, pc, "misaligned pc"); return nullptr; }
   uint32_t dw[3] = {};
-  unsigned avail = 0;
-  for (; avail < 3; ++avail) {
-    uint8_t* h = mem_host(w, pc + 4 * avail, 4, false);
+  uint8_t* h0 = mem_host(w, pc, 4, false);
+  if (!h0) return nullptr;  // mem_host recorded the fault
+  std::memcpy(&dw[0], h0, 4);
+  unsigned avail = 1;
+  for (; avail < 3; ++avail) {  // later dwords may be unmapped: the decoder checks the length
+    uint8_t* h = mem_try(w, pc + 4 * avail, 4);
     if (!h) break;
     std::memcpy(&dw[avail], h, 4);
   }
-  if (avail == 0) return nullptr;  // mem_host recorded the fault
-  w.state = WaveState::Running;  // a later dword being unmapped is not a fault by itself
   Inst in;
   decode(target_, dw, avail, in);
   std::lock_guard lock(mu_);
@@ -295,6 +301,28 @@ CodePage* DecodeCache::page_for(uint64_t base) {
   auto& slot = pages_[base];
   if (!slot) { slot = std::make_unique<CodePage>(); slot->base = base; }
   return slot.get();
+}
+
+// Code can be replaced at an address that already ran (a code object unloaded and another
+// loaded there): once per dispatch epoch, the first wave to enter a page compares every decoded
+// slot's dwords with memory and forgets the ones that changed.
+void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
+  std::lock_guard lock(mu_);
+  if (p->epoch.load(std::memory_order_relaxed) == epoch) return;
+  for (unsigned slot = 0; slot < 1024; ++slot) {
+    if (!p->ready[slot].load(std::memory_order_relaxed)) continue;
+    const Inst& in = p->inst[slot];
+    uint64_t pc = p->base + 4 * slot;
+    bool same = true;
+    for (unsigned i = 0; i < in.size / 4 && same; ++i) {
+      const uint8_t* h = mem_try(w, pc + 4 * i, 4);
+      uint32_t d = 0;
+      if (h) std::memcpy(&d, h, 4);
+      same = h && d == in.raw[i];
+    }
+    if (!same) p->ready[slot].store(0, std::memory_order_relaxed);
+  }
+  p->epoch.store(epoch, std::memory_order_release);
 }
 
 void DecodeCache::clear() {

@@ -33,6 +33,7 @@ class DecodeCache {
 
  private:
   CodePage* page_for(uint64_t base);
+  void revalidate(Wave& w, CodePage* p, uint64_t epoch);
   Target target_;
   std::mutex mu_;
   std::unordered_map<uint64_t, std::unique_ptr<CodePage>> pages_;

@@ -89,6 +89,12 @@ uint8_t* mem_slow(Wave& w, uint64_t va, uint64_t size, bool write) {
   return nullptr;
 }
 
+uint8_t* mem_try(Wave& w, uint64_t va, uint64_t size) {
+  for (const Range& r : w.cache)
+    if (va >= r.begin && va + size <= r.end) return r.host + (va - r.begin);
+  return w.group->ctx->mem->translate(va, size, false);
+}
+
 Range Memory::lookup(uint64_t va) {
   uint64_t page = va & ~uint64_t{4095};
   Range r;

@@ -56,6 +56,7 @@ struct Inst {
 // A decoded page of code: 1024 dword slots, filled lazily and published with `ready`.
 struct CodePage {
   uint64_t base = 0;
+  std::atomic<uint64_t> epoch{0};  // dispatch epoch in which the slots were last validated
   std::atomic<uint8_t> ready[1024];
   Inst inst[1024];
   CodePage() { for (auto& r : ready) r.store(0, std::memory_order_relaxed); }
@@ -108,6 +109,7 @@ struct DispatchCtx {
   Outcome error;               // written once by the thread that wins have_error
   uint32_t private_per_lane = 0;
   uint32_t lds_size = 0;
+  uint64_t epoch = 0;          // distinct per run(): decoded pages are revalidated once per epoch
 };
 
 // One workgroup being executed by a worker thread.
@@ -134,6 +136,8 @@ inline constexpr uint64_t kApertureSize = 1ull << 32;
 void wave_fail(Wave& w, Outcome::Kind kind, uint64_t va, std::string msg);
 // Memory: host pointer for [va, va+size) or nullptr after recording a MemoryFault.
 uint8_t* mem_slow(Wave& w, uint64_t va, uint64_t size, bool write);
+// Like mem_host but never records a fault (nullptr when unmapped).
+uint8_t* mem_try(Wave& w, uint64_t va, uint64_t size);
 inline uint8_t* mem_host(Wave& w, uint64_t va, uint64_t size, bool write) {
   for (const Range& r : w.cache)
     if (va >= r.begin && va + size <= r.end && va + size >= va && (!write || r.writable))

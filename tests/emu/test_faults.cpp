@@ -104,6 +104,18 @@ TEST_F(Control, ReadsAndWritesHardwareRegisters) {
   EXPECT_EQ(slot(3, 0), 0x00400000u);  // denormal survives the multiply
 }
 
+TEST_F(Control, RedecodesCodeRewrittenAtTheSameAddress) {
+  ASSERT_TRUE(run_isa("control.co", "k_const_a").ok());
+  EXPECT_EQ(slot(0, 3), 0x1111u);
+  uint64_t kd_a = last_kd;
+  ASSERT_TRUE(run_isa("control.co", "k_const_b").ok());
+  uint64_t kd_b = last_kd;
+  auto entry = [](uint64_t kd) { int64_t off; std::memcpy(&off, reinterpret_cast<const void*>(kd + 16), 8); return kd + off; };
+  std::memcpy(reinterpret_cast<void*>(entry(kd_a)), reinterpret_cast<const void*>(entry(kd_b)), 64);
+  ASSERT_TRUE(run_isa("control.co", "k_const_a").ok());
+  EXPECT_EQ(slot(0, 3), 0x2222u);
+}
+
 TEST_F(Control, RefusesUnsupportedRoundingMode) {
   auto o = run_isa("control.co", "k_round_mode");
   EXPECT_EQ(o.kind, Kind::Unimplemented);

@@ -125,3 +125,17 @@ KBEGIN k_round_mode
   s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xf
   s_endpgm
 KEND k_round_mode
+
+// Two kernels of identical length differing in one constant: the test copies k_const_b's code
+// over k_const_a's to check that decoded instructions are revalidated when code changes.
+KBEGIN k_const_a
+  v_mov_b32 v1, 0x1111
+  STORE v1, 0
+  s_endpgm
+KEND k_const_a
+
+KBEGIN k_const_b
+  v_mov_b32 v1, 0x2222
+  STORE v1, 0
+  s_endpgm
+KEND k_const_b
