@@ -1,13 +1,70 @@
 // SPDX-License-Identifier: MIT
 // ShaderCore: reads the dispatch packet and kernel descriptor, runs workgroups on worker threads.
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include "emu/shader/decode.h"
 #include "emu/shader/dispatch.h"
 
 namespace emu::shader {
+
+// Persistent host threads for multi-workgroup dispatches (thread start-up would otherwise
+// dominate small dispatches). The calling thread takes part as worker 0.
+class Pool {
+ public:
+  ~Pool() {
+    { std::lock_guard l(mu_); quit_ = true; }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  // Runs f(0..n-1) concurrently and returns when all are done.
+  void run(unsigned n, const std::function<void(unsigned)>& f) {
+    {
+      std::lock_guard l(mu_);
+      while (threads_.size() + 1 < n) {
+        unsigned idx = static_cast<unsigned>(threads_.size()) + 1;
+        threads_.emplace_back([this, idx] { loop(idx); });
+      }
+      job_ = &f;
+      want_ = n;
+      pending_ = n - 1;
+      ++gen_;
+    }
+    cv_.notify_all();
+    f(0);
+    std::unique_lock l(mu_);
+    done_.wait(l, [&] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+  std::mutex busy;  // one dispatch at a time uses the pool
+
+ private:
+  void loop(unsigned idx) {
+    uint64_t seen = 0;
+    for (;;) {
+      std::unique_lock l(mu_);
+      cv_.wait(l, [&] { return quit_ || (gen_ != seen && idx < want_); });
+      if (quit_) return;
+      seen = gen_;
+      const auto* f = job_;
+      l.unlock();
+      (*f)(idx);
+      l.lock();
+      if (--pending_ == 0) done_.notify_all();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_, done_;
+  std::vector<std::thread> threads_;
+  const std::function<void(unsigned)>* job_ = nullptr;
+  uint64_t gen_ = 0;
+  unsigned want_ = 0, pending_ = 0;
+  bool quit_ = false;
+};
 
 class Core {
  public:
@@ -19,6 +76,7 @@ class Core {
   DecodeCache code;
   unsigned nworkers;
   std::atomic<uint64_t> epochs{0};
+  Pool pool;
 };
 
 namespace {
@@ -94,12 +152,16 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   std::atomic<uint64_t> next{0};
   unsigned n = static_cast<unsigned>(std::min<uint64_t>(core_->nworkers, l.total_groups));
   std::vector<WorkerResult> res(std::max(1u, n));
+  std::function<void(unsigned)> job = [&](unsigned i) { worker(l, ctx, core_->code, next, res[i]); };
+  std::unique_lock busy(core_->pool.busy, std::try_to_lock);
   if (n <= 1) {
-    worker(l, ctx, core_->code, next, res[0]);
-  } else {
+    job(0);
+  } else if (busy) {
+    core_->pool.run(n, job);
+  } else {  // another dispatch holds the pool: use short-lived threads
     std::vector<std::thread> threads;
-    for (unsigned i = 0; i < n; ++i)
-      threads.emplace_back([&, i] { worker(l, ctx, core_->code, next, res[i]); });
+    for (unsigned i = 1; i < n; ++i) threads.emplace_back(job, i);
+    job(0);
     for (auto& t : threads) t.join();
   }
   Outcome out;

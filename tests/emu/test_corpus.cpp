@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "tests/emu/harness.h"
 
@@ -339,6 +340,36 @@ TEST_F(CorpusMore, HandlesBytesAndShorts) {
     ASSERT_EQ(out[i], c[i] * 3 + s[i] - (s[i] >> 2)) << i;
     ASSERT_EQ(outc[i], static_cast<unsigned char>(c[i] + s[i])) << i;
   }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CorpusThreads, RunsConcurrentDispatchesOnOneCore) {
+  HostMemory mem;
+  CodeObject co;
+  ASSERT_EQ(co.load(kernel_path("basic.co"), mem), "");
+  ShaderCore core(Target::gfx90a, 2);
+  auto body = [&](float bias, bool* ok) {
+    const unsigned n = 3000;
+    float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* c = mem.alloc_array<float>(n);
+    for (unsigned i = 0; i < n; ++i) { a[i] = static_cast<float>(i); b[i] = bias; }
+    *ok = true;
+    for (int rep = 0; rep < 20; ++rep) {
+      Launch l; l.grid[0] = n; l.block[0] = 128;
+      Args args; args.add(a).add(b).add(c).add(n);
+      auto o = dispatch(core, mem, co.kernel("vadd"), l, args.data(), args.size());
+      *ok = *ok && o.ok();
+      for (unsigned i = 0; i < n; ++i) *ok = *ok && c[i] == a[i] + bias;
+    }
+  };
+  bool ok1 = false, ok2 = false;
+  std::thread t1(body, 1.0f, &ok1), t2(body, -2.0f, &ok2);
+  t1.join();
+  t2.join();
+  EXPECT_TRUE(ok1);
+  EXPECT_TRUE(ok2);
 }
 
 }  // namespace
