@@ -76,7 +76,7 @@ void tile_static_reduce() {
 }
 
 void dynamic_lds() {
-  // The dynamic group segment holds one int per work-item; each reverses its tile.
+  // The dynamic group segment holds one int per work-item; each reads its neighbour's.
   const int tile = 64, n = tile * 5;
   std::vector<int> out(n, 0), seg(n, 0);
   hc::array_view<int, 1> vo(n, out), vseg(n, seg);
@@ -87,12 +87,12 @@ void dynamic_lds() {
     int* dyn = static_cast<int*>(hc::get_dynamic_group_segment_base_pointer());
     dyn[t.local[0]] = t.global[0];
     t.barrier.wait();
-    vo[t.global] = dyn[tile - 1 - t.local[0]];
+    vo[t.global] = dyn[(t.local[0] + 1) % tile];
     vseg[t.global] = static_cast<int>(hc::get_dynamic_group_segment_size());
   }).wait();
   bool ok = true, size_ok = true;
   for (int i = 0; i < n; ++i) {
-    ok = ok && vo[i] == (i / tile) * tile + (tile - 1 - i % tile);
+    ok = ok && vo[i] == (i / tile) * tile + (i % tile + 1) % tile;
     size_ok = size_ok && vseg[i] >= static_cast<int>(tile * sizeof(int));
   }
   check(ok, "dynamic tile_static memory shared by a tile");
