@@ -373,3 +373,37 @@ TEST(CorpusThreads, RunsConcurrentDispatchesOnOneCore) {
 }
 
 }  // namespace
+
+namespace {
+
+class OtherTargets : public ::testing::TestWithParam<std::pair<const char*, Target>> {};
+
+TEST_P(OtherTargets, RunsVectorAddAnd3DGrid) {
+  HostMemory mem;
+  CodeObject co;
+  ASSERT_EQ(co.load(kernel_path(GetParam().first), mem), "");
+  ShaderCore core(GetParam().second, 2);
+  const unsigned n = 777;
+  float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* c = mem.alloc_array<float>(n);
+  for (unsigned i = 0; i < n; ++i) { a[i] = 1.5f * i; b[i] = 2.0f; }
+  Launch l; l.grid[0] = n; l.block[0] = 256;
+  Args args; args.add(a).add(b).add(c).add(n);
+  auto o = dispatch(core, mem, co.kernel("vadd"), l, args.data(), args.size());
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  const unsigned nx = 9, ny = 7, nz = 5;
+  unsigned* out = mem.alloc_array<unsigned>(nx * ny * nz);
+  Launch g; g.grid[0] = nx; g.grid[1] = ny; g.grid[2] = nz; g.block[0] = 4; g.block[1] = 4; g.block[2] = 2;
+  Args ga; ga.add(out).add(nx).add(ny).add(nz);
+  o = dispatch(core, mem, co.kernel("grid3d"), g, ga.data(), ga.size());
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned z = 0; z < nz; ++z)
+    for (unsigned y = 0; y < ny; ++y)
+      for (unsigned x = 0; x < nx; ++x) ASSERT_EQ(out[(z * ny + y) * nx + x], x + 100 * y + 10000 * z + 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gfx9, OtherTargets,
+                         ::testing::Values(std::make_pair("basic_gfx906.co", Target::gfx906),
+                                           std::make_pair("basic_gfx908.co", Target::gfx908)));
+
+}  // namespace
