@@ -160,6 +160,11 @@ void decode_vop_short(Enc e, const uint32_t* dw, Inst& in) {
   if (e == Enc::VOP1 && std::string_view(in.name) == "v_readfirstlane_b32") in.dst &= 0x7F;
 }
 
+bool accumulates(std::string_view n) {
+  return n.starts_with("v_mac_") || n.starts_with("v_fmac_") || n.starts_with("v_pk_fmac_") ||
+         n.starts_with("v_dot2c_") || n.starts_with("v_dot4c_") || n.starts_with("v_dot8c_");
+}
+
 bool is_vop3b(std::string_view n) {
   return n.find("_co_") != n.npos || n == "v_div_scale_f32" || n == "v_div_scale_f64" ||
          n == "v_mad_u64_u32" || n == "v_mad_i64_i32" || n.ends_with("_co_u32");
@@ -196,6 +201,8 @@ void decode_vop3(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     in.opsel = (d0 >> 11) & 0xF;
   }
   if (n.starts_with("v_cmp")) in.sdst = in.dst & 0x7F;
+  // Accumulating ops read their destination as the third source in every encoding.
+  if (accumulates(n)) in.src[2] = static_cast<uint16_t>(256 + in.dst);
   if (n == "v_readlane_b32") in.dst &= 0x7F;
   if (n == "v_accvgpr_read_b32") in.src[0] = static_cast<uint16_t>(in.src[0] + 256);
   if (n == "v_accvgpr_write_b32") in.dst += 256;

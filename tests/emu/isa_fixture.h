@@ -19,7 +19,7 @@ class IsaTest : public ::testing::Test {
     uint64_t kd = co.kernel(kernel);
     EXPECT_NE(kd, 0u) << kernel;
     last_kd = kd;
-    out = mem.alloc_array<uint32_t>(16 * 64 * ((threads + 63) / 64) + 64);
+    out = mem.alloc_array<uint32_t>(32 * 64 * ((threads + 63) / 64) + 64);
     for (unsigned i = 0; i < 16 * 64 * ((threads + 63) / 64); ++i) out[i] = 0xBADBAD;
     Args a;
     a.add(out);

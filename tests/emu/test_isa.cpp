@@ -154,6 +154,7 @@ TEST_F(Vop, AppliesModifiersNaNRulesAndDenormalFlush) {
     if (std::isfinite(x)) { int e; ASSERT_TRUE(same(fslot(13, l), std::frexp(x, &e))) << l; }
     ASSERT_TRUE(same(fslot(14, l), ftz(std::ldexp(x, 3)))) << l;
     ASSERT_EQ(slot(15, l), x < 1.0f ? 1u : 0u) << l;
+    ASSERT_TRUE(same(fslot(16, l), ftz(std::fma(-x, 1.0f, 0.5f)))) << l;
   }
 }
 

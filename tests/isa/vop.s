@@ -110,6 +110,11 @@ KBEGIN2 k_vop_f32
   v_cmp_lt_f32 vcc, v1, v4
   v_cndmask_b32 v21, 0, 1, vcc
   STORE v21, 15
+  s_add_u32 s0, s0, 4096                    // slots 16.. in the next 4 KiB
+  s_addc_u32 s1, s1, 0
+  v_mov_b32 v22, 0.5
+  v_fmac_f32_e64 v22, -v1, v4               // VOP3 form: accumulates into v22 (0.5 - x)
+  STORE v22, 0
   s_endpgm
 KEND k_vop_f32
 
