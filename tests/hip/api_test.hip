@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+// GoogleTest suite (compiled as HIP): errors, versions, devices, properties, attributes, modules.
+#include <gtest/gtest.h>
+#include <hip/hip_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+__device__ int g_value;
+__constant__ int g_const[8];
+
+__global__ void read_symbols(int* out) {
+  out[0] = g_value;
+  out[1] = g_const[7];
+}
+
+TEST(HipErrors, NamesAndStringsMatchCodes) {
+  EXPECT_STREQ(hipGetErrorName(hipSuccess), "hipSuccess");
+  EXPECT_STREQ(hipGetErrorName(hipErrorIllegalAddress), "hipErrorIllegalAddress");
+  EXPECT_STREQ(hipGetErrorName(hipErrorInvalidDeviceFunction), "hipErrorInvalidDeviceFunction");
+  EXPECT_STREQ(hipGetErrorString(hipSuccess), "no error");
+  EXPECT_STRNE(hipGetErrorString(hipErrorOutOfMemory), "unknown error");
+  EXPECT_STREQ(hipGetErrorName(hipError_t(12345)), "hipErrorUnknown");
+  // HIP's numbers, which programs compare and print.
+  EXPECT_EQ(int(hipErrorInvalidValue), 1);
+  EXPECT_EQ(int(hipErrorInvalidConfiguration), 9);
+  EXPECT_EQ(int(hipErrorInvalidDeviceFunction), 98);
+  EXPECT_EQ(int(hipErrorNoDevice), 100);
+  EXPECT_EQ(int(hipErrorInvalidHandle), 400);
+  EXPECT_EQ(int(hipErrorNotReady), 600);
+  EXPECT_EQ(int(hipErrorIllegalAddress), 700);
+  EXPECT_EQ(int(hipErrorLaunchFailure), 719);
+  const char* s = nullptr;
+  EXPECT_EQ(hipDrvGetErrorName(hipErrorNotFound, &s), hipSuccess);
+  EXPECT_STREQ(s, "hipErrorNotFound");
+  EXPECT_EQ(hipDrvGetErrorString(hipSuccess, nullptr), hipErrorInvalidValue);
+}
+
+TEST(HipErrors, LastErrorIsStickyUntilRead) {
+  (void)hipGetLastError();
+  EXPECT_EQ(hipMalloc(nullptr, 16), hipErrorInvalidValue);
+  int n = 0;
+  EXPECT_EQ(hipGetDeviceCount(&n), hipSuccess);  // a success does not clear it
+  EXPECT_EQ(hipPeekAtLastError(), hipErrorInvalidValue);
+  EXPECT_EQ(hipPeekAtLastError(), hipErrorInvalidValue);
+  EXPECT_EQ(hipGetLastError(), hipErrorInvalidValue);
+  EXPECT_EQ(hipGetLastError(), hipSuccess);
+}
+
+TEST(HipVersions, ReportRuntimeAndDriver) {
+  int v = 0;
+  EXPECT_EQ(hipRuntimeGetVersion(&v), hipSuccess);
+  EXPECT_EQ(v, HIP_VERSION);
+  EXPECT_EQ(hipDriverGetVersion(&v), hipSuccess);
+  EXPECT_GT(v, 0);
+  EXPECT_EQ(hipRuntimeGetVersion(nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipDriverGetVersion(nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipInit(0), hipSuccess);
+  EXPECT_EQ(hipInit(1), hipErrorInvalidValue);
+}
+
+TEST(HipDevices, CountSetGet) {
+  int n = 0;
+  ASSERT_EQ(hipGetDeviceCount(&n), hipSuccess);
+  ASSERT_GE(n, 1);
+  EXPECT_EQ(hipGetDeviceCount(nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipSetDevice(0), hipSuccess);
+  int d = -1;
+  EXPECT_EQ(hipGetDevice(&d), hipSuccess);
+  EXPECT_EQ(d, 0);
+  EXPECT_EQ(hipSetDevice(n), hipErrorInvalidDevice);
+  EXPECT_EQ(hipSetDevice(-1), hipErrorInvalidDevice);
+  EXPECT_EQ(hipGetDevice(nullptr), hipErrorInvalidValue);
+  hipDevice_t dev;
+  EXPECT_EQ(hipDeviceGet(&dev, 0), hipSuccess);
+  EXPECT_EQ(hipDeviceGet(&dev, n), hipErrorInvalidDevice);
+  (void)hipGetLastError();
+}
+
+TEST(HipDevices, PropertiesComeFromTheTopology) {
+  hipDeviceProp_t p;
+  ASSERT_EQ(hipGetDeviceProperties(&p, 0), hipSuccess);
+  EXPECT_GT(std::strlen(p.name), 0u);
+  EXPECT_EQ(std::strncmp(p.gcnArchName, "gfx", 3), 0);
+  EXPECT_NE(std::strstr(p.gcnArchName, "xnack"), nullptr);  // full target id
+  EXPECT_GT(p.totalGlobalMem, size_t(1) << 30);
+  EXPECT_GT(p.multiProcessorCount, 0);
+  EXPECT_EQ(p.warpSize, 64);
+  EXPECT_EQ(p.maxThreadsPerBlock, 1024);
+  EXPECT_EQ(p.sharedMemPerBlock, size_t(64) * 1024);
+  EXPECT_GT(p.clockRate, 0);
+  EXPECT_EQ(hipGetDeviceProperties(nullptr, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipGetDeviceProperties(&p, 99), hipErrorInvalidDevice);
+  int v = 0;
+  EXPECT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttributeMultiprocessorCount, 0), hipSuccess);
+  hipDeviceProp_t q;
+  ASSERT_EQ(hipGetDeviceProperties(&q, 0), hipSuccess);
+  EXPECT_EQ(v, q.multiProcessorCount);
+  EXPECT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 0), hipSuccess);
+  EXPECT_EQ(v, 64);
+  EXPECT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttributeWallClockRate, 0), hipSuccess);
+  EXPECT_GT(v, 0);
+  EXPECT_EQ(hipDeviceGetAttribute(nullptr, hipDeviceAttributeWarpSize, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 99), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttribute_t(5000), 0), hipErrorInvalidValue);
+  char name[8];
+  EXPECT_EQ(hipDeviceGetName(name, sizeof name, 0), hipSuccess);
+  EXPECT_EQ(std::strlen(name), 7u);  // truncated, terminated
+  (void)hipGetLastError();
+}
+
+TEST(HipDevices, SynchronizeResetAndFlags) {
+  EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+  EXPECT_EQ(hipSetDeviceFlags(hipDeviceScheduleYield), hipSuccess);
+  unsigned f = 0;
+  EXPECT_EQ(hipGetDeviceFlags(&f), hipSuccess);
+  EXPECT_EQ(f, unsigned(hipDeviceScheduleYield));
+  EXPECT_EQ(hipSetDeviceFlags(0x3), hipErrorInvalidValue);
+  EXPECT_EQ(hipSetDeviceFlags(hipDeviceScheduleAuto), hipSuccess);
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  EXPECT_EQ(hipDeviceReset(), hipSuccess);
+  EXPECT_EQ(hipStreamSynchronize(s), hipErrorInvalidHandle);  // reset destroyed it
+  (void)hipGetLastError();
+}
+
+TEST(HipSymbols, CopyToAndFromDeviceVariables) {
+  int v = 1234, c[8] = {0, 1, 2, 3, 4, 5, 6, 77};
+  ASSERT_EQ(hipMemcpyToSymbol(HIP_SYMBOL(g_value), &v, sizeof v), hipSuccess);
+  ASSERT_EQ(hipMemcpyToSymbol(g_const, c, sizeof c), hipSuccess);
+  int* out;
+  ASSERT_EQ(hipMalloc(&out, 2 * sizeof(int)), hipSuccess);
+  read_symbols<<<1, 1>>>(out);
+  int h[2] = {};
+  ASSERT_EQ(hipMemcpy(h, out, sizeof h, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[0], 1234);
+  EXPECT_EQ(h[1], 77);
+  int back = 0;
+  EXPECT_EQ(hipMemcpyFromSymbol(&back, g_value, sizeof back), hipSuccess);
+  EXPECT_EQ(back, 1234);
+  void* addr = nullptr;
+  size_t size = 0;
+  EXPECT_EQ(hipGetSymbolAddress(&addr, g_const), hipSuccess);
+  EXPECT_NE(addr, nullptr);
+  EXPECT_EQ(hipGetSymbolSize(&size, g_const), hipSuccess);
+  EXPECT_EQ(size, sizeof c);
+  EXPECT_EQ(hipMemcpyToSymbol(g_value, &v, sizeof v, 4), hipErrorInvalidValue);  // past the end
+  EXPECT_EQ(hipMemcpyToSymbol(g_value, &v, sizeof v, 0, hipMemcpyDeviceToHost),
+            hipErrorInvalidMemcpyDirection);
+  int not_a_symbol = 0;
+  EXPECT_EQ(hipMemcpyToSymbol(not_a_symbol, &v, sizeof v), hipErrorInvalidSymbol);
+  EXPECT_EQ(hipGetSymbolAddress(&addr, not_a_symbol), hipErrorInvalidSymbol);
+  EXPECT_EQ(hipMemcpyToSymbolAsync(g_value, &v, sizeof v, 0, hipMemcpyHostToDevice, 0), hipSuccess);
+  EXPECT_EQ(hipMemcpyFromSymbolAsync(&back, g_value, sizeof back, 0, hipMemcpyDeviceToHost, 0), hipSuccess);
+  EXPECT_EQ(hipStreamSynchronize(0), hipSuccess);
+  EXPECT_EQ(hipFree(out), hipSuccess);
+  (void)hipGetLastError();
+}
+
+std::vector<char> read_all(const char* path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(f), {});
+}
+
+TEST(HipModules, LoadLaunchAndGlobals) {
+  hipModule_t m;
+  ASSERT_EQ(hipModuleLoad(&m, KFDRT_TEST_CO), hipSuccess);
+  hipFunction_t fill;
+  ASSERT_EQ(hipModuleGetFunction(&fill, m, "fill"), hipSuccess);
+  int* out;
+  ASSERT_EQ(hipMalloc(&out, 64 * sizeof(int)), hipSuccess);
+  int value = 100, n = 64;
+  void* params[] = {&out, &value, &n};
+  ASSERT_EQ(hipModuleLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, params, nullptr), hipSuccess);
+  std::vector<int> h(64);
+  ASSERT_EQ(hipMemcpy(h.data(), out, 64 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[0], 100);
+  EXPECT_EQ(h[63], 163);
+  // The same launch with the arguments packed in `extra`.
+  struct {
+    int* out;
+    int value, n;
+  } packed{out, 7, 64};
+  size_t size = sizeof packed;
+  void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &packed, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   HIP_LAUNCH_PARAM_END};
+  ASSERT_EQ(hipModuleLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, nullptr, extra), hipSuccess);
+  ASSERT_EQ(hipMemcpy(h.data(), out, 64 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[5], 12);
+  hipDeviceptr_t g;
+  size_t bytes = 0;
+  ASSERT_EQ(hipModuleGetGlobal(&g, &bytes, m, "module_counter"), hipSuccess);
+  EXPECT_EQ(bytes, sizeof(int));
+  int counter = 0;
+  ASSERT_EQ(hipMemcpy(&counter, g, sizeof counter, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(counter, 42);
+  hipFunction_t add;
+  ASSERT_EQ(hipModuleGetFunction(&add, m, "add_counter"), hipSuccess);
+  void* p2[] = {&out};
+  ASSERT_EQ(hipModuleLaunchKernel(add, 1, 1, 1, 1, 1, 1, 0, 0, p2, nullptr), hipSuccess);
+  ASSERT_EQ(hipMemcpy(h.data(), out, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[0], 46);
+  int attr = 0;
+  EXPECT_EQ(hipFuncGetAttribute(&attr, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fill), hipSuccess);
+  EXPECT_GE(attr, 256);
+  // Invalid uses.
+  hipFunction_t none;
+  EXPECT_EQ(hipModuleGetFunction(&none, m, "no_such_kernel"), hipErrorNotFound);
+  EXPECT_EQ(hipModuleGetGlobal(&g, &bytes, m, "no_such_global"), hipErrorNotFound);
+  EXPECT_EQ(hipModuleLaunchKernel(fill, 1, 1, 1, 64, 1, 1, 0, 0, params, extra), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLaunchKernel(fill, 1, 1, 1, 2048, 1, 1, 0, 0, params, nullptr),
+            hipErrorInvalidConfiguration);
+  EXPECT_EQ(hipModuleLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, 0, params, nullptr), hipErrorInvalidHandle);
+  EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  EXPECT_EQ(hipModuleUnload(m), hipErrorInvalidHandle);
+  EXPECT_EQ(hipFree(out), hipSuccess);
+  (void)hipGetLastError();
+}
+
+TEST(HipModules, LoadDataAndRejectBadImages) {
+  std::vector<char> image = read_all(KFDRT_TEST_CO);
+  ASSERT_FALSE(image.empty());
+  hipModule_t m;
+  ASSERT_EQ(hipModuleLoadData(&m, image.data()), hipSuccess);
+  hipFunction_t f;
+  EXPECT_EQ(hipModuleGetFunction(&f, m, "fill"), hipSuccess);
+  EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  EXPECT_EQ(hipModuleLoad(&m, "/nonexistent/kernels.co"), hipErrorFileNotFound);
+  std::vector<char> junk(4096, 'x');
+  EXPECT_EQ(hipModuleLoadData(&m, junk.data()), hipErrorInvalidImage);
+  EXPECT_EQ(hipModuleLoadData(nullptr, image.data()), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleLoad(&m, nullptr), hipErrorInvalidValue);
+  (void)hipGetLastError();
+}
