@@ -12,4 +12,14 @@ else
 fi
 echo "== kfdinfo"
 "${pre[@]}" "$build/tools/kfdinfo/kfdinfo"
+# HIP programs built with tools/kfdcc (tests/hip/programs): each prints its checks and PASS/FAIL.
+status=0
+for p in vector_add matmul streams_events; do
+  exe="$build/tests/hip/hip-$p"
+  if [ -x "$exe" ]; then
+    echo "== HIP $p (tests/hip/programs/$p.hip)"
+    "${pre[@]}" "$exe" | grep -v '^PASS ' || status=1
+  fi
+done
 if [ -x "$build/tests/hc/hc-demo" ]; then echo "== hc demo (tests/hc/programs/demo.cpp)"; "${pre[@]}" "$build/tests/hc/hc-demo"; fi
+exit $status
