@@ -158,6 +158,10 @@ void decode_vop_short(Enc e, const uint32_t* dw, Inst& in) {
     in.flags |= kLiteral;
   }
   if (e == Enc::VOP1 && std::string_view(in.name) == "v_readfirstlane_b32") in.dst &= 0x7F;
+  if (e == Enc::VOP1 && std::string_view(in.name) == "v_accvgpr_mov_b32") {  // AGPR to AGPR
+    in.dst = static_cast<uint16_t>(in.dst + 256);
+    if (in.src[0] >= 256) in.src[0] = static_cast<uint16_t>(in.src[0] + 256);
+  }
 }
 
 bool accumulates(std::string_view n) {
@@ -184,7 +188,10 @@ void decode_vop3(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     in.neg_hi = (d0 >> 8) & 7;
     in.opsel = ((d0 >> 11) & 7);
     in.opsel_hi = static_cast<uint8_t>(((d1 >> 27) & 3) | (((d0 >> 14) & 1) << 2));
-    if (n.starts_with("v_mfma") || n.starts_with("v_accvgpr")) {
+    // gfx90a AGPR moves: the opcode implies the AGPR operand (rows 256..511).
+    if (n == "v_accvgpr_read_b32" && in.src[0] >= 256) in.src[0] = static_cast<uint16_t>(in.src[0] + 256);
+    if (n == "v_accvgpr_write_b32") in.dst = static_cast<uint16_t>(in.dst + 256);
+    if (n.starts_with("v_mfma")) {
       // acc_cd (bit 15) puts vdst/src2 in AGPRs; ABID/CBSZ/BLGP are not interpreted.
       in.clamp = 0;
       if (d0 & (1u << 15)) { in.dst += 256; in.src[2] = in.src[2] >= 256 ? in.src[2] + 256 : in.src[2]; }

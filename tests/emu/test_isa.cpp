@@ -188,6 +188,9 @@ TEST_F(Vop, ComputesDoublesPackedAndSixteenBit) {
     uint32_t pk = ((inp.a[l] + inp.b[l]) & 0xFFFF) | (((inp.a[l] >> 16) + (inp.b[l] >> 16)) << 16);
     ASSERT_EQ(slot(11, l), pk) << l;
     ASSERT_EQ(slot(12, l), (inp.a[l] & 0xFFFF) >> 4) << l;
+    ASSERT_EQ(slot(13, l), inp.a[l]) << l;
+    ASSERT_EQ(slot(14, l), inp.a[l]) << l;
+    ASSERT_EQ(slot(15, l), inp.b[l]) << l;
   }
 }
 

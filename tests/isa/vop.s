@@ -145,5 +145,14 @@ KBEGIN2 k_vop_f64
   STORE v23, 11
   v_lshrrev_b16 v24, 4, v2
   STORE v24, 12
+  v_accvgpr_write_b32 a3, v2                // AGPR moves and AGPR memory operands
+  v_accvgpr_mov_b32 a5, a3
+  v_accvgpr_read_b32 v30, a5
+  STORE v30, 13
+  global_store_dword v62, a5, s[0:1] offset:(14 * 256)
+  global_load_dword a6, v62, s[2:3] offset:512
+  s_waitcnt vmcnt(0)
+  v_accvgpr_read_b32 v31, a6
+  STORE v31, 15
   s_endpgm
-KEND k_vop_f64
+KEND k_vop_f64, vgprs=64
