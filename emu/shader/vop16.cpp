@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // VALU execution of 16-bit (f16/i16/u16) and packed (VOP3P) operations, incl. gfx90a's
 // packed-f32 v_pk_{fma,mul,add,mov} on 64-bit register pairs.
+#include <algorithm>
+
 #include "emu/shader/valu.h"
 
 namespace emu::shader {
@@ -58,6 +60,38 @@ I2(v_max_u16, std::max(a, b))
 I2(v_min_u16, std::min(a, b))
 I2(v_max_i16, static_cast<uint32_t>(std::max(s16(a), s16(b))))
 I2(v_min_i16, static_cast<uint32_t>(std::min(s16(a), s16(b))))
+
+#define I3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { H_FETCH(3, Ty::B16) \
+  VLOOP { uint32_t a = A[l] & 0xFFFF, b = B[l] & 0xFFFF, c = C[l] & 0xFFFF; r[l] = (EXPR) & 0xFFFF; } store32(w, in, ex, r, Ty::B16); }
+inline uint32_t u16s(int v) { return static_cast<uint32_t>(v) & 0xFFFF; }
+I3(v_mad_u16, a * b + c)
+I3(v_mad_i16, u16s(s16(a) * s16(b) + s16(c)))
+I3(v_min3_u16, std::min({a, b, c}))
+I3(v_max3_u16, std::max({a, b, c}))
+I3(v_med3_u16, std::max(std::min(a, b), std::min(std::max(a, b), c)))
+I3(v_min3_i16, u16s(std::min({s16(a), s16(b), s16(c)})))
+I3(v_max3_i16, u16s(std::max({s16(a), s16(b), s16(c)})))
+I3(v_med3_i16, u16s(std::max(std::min(s16(a), s16(b)), std::min(std::max(s16(a), s16(b)), s16(c)))))
+H3(v_min3_f16, hmin(hmin(static_cast<float>(a), static_cast<float>(b)), static_cast<float>(c)))
+H3(v_max3_f16, hmax(hmax(static_cast<float>(a), static_cast<float>(b)), static_cast<float>(c)))
+void v_cvt_u16_f16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F16, t0);
+  VLOOP { float x = h2f(A[l]); r[l] = std::isnan(x) || x <= 0 ? 0 : x >= 65535.0f ? 65535u : static_cast<uint32_t>(x); }
+  store32(w, in, ex, r, Ty::B16);
+}
+void v_cvt_i16_f16(Wave& w, const Inst& in) {
+  uint64_t ex = valu_active(w, in);
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::F16, t0);
+  VLOOP {
+    float x = h2f(A[l]);
+    int v = std::isnan(x) ? 0 : x >= 32767.0f ? 32767 : x <= -32768.0f ? -32768 : static_cast<int>(x);
+    r[l] = u16s(v);
+  }
+  store32(w, in, ex, r, Ty::B16);
+}
 
 void v_ldexp_f16(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in);
@@ -155,6 +189,15 @@ void v_pk_add_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a
 void v_pk_sub_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a - b; }); }
 void v_pk_mul_lo_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a * b; }); }
 void v_pk_lshlrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return b << (a & 15); }); }
+void v_pk_ashrrev_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(s16(b) >> (a & 15)); }); }
+void v_pk_add_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a + b; }); }
+void v_pk_sub_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a - b; }); }
+void v_pk_max_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(std::max(s16(a), s16(b))); }); }
+void v_pk_min_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(std::min(s16(a), s16(b))); }); }
+void v_pk_max_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return std::max(a, b); }); }
+void v_pk_min_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return std::min(a, b); }); }
+void v_pk_mad_u16(Wave& w, const Inst& in) { pk16(w, in, 3, false, [](uint32_t a, uint32_t b, uint32_t c) { return a * b + c; }); }
+void v_pk_mad_i16(Wave& w, const Inst& in) { pk16(w, in, 3, false, [](uint32_t a, uint32_t b, uint32_t c) { return static_cast<uint32_t>(s16(a) * s16(b) + s16(c)); }); }
 void v_pk_lshrrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return b >> (a & 15); }); }
 
 // gfx90a packed f32: sources are VGPR pairs; op_sel picks the element for the low result,
@@ -262,7 +305,10 @@ const HandlerEntry kVop16[] = {
     E(v_cvt_pkrtz_f16_f32) E(v_pack_b32_f16) E(v_pk_add_f16) E(v_pk_mul_f16) E(v_pk_fma_f16)
     E(v_pk_min_f16) E(v_pk_max_f16) E(v_pk_add_u16) E(v_pk_sub_u16) E(v_pk_mul_lo_u16)
     E(v_pk_lshlrev_b16) E(v_pk_lshrrev_b16) E(v_pk_fma_f32) E(v_pk_mul_f32) E(v_pk_add_f32)
-    E(v_pk_mov_b32) E(v_div_fixup_f16)
+    E(v_pk_mov_b32) E(v_div_fixup_f16) E(v_mad_u16) E(v_mad_i16) E(v_min3_u16) E(v_max3_u16)
+    E(v_med3_u16) E(v_min3_i16) E(v_max3_i16) E(v_med3_i16) E(v_min3_f16) E(v_max3_f16)
+    E(v_cvt_u16_f16) E(v_cvt_i16_f16) E(v_pk_ashrrev_i16) E(v_pk_add_i16) E(v_pk_sub_i16)
+    E(v_pk_max_i16) E(v_pk_min_i16) E(v_pk_max_u16) E(v_pk_min_u16) E(v_pk_mad_u16) E(v_pk_mad_i16)
 #undef E
 };
 

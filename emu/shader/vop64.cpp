@@ -276,7 +276,31 @@ void v_accvgpr_mov(Wave& w, const Inst& in) {
   store32(w, in, ex, r, Ty::B32);
 }
 
+// M0-relative VGPR moves (dynamic indexing of register arrays): the VGPR index is the
+// operand's plus M0 (ISA "V_MOVRELS_B32" etc.).
+inline unsigned rel_row(unsigned base, const Wave& w) { return (base + w.s[124]) & 255; }
+void v_movrels_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  const uint32_t* s = w.v[rel_row(in.src[0] - 256, w)];
+  uint32_t* d = w.v[in.dst];
+  VLOOP if ((ex >> l) & 1) d[l] = s[l];
+}
+void v_movreld_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t t0[64];
+  const uint32_t* s = fetch32(w, in, 0, Ty::B32, t0);
+  uint32_t* d = w.v[rel_row(in.dst, w)];
+  VLOOP if ((ex >> l) & 1) d[l] = s[l];
+}
+void v_movrelsd_b32(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  const uint32_t* s = w.v[rel_row(in.src[0] - 256, w)];
+  uint32_t* d = w.v[rel_row(in.dst, w)];
+  VLOOP if ((ex >> l) & 1) d[l] = s[l];
+}
+
 const HandlerEntry kVop64[] = {
+    {"v_movrels_b32", v_movrels_b32}, {"v_movreld_b32", v_movreld_b32}, {"v_movrelsd_b32", v_movrelsd_b32},
 #define E(n) {#n, n},
     E(v_add_f64) E(v_mul_f64) E(v_min_f64) E(v_max_f64) E(v_fma_f64) E(v_fmac_f64)
     E(v_trunc_f64) E(v_ceil_f64) E(v_rndne_f64) E(v_floor_f64) E(v_fract_f64) E(v_rcp_f64)
