@@ -157,20 +157,3 @@ KBEGIN2 k_vop_f64
   s_endpgm
 KEND k_vop_f64, vgprs=64
 
-// M0-relative VGPR moves (register arrays indexed at run time).
-KBEGIN k_movrel
-  v_mov_b32 v10, 100
-  v_mov_b32 v11, 101
-  v_mov_b32 v12, 102
-  v_mov_b32 v13, 103
-  v_mov_b32 v15, 0
-  s_mov_b32 m0, 2
-  v_movrels_b32 v20, v10                    // v20 = v12
-  v_movreld_b32 v10, v63                    // v12 = lane
-  STORE v20, 0
-  STORE v12, 1
-  s_mov_b32 m0, 1
-  v_movrelsd_b32 v14, v10                   // v15 = v11
-  STORE v15, 2
-  s_endpgm
-KEND k_movrel
