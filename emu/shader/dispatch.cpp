@@ -146,7 +146,10 @@ void setup_group(const Launch& l, DispatchCtx& ctx, uint64_t index, WorkerStorag
   uint32_t mode = ((l.rsrc1 >> 12) & 0xFF) | (((l.rsrc1 >> 21) & 1) << 8) | (((l.rsrc1 >> 23) & 1) << 9);
   for (unsigned i = 0; i < g.nwaves; ++i) {
     Wave& w = st.waves[i];
+    Range keep[4];  // translations stay valid for the whole dispatch: reuse across workgroups
+    std::memcpy(static_cast<void*>(keep), w.cache, sizeof keep);
     w = Wave{};
+    std::memcpy(static_cast<void*>(w.cache), keep, sizeof keep);
     std::memset(w.s, 0, sizeof w.s);
     w.v = st.vregs.get() + size_t{i} * kVRows;
     w.group = &g;

@@ -29,17 +29,30 @@ inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
 bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint8_t** ptrs) {
   if (in.seg == kSegScratch || ex == 0) return false;
   uint64_t addr[64];
-  bool all_global = true;
-  for (unsigned l = 0; l < 64; ++l) {
-    LaneAddr a = ((ex >> l) & 1) ? lane_addr(w, in, l) : LaneAddr{};
-    addr[l] = a.addr;
-    all_global &= a.space == Space::Global;
+  if (in.seg == kSegGlobal) {  // vectorizable address computation
+    const uint32_t* vlo = w.v[in.vaddr];
+    if (in.saddr != 0x7F) {
+      uint64_t base = w.s64(in.saddr) + static_cast<int64_t>(in.offset);
+      VLOOP addr[l] = base + vlo[l];
+    } else {
+      const uint32_t* vhi = w.v[(in.vaddr + 1) & 255];
+      VLOOP addr[l] = (vlo[l] | (uint64_t{vhi[l]} << 32)) + static_cast<int64_t>(in.offset);
+    }
+  } else {
+    bool all_global = true;
+    for (unsigned l = 0; l < 64; ++l) {
+      LaneAddr a = ((ex >> l) & 1) ? lane_addr(w, in, l) : LaneAddr{};
+      addr[l] = a.addr;
+      all_global &= a.space == Space::Global;
+    }
+    if (!all_global) return false;
   }
-  if (!all_global) return false;
-  unsigned first = static_cast<unsigned>(std::countr_zero(ex));
-  uint64_t lo = addr[first], hi = addr[first];
-  for (unsigned l = 0; l < 64; ++l)
-    if ((ex >> l) & 1) { lo = std::min(lo, addr[l]); hi = std::max(hi, addr[l]); }
+  uint64_t lo = ~uint64_t{0}, hi = 0;
+  VLOOP {
+    bool on = (ex >> l) & 1;
+    lo = std::min(lo, on ? addr[l] : ~uint64_t{0});
+    hi = std::max(hi, on ? addr[l] : 0);
+  }
   if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return false;
   for (const Range& r : w.cache) {
     if (lo >= r.begin && hi + bytes <= r.end && hi + bytes >= hi && (!write || r.writable)) {

@@ -95,7 +95,6 @@ struct Wave {
   uint64_t vcc() const { uint64_t e; std::memcpy(&e, &s[106], 8); return e; }
   void set_vcc(uint64_t e) { std::memcpy(&s[106], &e, 8); }
   uint64_t s64(unsigned code) const { uint64_t e; std::memcpy(&e, &s[code], 8); return e; }
-  void set_s64(unsigned code, uint64_t x) { if (code < 126 || code == 126) std::memcpy(&s[code], &x, 8); }
 };
 
 // Per-dispatch state shared by all waves of all workgroups.
@@ -107,8 +106,6 @@ struct DispatchCtx {
   std::atomic<bool> stop{false};
   std::atomic<bool> have_error{false};
   Outcome error;               // written once by the thread that wins have_error
-  uint32_t private_per_lane = 0;
-  uint32_t lds_size = 0;
   uint64_t epoch = 0;          // distinct per run(): decoded pages are revalidated once per epoch
 };
 
