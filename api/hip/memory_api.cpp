@@ -354,3 +354,12 @@ HIP_EXPORT hipError_t hipMemPrefetchAsync(const void* p, size_t count, int devic
   (void)device;  // managed memory is host memory every GPU maps: nothing to migrate
   return hipSuccess;
 }
+
+HIP_EXPORT hipError_t kfdrtPointerGetCoherence(const void* ptr, int* coherence) {
+  if (!ptr || !coherence) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  auto info = rt->memory().lookup(ptr);
+  if (!info) return ret(hipErrorInvalidValue);
+  *coherence = info->coherence == mem::Coherence::Coherent ? 1 : info->coherence == mem::Coherence::Uncached ? 2 : 0;
+  return hipSuccess;
+}

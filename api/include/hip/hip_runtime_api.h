@@ -186,6 +186,10 @@ hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const vo
 hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, hipFunction_t f,
                                                    size_t dynSharedMemPerBlk, int blockSizeLimit);
 hipError_t hipProfilerStart(void);
+
+// kfdrt extension: the coherence the memory layer gave the allocation holding `ptr` (1 for
+// fine-grained / coherent, 0 for coarse-grained, 2 for uncached); hipErrorInvalidValue if none.
+hipError_t kfdrtPointerGetCoherence(const void* ptr, int* coherence);
 hipError_t hipProfilerStop(void);
 
 #ifdef __cplusplus
