@@ -124,7 +124,23 @@ void s_movrels_b64(Wave& w, const Inst& in) { swrite64(w, in.dst, w.s64((in.src[
 void s_movreld_b32(Wave& w, const Inst& in) { swrite32(w, (in.dst + w.s[124]) & 127, S0(w, in)); }
 void s_movreld_b64(Wave& w, const Inst& in) { swrite64(w, (in.dst + w.s[124]) & 126, S0q(w, in)); }
 
+// GPR index mode (used by LLVM for dynamic indexing of VGPR arrays on gfx90a): M0[7:0] is the
+// index, M0[15:12] the operand slots (src0, src1, src2, dst); honoured by the VALU operand
+// fetch and write-back (valu.cpp), which all ordinary VALU ops use.
+void s_set_gpr_idx_on(Wave& w, const Inst& in) {  // SOPC: ssrc0 = index, ssrc1 field = mode
+  uint32_t idx = sread32(w, in, in.src[0]) & 0xFF;
+  w.s[124] = (w.s[124] & ~0xF0FFu) | idx | ((in.src[1] & 15u) << 12);
+  w.gpr_idx = true;
+}
+void s_set_gpr_idx_idx(Wave& w, const Inst& in) { w.s[124] = (w.s[124] & ~0xFFu) | (S0(w, in) & 0xFF); }
+void s_set_gpr_idx_off(Wave& w, const Inst&) { w.gpr_idx = false; }
+void s_set_gpr_idx_mode(Wave& w, const Inst& in) {
+  w.s[124] = (w.s[124] & ~0xF000u) | ((static_cast<uint32_t>(in.offset) & 15u) << 12);
+}
+
 const HandlerEntry kSop1[] = {
+    {"s_set_gpr_idx_on", s_set_gpr_idx_on}, {"s_set_gpr_idx_idx", s_set_gpr_idx_idx},
+    {"s_set_gpr_idx_off", s_set_gpr_idx_off}, {"s_set_gpr_idx_mode", s_set_gpr_idx_mode},
 #define E(n) {#n, n},
     E(s_mov_b32) E(s_mov_b64) E(s_cmov_b32) E(s_cmov_b64) E(s_not_b32) E(s_not_b64)
     E(s_brev_b32) E(s_brev_b64) E(s_bcnt0_i32_b32) E(s_bcnt1_i32_b32) E(s_bcnt0_i32_b64)

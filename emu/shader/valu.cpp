@@ -78,7 +78,7 @@ const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_
   unsigned code = in.src[i];
   bool mods = ((in.abs | in.neg) >> i) & 1;
   if (code >= 256) {
-    const uint32_t* row = w.v[code - 256];
+    const uint32_t* row = w.v[w.vrow(code - 256, i)];
     if (i == 0 && (in.flags & kDpp)) {
       uint64_t ex = w.exec();
       VLOOP {
@@ -111,8 +111,9 @@ const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_
 void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out) {
   unsigned code = in.src[i];
   if (code >= 256) {
-    const uint32_t* lo = w.v[code - 256];
-    const uint32_t* hi = w.v[(code - 256 + 1) & (kVRows - 1)];
+    unsigned row = w.vrow(code - 256, i);
+    const uint32_t* lo = w.v[row];
+    const uint32_t* hi = w.v[(row + 1) & (kVRows - 1)];
     VLOOP out[l] = lo[l] | (uint64_t{hi[l]} << 32);
   } else {
     uint64_t v = sread64(w, in, code, fp);
@@ -175,7 +176,7 @@ void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
   }
   if (t == Ty::F32 && !(w.mode & 0x20)) flush32(r);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
-  uint32_t* d = w.v[in.dst];
+  uint32_t* d = w.v[w.vrow(in.dst, 3)];
   if (in.flags & kSdwa) {
     VLOOP if ((ex >> l) & 1) d[l] = sdwa_merge(in, d[l], r[l]);
     return;
@@ -202,8 +203,9 @@ void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp) {
   }
   if (fp && !(w.mode & 0x80)) flush64(r);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
-  uint32_t* lo = w.v[in.dst];
-  uint32_t* hi = w.v[(in.dst + 1) & (kVRows - 1)];
+  unsigned drow = w.vrow(in.dst, 3);
+  uint32_t* lo = w.v[drow];
+  uint32_t* hi = w.v[(drow + 1) & (kVRows - 1)];
   VLOOP if ((ex >> l) & 1) { lo[l] = static_cast<uint32_t>(r[l]); hi[l] = static_cast<uint32_t>(r[l] >> 32); }
 }
 

@@ -80,6 +80,7 @@ struct Wave {
   WaveState state = WaveState::Running;
   uint32_t mode = 0;               // HW_REG_MODE
   uint32_t trapsts = 0;
+  bool gpr_idx = false;            // s_set_gpr_idx_on: VGPR operands offset by M0[7:0]
   uint32_t wave_id = 0;            // index in the workgroup
   uint64_t instructions = 0;
   uint64_t lane_ops = 0;
@@ -90,6 +91,12 @@ struct Wave {
   // Code lookup cache.
   CodePage* page = nullptr;
 
+  // VGPR row of operand slot `which` (0..2 sources, 3 destination) under gpr index mode:
+  // M0[15:12] selects the slots, M0[7:0] is the offset (AMD Vega ISA "GPR indexing").
+  unsigned vrow(unsigned row, unsigned which) const {
+    if (!gpr_idx || !((s[124] >> (12 + which)) & 1)) return row;
+    return (row & 256) | ((row + (s[124] & 0xFF)) & 255);
+  }
   uint64_t exec() const { uint64_t e; std::memcpy(&e, &s[126], 8); return e; }
   void set_exec(uint64_t e) { std::memcpy(&s[126], &e, 8); }
   uint64_t vcc() const { uint64_t e; std::memcpy(&e, &s[106], 8); return e; }

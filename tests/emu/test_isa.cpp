@@ -303,3 +303,19 @@ TEST_F(Mem, ReturnsOldValuesFromGlobalAtomics) {
 }
 
 }  // namespace
+
+namespace {
+
+class VopGprIdx : public IsaTest {};
+
+TEST_F(VopGprIdx, IndexesVgprsThroughM0) {
+  auto o = run_isa("vop.co", "k_gpr_idx");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    ASSERT_EQ(slot(0, l), 102u);
+    ASSERT_EQ(slot(1, l), l);
+    ASSERT_EQ(slot(2, l), 100u);
+  }
+}
+
+}  // namespace

@@ -157,3 +157,24 @@ KBEGIN2 k_vop_f64
   s_endpgm
 KEND k_vop_f64, vgprs=64
 
+
+// GPR index mode: dynamic indexing of a VGPR array (what LLVM emits on gfx90a).
+KBEGIN k_gpr_idx
+  v_mov_b32 v10, 100
+  v_mov_b32 v11, 101
+  v_mov_b32 v12, 102
+  v_mov_b32 v13, 103
+  s_mov_b32 s4, 2
+  s_set_gpr_idx_on s4, gpr_idx(SRC0)
+  v_mov_b32 v20, v10                        // reads v12
+  s_set_gpr_idx_off
+  s_mov_b32 s4, 3
+  s_set_gpr_idx_on s4, gpr_idx(DST)
+  v_mov_b32 v10, v63                        // writes v13
+  s_set_gpr_idx_off
+  v_mov_b32 v21, v10                        // index mode off again: plain v10
+  STORE v20, 0
+  STORE v13, 1
+  STORE v21, 2
+  s_endpgm
+KEND k_gpr_idx
