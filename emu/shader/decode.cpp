@@ -242,6 +242,15 @@ void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
   }
 }
 
+// MTBUF opcodes (4 bits) have no table row; named here so diagnostics can say what they are.
+const char* const kMtbufNames[16] = {
+    "tbuffer_load_format_x", "tbuffer_load_format_xy", "tbuffer_load_format_xyz",
+    "tbuffer_load_format_xyzw", "tbuffer_store_format_x", "tbuffer_store_format_xy",
+    "tbuffer_store_format_xyz", "tbuffer_store_format_xyzw", "tbuffer_load_format_d16_x",
+    "tbuffer_load_format_d16_xy", "tbuffer_load_format_d16_xyz", "tbuffer_load_format_d16_xyzw",
+    "tbuffer_store_format_d16_x", "tbuffer_store_format_d16_xy", "tbuffer_store_format_d16_xyz",
+    "tbuffer_store_format_d16_xyzw"};
+
 }  // namespace
 
 bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
@@ -255,13 +264,13 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   const OpTable& tab = op_table(t);
   unsigned row = table_row(e, d0), op = opcode_of(e, d0);
   in.op = static_cast<uint16_t>(op);
-  in.name = tab.names[row][op];
+  in.name = e == Enc::MTBUF ? kMtbufNames[op & 15] : tab.names[row][op];
   bool eight = e == Enc::SMEM || e == Enc::VOP3 || e == Enc::VOP3P || e == Enc::DS ||
                e == Enc::FLAT || e == Enc::MUBUF || e == Enc::MTBUF;
   if (eight && avail < 2) { in.exec = exec_invalid; return false; }
   uint32_t d1 = avail > 1 ? dw[1] : 0;
   if (!in.name) { in.name = "<invalid>"; in.size = eight ? 8 : 4; in.raw[1] = d1; in.exec = exec_invalid; return false; }
-  in.exec = tab.fns[row][op] ? tab.fns[row][op] : exec_unimplemented;
+  in.exec = e != Enc::MTBUF && tab.fns[row][op] ? tab.fns[row][op] : exec_unimplemented;
   switch (e) {
     case Enc::SOP2: case Enc::SOPK: case Enc::SOP1: case Enc::SOPC: case Enc::SOPP:
       decode_salu(e, d0, in);

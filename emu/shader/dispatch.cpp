@@ -156,6 +156,10 @@ void setup_group(const Launch& l, DispatchCtx& ctx, uint64_t index, WorkerStorag
     w.wave_id = i;
     w.pc = l.entry;
     w.mode = mode;
+    // FLAT_SCRATCH as architected-flat-scratch targets (gfx942) get it from hardware; on the
+    // others the kernel prologue sets it from the flat scratch init SGPRs (same value).
+    w.s[102] = static_cast<uint32_t>(kScratchVa);
+    w.s[103] = static_cast<uint32_t>(kScratchVa >> 32);
     init_user_sgprs(l, w);
     init_system_sgprs(l, g, w);
     init_vgprs(l, size, i, w);

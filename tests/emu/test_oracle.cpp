@@ -72,3 +72,35 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Oracle,
                                            "sop.co", "vop.co", "dpp_sdwa.co", "mem.co", "control.co"));
 
 }  // namespace
+
+namespace {
+
+using emu::shader::Target;
+
+TEST(OpTables, AreKeyedByTarget) {
+  // VOP2 opcode 0x04 (v_fmac_f64 on gfx90a/gfx942, v_mul_legacy_f32 before), as llvm-mc says.
+  uint32_t vop2_04[3] = {(0x04u << 25) | (1u << 9) | 256u, 0, 0};
+  unsigned len = 0;
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx90a, vop2_04, &len), "v_fmac_f64");
+  EXPECT_EQ(len, 4u);
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx942, vop2_04, &len), "v_fmac_f64");
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx908, vop2_04, &len), "v_mul_legacy_f32");
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx906, vop2_04, &len), "v_mul_legacy_f32");
+  // gfx942's v_mov_b64 (VOP1 0x38) does not exist on gfx90a.
+  uint32_t mov_b64[3] = {0x7e007102u, 0, 0};
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx942, mov_b64, &len), "v_mov_b64");
+  EXPECT_NE(emu::shader::disassemble_name(Target::gfx90a, mov_b64, &len), "v_mov_b64");
+}
+
+TEST(OpTables, RejectsUndefinedEncodings) {
+  uint32_t bad[3] = {0xfc000000u, 0, 0};
+  unsigned len = 99;
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx90a, bad, &len), "<invalid>");
+  EXPECT_EQ(len, 0u);
+  uint32_t mtbuf[3] = {0xe8000000u, 0, 0};  // MTBUF: named, not executed
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx90a, mtbuf, &len), "tbuffer_load_format_x");
+  EXPECT_FALSE(emu::shader::implemented("tbuffer_load_format_x"));
+  EXPECT_TRUE(emu::shader::implemented("v_add_f32"));
+}
+
+}  // namespace
