@@ -26,6 +26,31 @@ constexpr MachEntry kMach[] = {
 
 const char* feature_suffix(Feature f) { return f == Feature::On ? "+" : "-"; }
 
+// Generic processors and the processors their code runs on; AMDGPUUsage "Generic Processors".
+struct GenericFamily {
+  const char* generic;
+  const char* members[9];
+};
+constexpr GenericFamily kGeneric[] = {
+    {"gfx9-generic", {"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}},
+    {"gfx9-4-generic", {"gfx940", "gfx941", "gfx942", "gfx950"}},
+    {"gfx10-1-generic", {"gfx1010", "gfx1011", "gfx1012", "gfx1013"}},
+    {"gfx10-3-generic", {"gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"}},
+    {"gfx11-generic", {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"}},
+    {"gfx12-generic", {"gfx1200", "gfx1201"}},
+};
+
+// Whether code for processor `code` runs on processor `device`: equal, or a generic family member.
+bool processor_runs_on(std::string_view code, std::string_view device) {
+  if (code == device) return true;
+  for (const GenericFamily& g : kGeneric) {
+    if (code != g.generic) continue;
+    for (const char* m : g.members)
+      if (m && device == m) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const MachEntry* mach_table() { return kMach; }
@@ -94,7 +119,7 @@ kfd::Result<TargetId> target_from_e_flags(uint32_t flags, uint8_t abi_version) {
 }
 
 bool target_compatible(const TargetId& code, const TargetId& device) {
-  if (code.processor != device.processor) return false;
+  if (!processor_runs_on(code.processor, device.processor)) return false;
   if (code.xnack != Feature::Any && code.xnack != device.xnack) return false;
   if (code.sramecc != Feature::Any && code.sramecc != device.sramecc) return false;
   return true;
@@ -102,7 +127,9 @@ bool target_compatible(const TargetId& code, const TargetId& device) {
 
 int target_match_score(const TargetId& code, const TargetId& device) {
   if (!target_compatible(code, device)) return -1;
-  return (code.xnack != Feature::Any ? 1 : 0) + (code.sramecc != Feature::Any ? 1 : 0);
+  // The exact processor beats any generic one; then each explicitly matching feature counts.
+  return (code.processor == device.processor ? 4 : 0) + (code.xnack != Feature::Any ? 1 : 0) +
+         (code.sramecc != Feature::Any ? 1 : 0);
 }
 
 }  // namespace loader

@@ -45,10 +45,12 @@ const MachEntry* mach_table();
 // The target id e_flags encode for a code object of the given ELF ABI version (2 = v4, 3 = v5, 4 = v6).
 kfd::Result<TargetId> target_from_e_flags(uint32_t flags, uint8_t abi_version);
 
-// Whether code built for `code` can run on `device`: same processor, and each feature `code`
-// sets (+/-) equal to the device's; an omitted feature matches either. REFERENCE §3.
+// Whether code built for `code` can run on `device`: same processor (or a generic processor whose
+// family holds the device's, code object v6), and each feature `code` sets (+/-) equal to the
+// device's; an omitted feature matches either. REFERENCE §3, AMDGPUUsage "Generic Processors".
 bool target_compatible(const TargetId& code, const TargetId& device);
-// How well a compatible code target fits: one point per feature set explicitly and equal.
+// How well a compatible code target fits (-1: not at all): the exact processor outranks a generic
+// one, then one point per feature set explicitly and equal.
 int target_match_score(const TargetId& code, const TargetId& device);
 
 }  // namespace loader

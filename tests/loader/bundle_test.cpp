@@ -107,6 +107,20 @@ TEST(Bundle, PrefersExactFeatureMatches) {
   EXPECT_EQ(pick(*b, "gfx942"), "error: bundle has gfx90a, gfx90a:sramecc+:xnack-, gfx90a:xnack-; device is gfx942");
 }
 
+TEST(Bundle, FallsBackToGenericCodeObject) {
+  auto g = loader_test::read_data("vector_add_v6-gfx9-generic.co");
+  auto s = loader_test::read_data("vector_add-gfx906.co");
+  auto gen_only = loader_test::make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx9-generic", g},
+                                            {"hipv4-amdgcn-amd-amdhsa--gfx1030", s}});
+  auto both = loader_test::make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx9-generic", g},
+                                        {"hipv4-amdgcn-amd-amdhsa--gfx906", s}});
+  auto b1 = loader::parse_bundle(gen_only), b2 = loader::parse_bundle(both);
+  ASSERT_TRUE(b1.ok() && b2.ok());
+  EXPECT_EQ(pick(*b1, "gfx906:sramecc+:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx9-generic");
+  EXPECT_EQ(pick(*b2, "gfx906:sramecc+:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx906");
+  EXPECT_EQ(pick(*b1, "gfx90a"), "error: bundle has gfx1030, gfx9-generic; device is gfx90a");
+}
+
 TEST(Bundle, DecodesEveryCompressedVersionAndMethod) {
   auto plain = loader_test::read_data("multi.bundle");
   auto ref = loader::parse_bundle(plain);
