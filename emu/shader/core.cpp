@@ -81,15 +81,19 @@ class Core {
 
 namespace {
 
-// Executes the wave until it waits at a barrier, ends or faults. Returns instructions run.
-void run_wave(Wave& w, DecodeCache& code, const std::atomic<bool>& stop) {
+// Executes the wave until it waits at a barrier, ends, faults, sleeps (s_sleep) or has used
+// its time slice: switching waves lets a wave that spins on memory another wave of its
+// workgroup will write make progress.
+constexpr uint64_t kSlice = 1 << 14;
+void run_wave(Wave& w, DecodeCache& code) {
   uint64_t n = 0;
-  while (w.state == WaveState::Running) {
+  w.yield = false;
+  while (w.state == WaveState::Running && !w.yield && n < kSlice) {
     const Inst* in = code.fetch(w, w.pc);
     if (!in) break;
     w.pc += in->size;
     in->exec(w, *in);
-    if ((++n & 0xFFFF) == 0 && stop.load(std::memory_order_relaxed)) break;
+    ++n;
   }
   w.instructions += n;
 }
@@ -102,7 +106,8 @@ void run_group(Group& g, DecodeCache& code) {
     unsigned live = 0, waiting = 0;
     for (unsigned i = 0; i < g.nwaves; ++i) {
       Wave& w = (*g.waves)[i];
-      if (w.state == WaveState::Running) run_wave(w, code, ctx.stop);
+      if (w.state == WaveState::Running) run_wave(w, code);
+      if (w.yield && g.nwaves == 1) std::this_thread::yield();  // s_sleep: let others run
       if (w.state == WaveState::Fault || ctx.stop.load(std::memory_order_relaxed)) return;
       if (w.state != WaveState::Done) ++live;
       if (w.state == WaveState::Barrier) ++waiting;

@@ -25,7 +25,7 @@ void s_cbranch_execnz(Wave& w, const Inst& in) { if (w.exec() != 0) branch(w, in
 void s_barrier(Wave& w, const Inst&) { if (w.group->nwaves > 1) w.state = WaveState::Barrier; }
 // Memory operations complete when they execute, so there is nothing to wait for.
 void s_waitcnt(Wave&, const Inst&) {}
-void s_sleep(Wave&, const Inst& in) { if (in.offset & 0x7F) std::this_thread::yield(); }
+void s_sleep(Wave& w, const Inst&) { w.yield = true; }
 void s_setprio(Wave&, const Inst&) {}
 void s_icache_inv(Wave&, const Inst&) {}
 

@@ -80,7 +80,8 @@ struct Wave {
   WaveState state = WaveState::Running;
   uint32_t mode = 0;               // HW_REG_MODE
   uint32_t trapsts = 0;
-  bool gpr_idx = false;            // s_set_gpr_idx_on: VGPR operands offset by M0[7:0]
+  bool gpr_idx = false;
+  bool yield = false;              // s_sleep: give the other waves of the workgroup a turn            // s_set_gpr_idx_on: VGPR operands offset by M0[7:0]
   uint32_t wave_id = 0;            // index in the workgroup
   uint64_t instructions = 0;
   uint64_t lane_ops = 0;

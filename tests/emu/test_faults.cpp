@@ -123,3 +123,17 @@ TEST_F(Control, RefusesUnsupportedRoundingMode) {
 }
 
 }  // namespace
+
+namespace {
+
+class Scheduling : public IsaTest {};
+
+TEST_F(Scheduling, SpinningWaveLetsItsWorkgroupProgress) {
+  uint32_t* flag = mem.alloc_array<uint32_t>(4);
+  auto o = run_isa("control.co", "k_spin", 128, 128, Args().add(flag));
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_EQ(*flag, 0x77u);
+  for (unsigned l = 0; l < 64; ++l) ASSERT_EQ(out[l], 0x77u) << l;
+}
+
+}  // namespace

@@ -139,3 +139,41 @@ KBEGIN k_const_b
   STORE v1, 0
   s_endpgm
 KEND k_const_b
+
+// Wave 0 spins (no s_sleep, no barrier) on a global flag that wave 1 sets after a delay: only
+// switching between the waves of a workgroup lets this finish. Arguments: out, flag pointer.
+  .text
+  .globl k_spin
+  .p2align 8
+  .type k_spin,@function
+k_spin:
+  s_mov_b64 s[4:5], s[0:1]
+  s_load_dwordx2 s[0:1], s[0:1], 0x0
+  v_and_b32 v63, 0x3ff, v0
+  v_lshlrev_b32 v62, 2, v63
+  s_waitcnt lgkmcnt(0)
+  v_lshrrev_b32 v1, 6, v63
+  v_readfirstlane_b32 s6, v1                // wave index
+  s_load_dwordx2 s[2:3], s[4:5], 0x8        // kernarg pointer was copied to s[4:5]
+  v_mov_b32 v20, 0
+  s_waitcnt lgkmcnt(0)
+  s_cmp_eq_u32 s6, 0
+  s_cbranch_scc0 .Lwriter
+.Lspin:
+  global_load_dword v2, v20, s[2:3] glc
+  s_waitcnt vmcnt(0)
+  v_readfirstlane_b32 s7, v2
+  s_cmp_eq_u32 s7, 0
+  s_cbranch_scc1 .Lspin
+  STORE v2, 0
+  s_endpgm
+.Lwriter:
+  s_mov_b32 s8, 50000
+.Ldelay:
+  s_sub_u32 s8, s8, 1
+  s_cmp_lg_u32 s8, 0
+  s_cbranch_scc1 .Ldelay
+  v_mov_b32 v3, 0x77
+  global_store_dword v20, v3, s[2:3]
+  s_endpgm
+KEND k_spin
