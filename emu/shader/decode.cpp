@@ -143,6 +143,13 @@ void decode_dpp_sdwa(uint32_t extra, Inst& in) {
   }
 }
 
+// DPP controls the interpreter knows (AMD Vega/MI200 ISA "DPP_CTRL"); others are reserved.
+bool dpp_ctrl_known(unsigned c) {
+  return c <= 0xFF || (c >= 0x101 && c <= 0x10F) || (c >= 0x111 && c <= 0x11F) ||
+         (c >= 0x121 && c <= 0x12F) || c == 0x130 || c == 0x134 || c == 0x138 || c == 0x13C ||
+         (c >= 0x140 && c <= 0x143) || (c >= 0x150 && c <= 0x15F);
+}
+
 void decode_vop_short(Enc e, const uint32_t* dw, Inst& in) {
   uint32_t d = dw[0];
   in.src[0] = d & 0x1FF;
@@ -153,6 +160,9 @@ void decode_vop_short(Enc e, const uint32_t* dw, Inst& in) {
   if (in.src[0] == 250 || in.src[0] == 249) {
     in.size = 8;
     decode_dpp_sdwa(dw[1], in);
+    bool bad_sdwa = (in.flags & kSdwa) && (in.sdwa_dst_sel > 6 || in.sdwa_src_sel[0] > 6 ||
+                                           in.sdwa_src_sel[1] > 6 || in.sdwa_dst_unused > 2);
+    if (((in.flags & kDpp) && !dpp_ctrl_known(in.dpp_ctrl)) || bad_sdwa) in.exec = exec_invalid;
   } else if (in.src[0] == 255 || (e == Enc::VOP2 && has_fixed_literal(in.name))) {
     in.size = 8;
     in.flags |= kLiteral;

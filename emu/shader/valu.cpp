@@ -22,7 +22,9 @@ int dpp_source(unsigned ctrl, unsigned lane) {
     case 0x141: return (l & ~7) | (7 - (l & 7)); // row_half_mirror
     case 0x142: return l >= 16 ? (l & ~15) - 1 : -1;  // row_bcast:15
     case 0x143: return l >= 32 ? 31 : -1;             // row_bcast:31
-    default: return -2;
+    default:
+      if (ctrl >= 0x150 && ctrl <= 0x15F) return (l & ~15) | (ctrl & 15);  // row_newbcast (gfx90a)
+      return -1;  // reserved values are refused by the decoder (dpp_ctrl_known)
   }
 }
 
