@@ -254,4 +254,22 @@ TEST(Bundle, FindsFatBinaryInHostLibrary) {
   EXPECT_EQ(loader::find_hip_fatbin(renamed).message(), "host ELF: no .hip_fatbin or .hipFatBinSegment section");
 }
 
+TEST(Bundle, FindsFatBinaryInExecutable) {
+  const auto orig = loader_test::read_data("host_exe");
+  auto fat = loader::find_hip_fatbin(orig);
+  ASSERT_TRUE(fat.ok()) << fat.message();
+  auto b = loader::parse_bundle(*fat);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(pick(*b, "gfx942:sramecc+:xnack-"), "hipv4-amdgcn-amd-amdhsa--gfx942");
+  // Non-PIE: the wrapper's pointer is stored as a plain address, found without .hip_fatbin.
+  auto exe = orig;
+  std::string name = ".hip_fatbin";
+  auto it = std::search(exe.begin(), exe.end(), name.begin(), name.end() + 1);
+  ASSERT_NE(it, exe.end());
+  it[1] = 'X';
+  auto fat2 = loader::find_hip_fatbin(exe);
+  ASSERT_TRUE(fat2.ok()) << fat2.message();
+  EXPECT_EQ(fat2->data() - exe.data(), fat->data() - orig.data());
+}
+
 }  // namespace
