@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// GoogleTest suite (compiled as HIP): allocation, registration, copies of every kind, fills, attributes.
+#include <gtest/gtest.h>
+#include <hip/hip_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+__global__ void add_one(int* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += 1;
+}
+
+class HipMemory : public ::testing::Test {
+ protected:
+  void TearDown() override { (void)hipGetLastError(); }
+};
+
+TEST_F(HipMemory, MallocAndFree) {
+  void* p = nullptr;
+  ASSERT_EQ(hipMalloc(&p, 1 << 20), hipSuccess);
+  EXPECT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 256, 0u);
+  EXPECT_EQ(hipFree(p), hipSuccess);
+  EXPECT_EQ(hipMalloc(&p, 0), hipSuccess);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_EQ(hipFree(nullptr), hipSuccess);
+}
+
+TEST_F(HipMemory, MallocRejectsBadArguments) {
+  EXPECT_EQ(hipMalloc(static_cast<void**>(nullptr), 16), hipErrorInvalidValue);
+  void* p = nullptr;
+  EXPECT_EQ(hipMalloc(&p, size_t(1) << 50), hipErrorOutOfMemory);
+  int local = 0;
+  EXPECT_EQ(hipFree(&local), hipErrorInvalidValue);
+  ASSERT_EQ(hipMalloc(&p, 4096), hipSuccess);
+  EXPECT_EQ(hipFree(static_cast<char*>(p) + 16), hipErrorInvalidValue);  // interior pointer
+  EXPECT_EQ(hipFree(p), hipSuccess);
+  EXPECT_EQ(hipFree(p), hipErrorInvalidValue);  // double free
+}
+
+TEST_F(HipMemory, MallocPitchAlignsRows) {
+  void* p = nullptr;
+  size_t pitch = 0;
+  ASSERT_EQ(hipMallocPitch(&p, &pitch, 1000, 10), hipSuccess);
+  EXPECT_GE(pitch, 1000u);
+  EXPECT_EQ(pitch % 256, 0u);
+  EXPECT_EQ(hipFree(p), hipSuccess);
+  EXPECT_EQ(hipMallocPitch(&p, nullptr, 10, 10), hipErrorInvalidValue);
+}
+
+TEST_F(HipMemory, ExtMallocWithFlagsPicksCoherence) {
+  struct {
+    unsigned flags;
+    int coherence;
+  } cases[] = {{hipDeviceMallocDefault, 0}, {hipDeviceMallocFinegrained, 1}, {hipDeviceMallocUncached, 2}};
+  for (auto c : cases) {
+    void* p = nullptr;
+    ASSERT_EQ(hipExtMallocWithFlags(&p, 8192, c.flags), hipSuccess) << c.flags;
+    int got = -1;
+    EXPECT_EQ(kfdrtPointerGetCoherence(p, &got), hipSuccess);
+    EXPECT_EQ(got, c.coherence) << c.flags;
+    EXPECT_EQ(hipFree(p), hipSuccess);
+  }
+  void* p = nullptr;
+  EXPECT_EQ(hipExtMallocWithFlags(&p, 64, 0x100), hipErrorInvalidValue);
+}
+
+TEST_F(HipMemory, ManagedMemoryIsSharedWithKernels) {
+  int* m = nullptr;
+  ASSERT_EQ(hipMallocManaged(&m, 256 * sizeof(int)), hipSuccess);
+  for (int i = 0; i < 256; ++i) m[i] = i;
+  add_one<<<1, 256>>>(m, 256);
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  int ok = 0;
+  for (int i = 0; i < 256; ++i) ok += m[i] == i + 1;
+  EXPECT_EQ(ok, 256);
+  hipPointerAttribute_t a;
+  ASSERT_EQ(hipPointerGetAttributes(&a, m + 3), hipSuccess);
+  EXPECT_EQ(a.type, hipMemoryTypeManaged);
+  EXPECT_EQ(a.isManaged, 1);
+  EXPECT_EQ(hipMemPrefetchAsync(m, 256 * sizeof(int), 0, 0), hipSuccess);
+  EXPECT_EQ(hipFree(m), hipSuccess);
+  EXPECT_EQ(hipMallocManaged(&m, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipMallocManaged(&m, 64, 0x10), hipErrorInvalidValue);
+}
+
+TEST_F(HipMemory, HostRegisterMapsUserMemory) {
+  std::vector<int> buf(1000, 5);
+  ASSERT_EQ(hipHostRegister(buf.data(), buf.size() * sizeof(int), hipHostRegisterDefault), hipSuccess);
+  int* d = nullptr;
+  ASSERT_EQ(hipHostGetDevicePointer(&d, buf.data(), 0), hipSuccess);
+  EXPECT_EQ(d, buf.data());
+  add_one<<<4, 256>>>(d, 1000);
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  EXPECT_EQ(buf[0], 6);
+  EXPECT_EQ(buf[999], 6);
+  EXPECT_EQ(hipHostRegister(buf.data(), 16, 0), hipErrorHostMemoryAlreadyRegistered);
+  EXPECT_EQ(hipHostUnregister(buf.data()), hipSuccess);
+  EXPECT_EQ(hipHostUnregister(buf.data()), hipErrorHostMemoryNotRegistered);
+  EXPECT_EQ(hipHostRegister(nullptr, 16, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostRegister(buf.data(), 0, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostRegister(buf.data(), 16, 0x100), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostGetDevicePointer(reinterpret_cast<void**>(&d), buf.data(), 0), hipErrorInvalidValue);
+}
+
+TEST_F(HipMemory, HostMallocVariants) {
+  void* p = nullptr;
+  ASSERT_EQ(hipMallocHost(&p, 100), hipSuccess);
+  unsigned flags = 0;
+  EXPECT_EQ(hipHostGetFlags(&flags, p), hipSuccess);
+  EXPECT_EQ(flags & (hipHostMallocPortable | hipHostMallocMapped), unsigned(hipHostMallocPortable | hipHostMallocMapped));
+  EXPECT_EQ(hipHostFree(p), hipSuccess);
+  EXPECT_EQ(hipHostMalloc(&p, 64, hipHostMallocCoherent | hipHostMallocNonCoherent), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostMalloc(&p, 64, 0x8), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostMalloc(static_cast<void**>(nullptr), 64, 0), hipErrorInvalidValue);
+  int local;
+  EXPECT_EQ(hipHostFree(&local), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostFree(nullptr), hipSuccess);
+}
+
+TEST_F(HipMemory, MemcpyEveryKind) {
+  const size_t n = 4096;
+  std::vector<char> src(n), out(n);
+  for (size_t i = 0; i < n; ++i) src[i] = char(i * 7);
+  char *d1, *d2, *pinned;
+  ASSERT_EQ(hipMalloc(&d1, n), hipSuccess);
+  ASSERT_EQ(hipMalloc(&d2, n), hipSuccess);
+  ASSERT_EQ(hipHostMalloc(&pinned, n), hipSuccess);
+  EXPECT_EQ(hipMemcpy(d1, src.data(), n, hipMemcpyHostToDevice), hipSuccess);
+  EXPECT_EQ(hipMemcpy(d2, d1, n, hipMemcpyDeviceToDevice), hipSuccess);
+  EXPECT_EQ(hipMemcpy(pinned, d2, n, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(hipMemcpy(out.data(), pinned, n, hipMemcpyHostToHost), hipSuccess);
+  EXPECT_EQ(out, src);
+  std::fill(out.begin(), out.end(), 0);
+  EXPECT_EQ(hipMemcpy(out.data(), d2, n, hipMemcpyDefault), hipSuccess);
+  EXPECT_EQ(out, src);
+  EXPECT_EQ(hipMemcpyDtoH(out.data(), d1, n), hipSuccess);
+  EXPECT_EQ(hipMemcpyHtoD(d1, src.data(), n), hipSuccess);
+  EXPECT_EQ(hipMemcpyDtoD(d2, d1, n), hipSuccess);
+  EXPECT_EQ(hipMemcpyAsync(pinned, d2, n, hipMemcpyDeviceToHost, 0), hipSuccess);
+  EXPECT_EQ(hipStreamSynchronize(0), hipSuccess);
+  EXPECT_EQ(std::memcmp(pinned, src.data(), n), 0);
+  // Invalid arguments.
+  EXPECT_EQ(hipMemcpy(d1, src.data(), n, hipMemcpyKind(7)), hipErrorInvalidMemcpyDirection);
+  EXPECT_EQ(hipMemcpy(nullptr, src.data(), n, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemcpy(d1, nullptr, n, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemcpy(d1, src.data(), n + 1, hipMemcpyHostToDevice), hipErrorInvalidValue);  // overruns d1
+  EXPECT_EQ(hipMemcpy(d1, src.data(), 0, hipMemcpyHostToDevice), hipSuccess);
+  EXPECT_EQ(hipFree(d1), hipSuccess);
+  EXPECT_EQ(hipFree(d2), hipSuccess);
+  EXPECT_EQ(hipHostFree(pinned), hipSuccess);
+}
+
+TEST_F(HipMemory, Memcpy2DAndMemset2D) {
+  const size_t w = 100, h = 8, pitch_h = 128;
+  std::vector<unsigned char> host(pitch_h * h), back(pitch_h * h, 0);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = (unsigned char)(i);
+  void* d;
+  size_t pitch;
+  ASSERT_EQ(hipMallocPitch(&d, &pitch, w, h), hipSuccess);
+  EXPECT_EQ(hipMemcpy2D(d, pitch, host.data(), pitch_h, w, h, hipMemcpyHostToDevice), hipSuccess);
+  EXPECT_EQ(hipMemcpy2D(back.data(), pitch_h, d, pitch, w, h, hipMemcpyDeviceToHost), hipSuccess);
+  for (size_t r = 0; r < h; ++r) EXPECT_EQ(std::memcmp(&back[r * pitch_h], &host[r * pitch_h], w), 0);
+  EXPECT_EQ(hipMemset2D(d, pitch, 0xAB, w, h), hipSuccess);
+  EXPECT_EQ(hipMemcpy2D(back.data(), pitch_h, d, pitch, w, h, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back[0], 0xAB);
+  EXPECT_EQ(back[(h - 1) * pitch_h + w - 1], 0xAB);
+  EXPECT_EQ(hipMemcpy2D(d, 10, host.data(), pitch_h, w, h, hipMemcpyHostToDevice), hipErrorInvalidPitchValue);
+  EXPECT_EQ(hipFree(d), hipSuccess);
+}
+
+TEST_F(HipMemory, MemsetWidths) {
+  const size_t n = 1024;
+  void* d;
+  ASSERT_EQ(hipMalloc(&d, n * 4), hipSuccess);
+  std::vector<uint32_t> h(n);
+  EXPECT_EQ(hipMemset(d, 0x5A, n * 4), hipSuccess);
+  EXPECT_EQ(hipMemcpy(h.data(), d, n * 4, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[n - 1], 0x5A5A5A5Au);
+  EXPECT_EQ(hipMemsetD32(d, int(0xDEADBEEF), n), hipSuccess);
+  EXPECT_EQ(hipMemcpy(h.data(), d, n * 4, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[7], 0xDEADBEEFu);
+  EXPECT_EQ(hipMemsetD16(d, 0x1234, 2 * n), hipSuccess);
+  EXPECT_EQ(hipMemcpy(h.data(), d, n * 4, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[3], 0x12341234u);
+  EXPECT_EQ(hipMemsetD8(d, 0x01, 4 * n), hipSuccess);
+  EXPECT_EQ(hipMemsetAsync(d, 0x02, 4, 0), hipSuccess);
+  EXPECT_EQ(hipMemsetD32Async(static_cast<char*>(d) + 4, 3, 1, 0), hipSuccess);
+  EXPECT_EQ(hipStreamSynchronize(0), hipSuccess);
+  EXPECT_EQ(hipMemcpy(h.data(), d, 12, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[0], 0x02020202u);
+  EXPECT_EQ(h[1], 3u);
+  EXPECT_EQ(h[2], 0x01010101u);
+  EXPECT_EQ(hipMemset(d, 0, n * 4 + 1), hipErrorInvalidValue);  // past the allocation
+  std::vector<char> pageable(16);
+  EXPECT_EQ(hipMemset(pageable.data(), 0, 16), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemset(nullptr, 0, 16), hipErrorInvalidValue);
+  EXPECT_EQ(hipFree(d), hipSuccess);
+}
+
+TEST_F(HipMemory, InfoAndAttributes) {
+  size_t free0 = 0, total = 0;
+  ASSERT_EQ(hipMemGetInfo(&free0, &total), hipSuccess);
+  EXPECT_GT(total, 0u);
+  EXPECT_LE(free0, total);
+  void* d;
+  ASSERT_EQ(hipMalloc(&d, 64 << 20), hipSuccess);
+  size_t free1 = 0;
+  ASSERT_EQ(hipMemGetInfo(&free1, &total), hipSuccess);
+  EXPECT_LE(free1 + (64 << 20), free0 + (1 << 20));
+  EXPECT_EQ(hipMemGetInfo(nullptr, &total), hipErrorInvalidValue);
+  hipPointerAttribute_t a;
+  ASSERT_EQ(hipPointerGetAttributes(&a, static_cast<char*>(d) + 100), hipSuccess);
+  EXPECT_EQ(a.type, hipMemoryTypeDevice);
+  EXPECT_EQ(a.device, 0);
+  void* base;
+  size_t size;
+  EXPECT_EQ(hipMemGetAddressRange(&base, &size, static_cast<char*>(d) + 100), hipSuccess);
+  EXPECT_EQ(base, d);
+  EXPECT_EQ(size, size_t(64) << 20);
+  void* h;
+  ASSERT_EQ(hipHostMalloc(&h, 4096), hipSuccess);
+  ASSERT_EQ(hipPointerGetAttributes(&a, h), hipSuccess);
+  EXPECT_EQ(a.type, hipMemoryTypeHost);
+  EXPECT_EQ(a.hostPointer, h);
+  EXPECT_EQ(a.devicePointer, h);
+  int local;
+  ASSERT_EQ(hipPointerGetAttributes(&a, &local), hipSuccess);
+  EXPECT_EQ(a.type, hipMemoryTypeUnregistered);
+  EXPECT_EQ(hipPointerGetAttributes(nullptr, d), hipErrorInvalidValue);
+  EXPECT_EQ(hipPointerGetAttributes(&a, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipFree(d), hipSuccess);
+  EXPECT_EQ(hipHostFree(h), hipSuccess);
+}

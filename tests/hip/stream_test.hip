@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+// GoogleTest suite (compiled as HIP): stream ordering, the legacy null stream, events, callbacks.
+#include <gtest/gtest.h>
+#include <hip/hip_runtime.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+constexpr unsigned kBound = 4000000;  // spin bound: a broken runtime fails, never hangs
+
+// Waits (bounded) until the host sets *gate, then stores `value` into *out.
+__global__ void wait_then_store(const int* gate, int* out, int value) {
+  if (threadIdx.x || blockIdx.x) return;
+  unsigned n = 0;
+  while (__hip_atomic_load(gate, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM) == 0 && ++n < kBound) {
+  }
+  __hip_atomic_store(out, n < kBound ? value : -1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+
+// Appends `value` to a log: out[0] is the count, out[1..] the entries (shows execution order).
+__global__ void append(int* log, int value) {
+  if (threadIdx.x || blockIdx.x) return;
+  int i = __hip_atomic_fetch_add(log, 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+  __hip_atomic_store(log + 1 + i, value, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+
+__global__ void increment(int* p) {
+  if (threadIdx.x == 0) *p += 1;
+}
+
+class HipStreams : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(hipHostMalloc(&gate_, 64 * sizeof(int), hipHostMallocCoherent), hipSuccess);
+    std::fill(gate_, gate_ + 64, 0);
+    log_ = gate_ + 16;
+  }
+  void TearDown() override {
+    __atomic_store_n(gate_, 1, __ATOMIC_RELEASE);  // never leave a kernel waiting
+    EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+    EXPECT_EQ(hipHostFree(gate_), hipSuccess);
+    (void)hipGetLastError();
+  }
+  void open_gate() { __atomic_store_n(gate_, 1, __ATOMIC_RELEASE); }
+  int load(const int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+  // Gives the device time to (wrongly) run work that must still be blocked.
+  void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+  int* gate_ = nullptr;
+  int* log_ = nullptr;
+};
+
+TEST_F(HipStreams, CreateQueryDestroy) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  unsigned flags = 9;
+  EXPECT_EQ(hipStreamGetFlags(s, &flags), hipSuccess);
+  EXPECT_EQ(flags, 0u);
+  EXPECT_EQ(hipStreamQuery(s), hipSuccess);
+  EXPECT_EQ(hipStreamSynchronize(s), hipSuccess);
+  hipDevice_t dev = -1;
+  EXPECT_EQ(hipStreamGetDevice(s, &dev), hipSuccess);
+  EXPECT_EQ(dev, 0);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(s), hipErrorInvalidHandle);
+  EXPECT_EQ(hipStreamQuery(s), hipErrorInvalidHandle);
+  EXPECT_EQ(hipStreamDestroy(nullptr), hipErrorInvalidHandle);
+  EXPECT_EQ(hipStreamCreate(nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipStreamCreateWithFlags(&s, 0x10), hipErrorInvalidValue);
+  ASSERT_EQ(hipStreamCreateWithPriority(&s, hipStreamNonBlocking, -1), hipSuccess);
+  int prio = 5;
+  EXPECT_EQ(hipStreamGetPriority(s, &prio), hipSuccess);
+  EXPECT_EQ(prio, -1);
+  EXPECT_EQ(hipStreamGetFlags(s, &flags), hipSuccess);
+  EXPECT_EQ(flags, unsigned(hipStreamNonBlocking));
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+  int least, greatest;
+  EXPECT_EQ(hipDeviceGetStreamPriorityRange(&least, &greatest), hipSuccess);
+  EXPECT_LE(greatest, least);
+}
+
+TEST_F(HipStreams, PacketsOfAStreamRunInOrder) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  int* d;
+  ASSERT_EQ(hipMalloc(&d, sizeof(int)), hipSuccess);
+  ASSERT_EQ(hipMemsetAsync(d, 0, sizeof(int), s), hipSuccess);
+  for (int i = 0; i < 100; ++i) increment<<<1, 64, 0, s>>>(d);
+  int h = 0;
+  ASSERT_EQ(hipMemcpyAsync(gate_ + 8, d, sizeof(int), hipMemcpyDeviceToHost, s), hipSuccess);
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  h = gate_[8];
+  EXPECT_EQ(h, 100);
+  EXPECT_EQ(hipFree(d), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+TEST_F(HipStreams, QueryReportsNotReadyWhileBusy) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  wait_then_store<<<1, 64, 0, s>>>(gate_, log_, 7);
+  settle();
+  EXPECT_EQ(hipStreamQuery(s), hipErrorNotReady);
+  EXPECT_EQ(hipGetLastError(), hipSuccess);  // "not ready" is not recorded as an error
+  open_gate();
+  EXPECT_EQ(hipStreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(hipStreamQuery(s), hipSuccess);
+  EXPECT_EQ(load(log_), 7);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+TEST_F(HipStreams, WaitEventOrdersAcrossStreams) {
+  hipStream_t a, b;
+  ASSERT_EQ(hipStreamCreateWithFlags(&a, hipStreamNonBlocking), hipSuccess);
+  ASSERT_EQ(hipStreamCreateWithFlags(&b, hipStreamNonBlocking), hipSuccess);
+  hipEvent_t e;
+  ASSERT_EQ(hipEventCreate(&e), hipSuccess);
+  wait_then_store<<<1, 64, 0, a>>>(gate_, log_ + 10, 1);
+  append<<<1, 1, 0, a>>>(log_, 1);
+  ASSERT_EQ(hipEventRecord(e, a), hipSuccess);
+  ASSERT_EQ(hipStreamWaitEvent(b, e, 0), hipSuccess);
+  append<<<1, 1, 0, b>>>(log_, 2);
+  settle();
+  EXPECT_EQ(load(log_), 0);  // b is held by the event
+  EXPECT_EQ(hipEventQuery(e), hipErrorNotReady);
+  open_gate();
+  ASSERT_EQ(hipStreamSynchronize(b), hipSuccess);
+  EXPECT_EQ(load(log_), 2);
+  EXPECT_EQ(load(log_ + 1), 1);
+  EXPECT_EQ(load(log_ + 2), 2);
+  EXPECT_EQ(hipEventQuery(e), hipSuccess);
+  EXPECT_EQ(hipStreamWaitEvent(b, e, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipStreamWaitEvent(b, nullptr, 0), hipErrorInvalidHandle);
+  EXPECT_EQ(hipEventDestroy(e), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(a), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(b), hipSuccess);
+}
+
+TEST_F(HipStreams, NullStreamWaitsForBlockingStreams) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);  // blocking
+  wait_then_store<<<1, 64, 0, s>>>(gate_, log_ + 10, 1);
+  append<<<1, 1, 0, s>>>(log_, 1);
+  append<<<1, 1>>>(log_, 2);  // null stream: waits for s
+  settle();
+  EXPECT_EQ(load(log_), 0);
+  open_gate();
+  ASSERT_EQ(hipStreamSynchronize(0), hipSuccess);
+  EXPECT_EQ(load(log_), 2);
+  EXPECT_EQ(load(log_ + 1), 1);
+  EXPECT_EQ(load(log_ + 2), 2);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+TEST_F(HipStreams, NonBlockingStreamDoesNotSyncWithNullStream) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
+  wait_then_store<<<1, 64, 0, s>>>(gate_, log_ + 10, 1);
+  append<<<1, 1>>>(log_, 2);
+  ASSERT_EQ(hipStreamSynchronize(0), hipSuccess);  // returns while s is still held
+  EXPECT_EQ(load(log_), 1);
+  EXPECT_EQ(load(log_ + 10), 0);
+  open_gate();
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(load(log_ + 10), 1);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+std::atomic<int> g_seen{0};
+void record_value(hipStream_t, hipError_t status, void* user) {
+  g_seen = status == hipSuccess ? __atomic_load_n(static_cast<int*>(user), __ATOMIC_ACQUIRE) : -1;
+}
+void host_fn(void* user) { static_cast<std::atomic<int>*>(user)->fetch_add(1); }
+
+TEST_F(HipStreams, CallbacksRunInStreamOrder) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  g_seen = 0;
+  wait_then_store<<<1, 64, 0, s>>>(gate_, log_, 42);
+  ASSERT_EQ(hipStreamAddCallback(s, record_value, log_, 0), hipSuccess);
+  std::atomic<int> calls{0};
+  ASSERT_EQ(hipLaunchHostFunc(s, host_fn, &calls), hipSuccess);
+  append<<<1, 1, 0, s>>>(log_ + 20, 5);
+  settle();
+  EXPECT_EQ(g_seen.load(), 0);  // the callback waits for the kernel
+  open_gate();
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(g_seen.load(), 42);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(load(log_ + 20), 1);
+  EXPECT_EQ(hipStreamAddCallback(s, nullptr, nullptr, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipStreamAddCallback(s, record_value, nullptr, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipLaunchHostFunc(s, nullptr, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+TEST_F(HipStreams, EventsRecordSynchronizeAndTime) {
+  hipEvent_t a, b;
+  ASSERT_EQ(hipEventCreate(&a), hipSuccess);
+  ASSERT_EQ(hipEventCreateWithFlags(&b, hipEventBlockingSync), hipSuccess);
+  float ms = -1;
+  EXPECT_EQ(hipEventElapsedTime(&ms, a, b), hipErrorInvalidHandle);  // not recorded
+  EXPECT_EQ(hipEventSynchronize(a), hipSuccess);                     // never recorded: done
+  EXPECT_EQ(hipEventQuery(a), hipSuccess);
+  ASSERT_EQ(hipEventRecord(a, 0), hipSuccess);
+  wait_then_store<<<1, 64>>>(gate_, log_, 3);
+  ASSERT_EQ(hipEventRecord(b, 0), hipSuccess);
+  settle();
+  EXPECT_EQ(hipEventQuery(b), hipErrorNotReady);
+  EXPECT_EQ(hipEventElapsedTime(&ms, a, b), hipErrorNotReady);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  open_gate();
+  EXPECT_EQ(hipEventSynchronize(b), hipSuccess);
+  EXPECT_EQ(hipEventElapsedTime(&ms, a, b), hipSuccess);
+  EXPECT_GE(ms, 20.0f);  // the kernel was held for at least 70 ms
+  EXPECT_LT(ms, 60000.0f);
+  EXPECT_EQ(hipEventElapsedTime(nullptr, a, b), hipErrorInvalidValue);
+  EXPECT_EQ(hipEventDestroy(a), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(b), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(a), hipErrorInvalidHandle);
+  EXPECT_EQ(hipEventRecord(a, 0), hipErrorInvalidHandle);
+  hipEvent_t e;
+  EXPECT_EQ(hipEventCreateWithFlags(&e, 0x100), hipErrorInvalidValue);
+  EXPECT_EQ(hipEventCreateWithFlags(&e, hipEventReleaseToDevice | hipEventReleaseToSystem), hipErrorInvalidValue);
+  EXPECT_EQ(hipEventCreate(nullptr), hipErrorInvalidValue);
+  ASSERT_EQ(hipEventCreateWithFlags(&e, hipEventReleaseToSystem | hipEventDisableTiming), hipSuccess);
+  ASSERT_EQ(hipEventRecord(e, 0), hipSuccess);
+  EXPECT_EQ(hipEventSynchronize(e), hipSuccess);
+  EXPECT_EQ(hipEventElapsedTime(&ms, e, e), hipErrorInvalidHandle);  // timing disabled
+  EXPECT_EQ(hipEventDestroy(e), hipSuccess);
+}
+
+TEST_F(HipStreams, DeviceSynchronizeWaitsForEveryStream) {
+  std::vector<hipStream_t> s(3);
+  for (auto& x : s) ASSERT_EQ(hipStreamCreateWithFlags(&x, hipStreamNonBlocking), hipSuccess);
+  for (size_t i = 0; i < s.size(); ++i) wait_then_store<<<1, 64, 0, s[i]>>>(gate_, log_ + i, int(i) + 1);
+  std::thread opener([this] {
+    settle();
+    open_gate();
+  });
+  EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+  opener.join();
+  for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(load(log_ + i), int(i) + 1);
+  for (auto& x : s) EXPECT_EQ(hipStreamDestroy(x), hipSuccess);
+}
