@@ -41,8 +41,9 @@ uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64) {
   if (code < 128) return code == 125 ? 0 : w.s64(code);
   if (code <= 192) return code - 128;
   if (code <= 208) return static_cast<uint64_t>(192 - static_cast<int64_t>(code));
-  if (code >= 240 && code <= 248)
-    return fp64 ? kF64Const[code - 240] : kF32Const[code - 240];
+  // A 64-bit operand's inline float constants are f64 values whatever the opcode's type
+  // (s_mov_b64 s[0:1], 1.0 gives 0x3ff0000000000000); a literal is the high half of an f64.
+  if (code >= 240 && code <= 248) return kF64Const[code - 240];
   if (code == 255) return fp64 ? uint64_t{in.literal} << 32 : in.literal;
   if (code >= 235 && code <= 238) return uint64_t{sread32(w, in, code)} << 32;
   return sread32(w, in, code);

@@ -207,12 +207,18 @@ void pk32(Wave& w, const Inst& in, unsigned n, F f) {
   uint64_t ex = w.exec();
   uint64_t S[3][64], R[64];
   Inst plain = in; plain.abs = plain.neg = 0;
-  for (unsigned i = 0; i < n; ++i) fetch64(w, plain, i, false, S[i]);
+  for (unsigned i = 0; i < n; ++i) {
+    if (in.src[i] >= 128 && in.src[i] < 256) {  // constants are f32 values, one per half
+      uint64_t c = sread32(w, in, in.src[i]);
+      VLOOP S[i][l] = c | (c << 32);
+    } else {
+      fetch64(w, plain, i, false, S[i]);
+    }
+  }
   VLOOP {
     float lo[3] = {}, hi[3] = {};
     for (unsigned i = 0; i < n; ++i) {
       uint32_t e0 = static_cast<uint32_t>(S[i][l]), e1 = static_cast<uint32_t>(S[i][l] >> 32);
-      if (in.src[i] >= 128 && in.src[i] < 256) e1 = e0;  // constants replicate; SGPR pairs do not
       uint32_t bl = ((in.opsel >> i) & 1) ? e1 : e0, bh = ((in.opsel_hi >> i) & 1) ? e1 : e0;
       if (!(w.mode & 0x10)) {  // f32 input denormals flushed per MODE (see valu.cpp)
         if ((bl & 0x7F800000u) == 0) bl &= 0x80000000u;

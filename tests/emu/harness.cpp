@@ -4,6 +4,7 @@
 
 #include <elf.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -131,6 +132,15 @@ emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, ui
   return out;
 }
 
-std::string kernel_path(const std::string& file) { return std::string(EMU_KERNEL_DIR) + "/" + file; }
+// EMU_KERNEL_DIR in the environment overrides the build directory (e.g. to run the same tests
+// on the corpus compiled with other flags).
+// EMU_KERNEL_VARIANT=O0 picks "basic.O0.co" for "basic.co" (the corpus built at -O0).
+std::string kernel_path(const std::string& file) {
+  const char* dir = std::getenv("EMU_KERNEL_DIR");
+  const char* variant = std::getenv("EMU_KERNEL_VARIANT");
+  std::string name = file;
+  if (variant && *variant && name.size() > 3) name = name.substr(0, name.size() - 3) + "." + variant + ".co";
+  return std::string(dir && *dir ? dir : EMU_KERNEL_DIR) + "/" + name;
+}
 
 }  // namespace emu_test

@@ -319,3 +319,19 @@ TEST_F(VopGprIdx, IndexesVgprsThroughM0) {
 }
 
 }  // namespace
+
+namespace {
+
+class SopConst : public IsaTest {};
+
+TEST_F(SopConst, UsesF64InlineConstantsForSixtyFourBitOperands) {
+  auto o = run_isa("sop.co", "k_sop_const64");
+  ASSERT_TRUE(o.ok()) << o.message;
+  auto hi = [](double d) { uint64_t u; std::memcpy(&u, &d, 8); return static_cast<uint32_t>(u >> 32); };
+  EXPECT_EQ(slot(0, 0), 0u);
+  EXPECT_EQ(slot(1, 0), hi(1.0));
+  EXPECT_EQ(slot(2, 0), hi(-4.0));
+  EXPECT_EQ(slot(3, 0), 0xffffffffu);  // integers sign-extend
+}
+
+}  // namespace

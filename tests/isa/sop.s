@@ -90,3 +90,15 @@ KBEGIN k_sop_bits
   STORES s22, 15
   s_endpgm
 KEND k_sop_bits
+
+// 64-bit operands take inline float constants as f64 values.
+KBEGIN k_sop_const64
+  s_mov_b64 s[4:5], 1.0
+  STORES s4, 0
+  STORES s5, 1
+  s_mov_b64 s[6:7], -4.0
+  STORES s7, 2
+  s_mov_b64 s[8:9], -16
+  STORES s9, 3
+  s_endpgm
+KEND k_sop_const64
