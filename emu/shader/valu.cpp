@@ -49,6 +49,9 @@ uint32_t sign_bit(Ty t) { return (t == Ty::F32 || t == Ty::M32) ? 0x80000000u : 
 inline void flush32(uint32_t* v) {
   VLOOP if ((v[l] & 0x7F800000u) == 0) v[l] &= 0x80000000u;
 }
+inline void flush16(uint32_t* v) {  // f16 in the low half
+  VLOOP if ((v[l] & 0x7C00u) == 0) v[l] &= ~0x7FFFu;
+}
 inline void flush64(uint64_t* v) {
   VLOOP if ((v[l] & 0x7FF0000000000000ull) == 0) v[l] &= 0x8000000000000000ull;
 }
@@ -88,7 +91,7 @@ const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_
         tmp[l] = (s >= 0 && ((ex >> s) & 1)) ? row[s] : 0;
       }
     } else if (!mods && !(in.flags & kSdwa) && !(t == Ty::F16 && ((in.opsel >> i) & 1)) &&
-               !(t == Ty::F32 && !(w.mode & 0x10))) {
+               !(t == Ty::F32 && !(w.mode & 0x10)) && !(t == Ty::F16 && !(w.mode & 0x40))) {
       return row;
     } else {
       VLOOP tmp[l] = row[l];
@@ -107,6 +110,7 @@ const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_
   }
   apply_fp_mods(in, i, t, tmp);
   if (t == Ty::F32 && !(w.mode & 0x10)) flush32(tmp);
+  if (t == Ty::F16 && !(w.mode & 0x40)) flush16(tmp);  // f16 shares the f64 denorm bits
   return tmp;
 }
 
@@ -177,6 +181,7 @@ void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
     else { wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "integer clamp: " + describe(in, w.pc - in.size)); return; }
   }
   if (t == Ty::F32 && !(w.mode & 0x20)) flush32(r);
+  if (t == Ty::F16 && !(w.mode & 0x80)) flush16(r);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
   uint32_t* d = w.v[w.vrow(in.dst, 3)];
   if (in.flags & kSdwa) {
