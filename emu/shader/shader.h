@@ -41,14 +41,17 @@
 //   (__atomic builtins, sequentially consistent) on the mapped bytes, so memory shared with CPU
 //   threads stays coherent; LDS atomics need none (one thread per workgroup).
 // * Arithmetic: IEEE binary32/64 on the host with round-to-nearest-even; MODE.FP_DENORM is
-//   honoured for f32 and f64 (denormal inputs/outputs flushed when the mode says so); a kernel
+//   honoured for f32, f64 and f16 (denormal inputs/outputs flushed when the mode says so); a kernel
 //   that sets another FP_ROUND mode stops with Unimplemented. Transcendentals (v_exp/log/rcp/
 //   rsq/sqrt/sin/cos) are computed exactly by the host libm, i.e. at least as accurate as the
 //   hardware's approximations. v_div_scale never scales (VCC = 0) and v_div_fixup returns the
 //   correctly rounded quotient, so the division sequence clang emits is exact.
 // * s_memtime/s_memrealtime: a constant 100 MHz clock (kShaderClockHz). s_sendmsg
 //   MSG_INTERRUPT calls Hooks::interrupt(M0); other messages are ignored. s_trap 2 ends the
-//   dispatch with Outcome::Trap; s_trap 3 is a no-op. s_sleep yields the host thread.
+//   dispatch with Outcome::Trap; s_trap 3 is a no-op. Waves of a workgroup switch every 16 Ki
+//   instructions and at s_sleep, so a wave spinning on memory another wave writes progresses
+//   (workgroups, however, run to completion one after another on each worker: a workgroup
+//   spinning on another workgroup needs that one to be running on another worker).
 // * Instructions are decoded once per code address (DecodeCache) into a pre-decoded form with a
 //   handler pointer. Undecodable dwords stop with IllegalInstruction; decodable instructions
 //   without a handler (MFMA, MTBUF, image, ...) stop with Unimplemented; both messages carry the
