@@ -23,7 +23,11 @@ kfd::Status Device::init() {
 }
 
 queues::WaitPolicy Device::wait_policy(bool blocking_sync) const {
+  // Auto: spin briefly (a short kernel finishes within it), then sleep on the signal's event.
+  // No sched_yield phase: on a loaded host a yield can give away a whole time slice.
   queues::WaitPolicy p = rt_.wait_policy();
+  p.spin = std::chrono::microseconds(50);
+  p.yield = {};
   unsigned sched = flags() & hipDeviceScheduleMask;
   if (blocking_sync || sched == hipDeviceScheduleBlockingSync) return queues::WaitPolicy::blocking();
   if (sched == hipDeviceScheduleSpin) return queues::WaitPolicy::spinning();

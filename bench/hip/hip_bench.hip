@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// HIP runtime benchmarks: launch host cost, launch+sync round trip, hipMemcpy bandwidth against
+// memcpy (pinned and pageable), and process start to first kernel completed.
+#include <benchmark/benchmark.h>
+#include <hip/hip_runtime.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+__global__ void empty_kernel() {}
+
+#define BENCH_HIP(expr)                                                    \
+  do {                                                                     \
+    if ((expr) != hipSuccess) {                                            \
+      state.SkipWithError(#expr " failed");                                \
+      return;                                                              \
+    }                                                                      \
+  } while (0)
+
+// Host time of one asynchronous launch (the queue is drained outside the timed region).
+void BM_LaunchAsync(benchmark::State& state) {
+  hipStream_t s;
+  BENCH_HIP(hipStreamCreate(&s));
+  int n = 0;
+  for (auto _ : state) {
+    hipLaunchKernelGGL(empty_kernel, dim3(1), dim3(64), 0, s);
+    if (++n % 256 == 0) {
+      state.PauseTiming();
+      BENCH_HIP(hipStreamSynchronize(s));
+      state.ResumeTiming();
+    }
+  }
+  BENCH_HIP(hipStreamSynchronize(s));
+  BENCH_HIP(hipStreamDestroy(s));
+}
+BENCHMARK(BM_LaunchAsync)->UseRealTime();
+
+// Launch of an empty kernel and hipStreamSynchronize until it completed.
+void BM_LaunchSync(benchmark::State& state) {
+  hipStream_t s;
+  BENCH_HIP(hipStreamCreate(&s));
+  for (auto _ : state) {
+    hipLaunchKernelGGL(empty_kernel, dim3(1), dim3(64), 0, s);
+    BENCH_HIP(hipStreamSynchronize(s));
+  }
+  BENCH_HIP(hipStreamDestroy(s));
+}
+BENCHMARK(BM_LaunchSync)->UseRealTime();
+
+enum Host { kPlainMemcpy, kPinned, kPageable };
+
+// hipMemcpy H2D (arg 1 = 0) or D2H (1) of arg 0 bytes; arg 2 picks the host buffer kind.
+void BM_Memcpy(benchmark::State& state) {
+  size_t n = size_t(state.range(0));
+  bool d2h = state.range(1) != 0;
+  Host kind = Host(state.range(2));
+  void* dev = nullptr;
+  BENCH_HIP(hipMalloc(&dev, n));
+  std::vector<char> pageable;
+  void* host = nullptr;
+  if (kind == kPinned) {
+    BENCH_HIP(hipHostMalloc(&host, n));
+  } else {
+    pageable.resize(n);
+    host = pageable.data();
+  }
+  std::memset(host, 1, n);
+  BENCH_HIP(hipMemset(dev, 2, n));
+  std::vector<char> other(kind == kPlainMemcpy ? n : 0, 3);
+  for (auto _ : state) {
+    if (kind == kPlainMemcpy) {
+      if (d2h) std::memcpy(other.data(), host, n);
+      else std::memcpy(host, other.data(), n);
+      benchmark::ClobberMemory();
+    } else {
+      BENCH_HIP(hipMemcpy(d2h ? host : dev, d2h ? dev : host, n,
+                          d2h ? hipMemcpyDeviceToHost : hipMemcpyHostToDevice));
+    }
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(n));
+  state.SetLabel(std::string(kind == kPlainMemcpy ? "memcpy" : kind == kPinned ? "pinned" : "pageable") +
+                 (d2h ? " D2H" : " H2D"));
+  if (kind == kPinned) (void)hipHostFree(host);
+  (void)hipFree(dev);
+}
+BENCHMARK(BM_Memcpy)
+    ->ArgsProduct({{1 << 16, 1 << 20, 16 << 20}, {0, 1}, {kPlainMemcpy, kPinned, kPageable}})
+    ->UseRealTime();
+
+// exec of the first_kernel program until its first kernel completed (it reports the time).
+void BM_ProcessStartToFirstKernel(benchmark::State& state) {
+  const char* exe = std::getenv("KFDRT_FIRST_KERNEL");
+  if (!exe) {
+    state.SkipWithError("KFDRT_FIRST_KERNEL is not set");
+    return;
+  }
+  double total_ms = 0;
+  for (auto _ : state) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    std::string t0 = "KFDRT_BENCH_T0=" + std::to_string(ts.tv_sec * 1000000000ll + ts.tv_nsec);
+    std::vector<char*> env;
+    for (char** e = environ; *e; ++e) env.push_back(*e);
+    env.push_back(t0.data());
+    env.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) return state.SkipWithError("pipe");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    pid_t pid;
+    char* argv[] = {const_cast<char*>(exe), nullptr};
+    if (posix_spawn(&pid, exe, &fa, nullptr, argv, env.data()) != 0) return state.SkipWithError("spawn");
+    close(fds[1]);
+    char buf[64] = {};
+    ssize_t got = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    posix_spawn_file_actions_destroy(&fa);
+    if (got <= 0 || status != 0) return state.SkipWithError("first_kernel failed");
+    double ms = double(std::atoll(buf)) / 1e6;
+    total_ms += ms;
+    state.SetIterationTime(ms / 1e3);
+  }
+  state.counters["ms_to_first_kernel"] = total_ms / double(state.iterations());
+}
+BENCHMARK(BM_ProcessStartToFirstKernel)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
