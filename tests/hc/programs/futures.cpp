@@ -145,11 +145,38 @@ void copy_ordering() {
         "view getters return the creation parameters");
 }
 
+void threads_and_extensions() {
+  // Launches from several host threads at once, each on its own view (capture scopes are
+  // per thread).
+  std::vector<std::vector<int>> out(4, std::vector<int>(2048, 0));
+  std::vector<std::thread> ts;
+  for (int k = 0; k < 4; ++k)
+    ts.emplace_back([&out, k] {
+      hc::accelerator_view av = hc::accelerator().create_view();
+      hc::array_view<int, 1> v(2048, out[k]);
+      for (int r = 0; r < 5; ++r) hc::parallel_for_each(av, v.get_extent(), [=](hc::index<1> i) { v[i] += k; });
+      v.synchronize();
+    });
+  for (auto& t : ts) t.join();
+  bool ok = true;
+  for (int k = 0; k < 4; ++k) ok = ok && out[k][0] == 5 * k && out[k][2047] == 5 * k;
+  check(ok, "parallel_for_each from four host threads at once");
+  hc::accelerator_view av = hc::accelerator().get_default_view();
+  if (!kfdrtStreamDispatchAql) {
+    hsa_kernel_dispatch_packet_t pkt{};
+    check(hc_test::throws<hc::runtime_exception>([&] { av.dispatch_hsa_kernel(&pkt, nullptr, 0); },
+                                                  "kfdrtStreamDispatchAql"),
+          "dispatch_hsa_kernel without the kfdrt extension says what is missing");
+  }
+  check(av.get_hip_stream() != nullptr, "accelerator_view::get_hip_stream");
+}
+
 int main() {
   hc_test::run("waits", waits);
   hc_test::run("then", chained_then);
   hc_test::run("markers", markers);
   hc_test::run("ticks", ticks);
   hc_test::run("copy", copy_ordering);
+  hc_test::run("threads", threads_and_extensions);
   return hc_test::finish();
 }

@@ -136,6 +136,27 @@ void four_d_views() {
   check(d[e.linear(hc::index<4>(1, 2, 3, 4))] == 1234 && d[0] == 0, "rank-4 extent: leading dimension looped");
 }
 
+void more_view_ops() {
+  // A view with its own storage, view_as, synchronize_to, and array sections and data().
+  hc::array_view<int, 1> own(64);
+  for (int i = 0; i < 64; ++i) own[i] = i;
+  hc::array_view<int, 2> grid = own.view_as(hc::extent<2>(8, 8));
+  hc::parallel_for_each(grid.get_extent(), [=](hc::index<2> i) { grid[i] += 100 * i[0]; });
+  check(own[63] == 63 + 700 && grid(7, 7) == own[63], "array_view(extent) storage and view_as share data");
+  std::vector<int> h(32, 4);
+  hc::array_view<int, 1> v(32, h);
+  const uint64_t d0 = to_device();
+  v.synchronize_to(hc::accelerator().get_default_view());
+  check(to_device() == d0 + 1, "synchronize_to uploads to the accelerator");
+  hc::parallel_for_each(v.get_extent(), [=](hc::index<1> i) { v[i] += 1; });
+  check(to_device() == d0 + 1 && v[31] == 5, "after synchronize_to the kernel uploads nothing");
+  hc::array<int, 2> a(4, 6);
+  hc::array_view<int, 2> sec = a.section(hc::index<2>(1, 2), hc::extent<2>(2, 3));
+  hc::parallel_for_each(a.get_extent(), [=](hc::index<2> i) { sec.get_extent().contains(i) ? sec[i] = 9 : 0; });
+  int* hd = a.data();
+  check(hd[1 * 6 + 2] == 9 && hd[2 * 6 + 4] == 9 && hd[0] != 9 + 1, "array section written by a kernel, read through data()");
+}
+
 int main() {
   hc_test::run("sync", automatic_sync);
   hc_test::run("chain", kernels_chain_on_device);
@@ -144,5 +165,6 @@ int main() {
   hc_test::run("sections", sections_and_projections);
   hc_test::run("arrays", arrays);
   hc_test::run("rank4", four_d_views);
+  hc_test::run("more", more_view_ops);
   return hc_test::finish();
 }

@@ -145,7 +145,9 @@ public:
 #endif
   }
 
-  void synchronize() const { synchronize_async().wait(); }
+  void synchronize() const {
+    if (!is_const_view) buf_->synchronize();
+  }
   completion_future synchronize_async() const {
     if (is_const_view) return completion_future();
     return buf_->synchronize_async();

@@ -51,6 +51,7 @@ struct buffer {
   std::atomic<bool> host_readable{false};  // host current and no copy touching it in flight
   std::atomic<bool> host_exclusive{false}; // ... and the device copy already marked stale
   std::vector<completion_future> dev_users;  // writer first, then readers since
+  completion_future writer;                   // last operation that wrote the device copy
   completion_future host_io;                  // last async copy reading/writing `host`
   std::shared_ptr<view_state> home;           // the view copies are enqueued on
 
@@ -149,22 +150,31 @@ struct buffer {
       dev_users.clear();
       host_valid = false;
       host_readable = false;
+      writer = f;
     }
     dev_users.push_back(f);
   }
 
-  // Host copy current, asynchronously: returns the copy's future (empty if none needed).
+  // Host copy current now (waits for the writer, then a blocking copy if needed).
+  void synchronize() {
+    std::lock_guard<std::mutex> lock(m);
+    make_host_current_locked();
+    host_readable = true;
+  }
+
+  // Host copy current, asynchronously: the copy is enqueued on the writer's own queue, so it
+  // needs no cross-queue wait. Returns its future (empty when nothing was needed or the
+  // writer's view is gone, in which case the copy was done at once).
   completion_future synchronize_async() {
     std::lock_guard<std::mutex> lock(m);
     if (host_valid || !dev || !dev_valid) return host_io;
+    auto wv = writer.valid() ? writer.state()->view.lock() : nullptr;
+    if (!wv || wv->device != dev_device) {
+      make_host_current_locked();
+      return completion_future();
+    }
     ensure_host_storage_locked();
-    view_state& v = *home;
-    for (auto& f : dev_users)
-      if (f.valid()) {
-        device_guard g(v.device);
-        check(hipStreamWaitEvent(v.stream, f.get_hip_event(), 0), "hipStreamWaitEvent");
-      }
-    auto op = v.record(hcMemcpyDeviceToHost, false, [&](hipStream_t s) {
+    auto op = wv->record(hcMemcpyDeviceToHost, false, [&](hipStream_t s) {
       check(hipMemcpyAsync(host, dev, bytes, hipMemcpyDeviceToHost, s), "hipMemcpyAsync (to host)");
     });
     transfer_stats::get().to_host++;

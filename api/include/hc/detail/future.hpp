@@ -60,12 +60,15 @@ inline tick_anchor& anchor_for(int device) {
   return a;
 }
 
+struct view_state;
+
 // One asynchronous operation: `end` completes with it; `begin` (kernels only) starts it.
 struct op_state {
   hipEvent_t begin = nullptr;
   hipEvent_t end = nullptr;
   int device = 0;
   hcCommandKind kind = hcCommandInvalid;
+  std::weak_ptr<view_state> view;  // the queue it ran on, while that view lives
   op_state() = default;
   op_state(const op_state&) = delete;
   op_state& operator=(const op_state&) = delete;
@@ -186,6 +189,9 @@ public:
   // kfdrt additions: the events behind the future, for interoperation with HIP code.
   hipEvent_t get_hip_event() const { return st_ ? st_->end : nullptr; }
   hcCommandKind get_command_kind() const { return st_ ? st_->kind : hcCommandInvalid; }
+
+  // Internal: the operation's state (used by hc's buffers).
+  const std::shared_ptr<detail::op_state>& state() const { return st_; }
 
   bool operator==(const completion_future& o) const { return st_ == o.st_; }
   bool operator!=(const completion_future& o) const { return st_ != o.st_; }

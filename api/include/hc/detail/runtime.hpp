@@ -25,14 +25,45 @@ enum access_type {
 
 namespace detail {
 
+// Streams of finished accelerator_views, kept for reuse (as hcc kept a queue pool): creating an
+// AQL queue is costly, and programs that create a view per task would otherwise churn queues.
+class stream_pool {
+public:
+  static stream_pool& get() {
+    static stream_pool* p = new stream_pool;  // never destroyed: see `runtime`
+    return *p;
+  }
+  hipStream_t take(int device, int priority) {
+    std::lock_guard<std::mutex> lock(m_);
+    auto& v = free_[{device, priority}];
+    if (v.empty()) return nullptr;
+    hipStream_t s = v.back();
+    v.pop_back();
+    return s;
+  }
+  // Keeps an idle stream (the caller synchronised it); false when the pool is full.
+  bool give(int device, int priority, hipStream_t s) {
+    std::lock_guard<std::mutex> lock(m_);
+    auto& v = free_[{device, priority}];
+    if (v.size() >= 16) return false;
+    v.push_back(s);
+    return true;
+  }
+
+private:
+  std::mutex m_;
+  std::map<std::pair<int, int>, std::vector<hipStream_t>> free_;
+};
+
 // One accelerator_view: a HIP stream on one device plus the operations still in flight on it.
-struct view_state {
+struct view_state : std::enable_shared_from_this<view_state> {
   int device = 0;
   hipStream_t stream = nullptr;
   execute_order order = execute_in_order;
   queuing_mode mode = queuing_mode_automatic;
   queue_priority priority = priority_normal;
   bool is_default = false;
+  int hip_priority = 0;
   std::mutex m;
   std::vector<std::shared_ptr<op_state>> ops;
 
@@ -43,15 +74,18 @@ struct view_state {
     int least = 0, greatest = 0;
     if (hipDeviceGetStreamPriorityRange(&least, &greatest) != hipSuccess) least = greatest = 0;
     const int normal = std::clamp(0, std::min(least, greatest), std::max(least, greatest));
-    const int prio = p == priority_high ? greatest : p == priority_low ? least : normal;
-    check(hipStreamCreateWithPriority(&stream, hipStreamDefault, prio),
-          "hipStreamCreateWithPriority");
+    hip_priority = p == priority_high ? greatest : p == priority_low ? least : normal;
+    stream = stream_pool::get().take(dev, hip_priority);
+    if (!stream)
+      check(hipStreamCreateWithPriority(&stream, hipStreamDefault, hip_priority),
+            "hipStreamCreateWithPriority");
   }
   view_state(const view_state&) = delete;
   view_state& operator=(const view_state&) = delete;
   ~view_state() {
     if (!stream) return;
-    (void)hipStreamSynchronize(stream);
+    if (hipStreamSynchronize(stream) == hipSuccess && stream_pool::get().give(device, hip_priority, stream))
+      return;
     (void)hipStreamDestroy(stream);
   }
 
@@ -63,6 +97,7 @@ struct view_state {
     auto op = std::make_shared<op_state>();
     op->device = device;
     op->kind = kind;
+    op->view = weak_from_this();
     device_guard g(device);
     if (timed) {
       check(hipEventCreate(&op->begin), "hipEventCreate");
