@@ -188,7 +188,7 @@ bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value)
   auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), false));
   if (!s) {
     fail(q, kQueueErrorMemoryFault, "signal " + hex(signal_va) + " is not mapped to the GPU",
-         signal_va, true);
+         signal_va + offsetof(AmdSignal, value), true);
     return false;
   }
   *value = __atomic_load_n(&s->value, __ATOMIC_ACQUIRE);
@@ -233,8 +233,8 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
   auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), true));
   if (!s) {
     fail(q, kQueueErrorMemoryFault,
-         "completion signal " + hex(signal_va) + " is not mapped (writable) to the GPU", signal_va,
-         true, true);
+         "completion signal " + hex(signal_va) + " is not mapped (writable) to the GPU",
+         signal_va + offsetof(AmdSignal, value), true, true);
     return false;
   }
   s->start_ts = start_ts;

@@ -4,7 +4,6 @@
 
 #include "emu/command_processor.h"
 #include "emu/kfd_process.h"
-#include "emu/user_copy.h"
 #include "kfd/queue_sizes.h"
 #include "kfd/uapi_ext.h"
 
@@ -76,8 +75,9 @@ int Process::create_queue(kfd_ioctl_create_queue_args* a) {
   if (a->ring_size && (a->ring_size & (a->ring_size - 1))) return -EINVAL;  // power of two or 0
   if (a->ring_size && a->ring_size < KFD_MIN_QUEUE_RING_SIZE) return -EINVAL;
   if (a->ring_base_address == 0 && a->ring_size) return -EFAULT;
-  if (!user_range_ok(reinterpret_cast<void*>(a->read_pointer_address), sizeof(uint32_t)) ||
-      !user_range_ok(reinterpret_cast<void*>(a->write_pointer_address), sizeof(uint32_t)))
+  // access_ok: only that the pointers are user-space addresses; mappings are checked below.
+  constexpr uint64_t kTaskSize = 1ull << 47;
+  if (a->read_pointer_address >= kTaskSize || a->write_pointer_address >= kTaskSize)
     return -EFAULT;
   if (a->queue_type > KFD_IOC_QUEUE_TYPE_SDMA_XGMI) return -kENOTSUPP;
   std::lock_guard<std::mutex> lk(mu);

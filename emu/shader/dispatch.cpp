@@ -59,6 +59,12 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
     o.message = "wave32 kernels are not supported by the gfx9 shader core";
     return o;
   }
+  if (uint64_t{l.wg[0]} * l.wg[1] * l.wg[2] > 1024) {  // the hardware limit (16 wave64s)
+    Outcome o;
+    o.kind = Outcome::Kind::Unimplemented;
+    o.message = "workgroup of more than 1024 work-items";
+    return o;
+  }
   l.lds_bytes = load<uint32_t>(kd, 0) + pkt_group;
   uint32_t priv = std::max(load<uint32_t>(kd, 4), pkt_private);
   if (l.props & (1u << 11)) priv = std::max<uint32_t>(priv, 16384);  // dynamic stack
