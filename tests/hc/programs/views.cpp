@@ -157,6 +157,21 @@ void more_view_ops() {
   check(hd[1 * 6 + 2] == 9 && hd[2 * 6 + 4] == 9 && hd[0] != 9 + 1, "array section written by a kernel, read through data()");
 }
 
+void across_views() {
+  // Data written on one view and read on another: the second kernel waits for the first.
+  hc::accelerator acc;
+  hc::accelerator_view a = acc.create_view(), b = acc.create_view();
+  bool ok = true;
+  for (int it = 0; it < 10; ++it) {
+    std::vector<int> x(4096, 1), y(4096, 0);
+    hc::array_view<int, 1> vx(4096, x), vy(4096, y);
+    for (int r = 0; r < 4; ++r) hc::parallel_for_each(a, vx.get_extent(), [=](hc::index<1> i) { vx[i] += 1; });
+    hc::parallel_for_each(b, vy.get_extent(), [=](hc::index<1> i) { vy[i] = vx[i] * 2; });
+    ok = ok && vy[0] == 10 && vy[4095] == 10 && vx[7] == 5;
+  }
+  check(ok, "a kernel on one view reads what kernels on another view wrote");
+}
+
 int main() {
   hc_test::run("sync", automatic_sync);
   hc_test::run("chain", kernels_chain_on_device);
@@ -166,5 +181,6 @@ int main() {
   hc_test::run("arrays", arrays);
   hc_test::run("rank4", four_d_views);
   hc_test::run("more", more_view_ops);
+  hc_test::run("across", across_views);
   return hc_test::finish();
 }
