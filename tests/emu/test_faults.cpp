@@ -184,3 +184,20 @@ TEST(Faults, WorksWithTranslateOnlyMemory) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Faults, RejectsOversizedWorkgroup) {
+  HostMemory mem;
+  CodeObject co;
+  ASSERT_EQ(co.load(kernel_path("basic.co"), mem), "");
+  emu::shader::ShaderCore core(emu::shader::Target::gfx90a, 1);
+  uint32_t* out = mem.alloc_array<uint32_t>(4096);
+  Launch l; l.grid[0] = 2048; l.block[0] = 2048;
+  Args a; a.add(out);
+  auto o = dispatch(core, mem, co.kernel("partial_fill"), l, a.data(), a.size());
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_EQ(out[0], 0u);  // nothing ran
+}
+
+}  // namespace
