@@ -299,7 +299,59 @@ void fma_mix(Wave& w, const Inst& in) {
   }
 }
 
+// Dot products (VOP3P v_dot*, VOP2 v_dot*c accumulating into vdst): the sum of products of
+// packed elements plus S2. Only the default op_sel/op_sel_hi is supported (clang's usage).
+template <class F>
+void dot(Wave& w, const Inst& in, bool fp, F f) {
+  if ((in.flags & kVop3) && (in.opsel != 0 || (in.opsel_hi & 3) != 3 || (!fp && (in.neg | in.neg_hi)))) {
+    wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "dot with op_sel/neg: " + describe(in, w.pc - in.size));
+    return;
+  }
+  uint64_t ex = valu_active(w, in);
+  Inst plain = in; plain.abs = plain.neg = 0; plain.opsel = 0;
+  uint32_t t0[64], t1[64], t2[64], r[64];
+  const uint32_t* A = fetch32(w, plain, 0, Ty::B32, t0);
+  const uint32_t* B = fetch32(w, plain, 1, Ty::B32, t1);
+  const uint32_t* C = fetch32(w, plain, 2, fp ? Ty::F32 : Ty::B32, t2);
+  VLOOP r[l] = f(A[l], B[l], C[l], in);
+  store32(w, in, ex, r, fp ? Ty::F32 : Ty::B32);
+}
+template <int Bits, bool Signed>
+uint32_t dot_int(uint32_t a, uint32_t b, uint32_t c, const Inst&) {
+  int64_t sum = Signed ? static_cast<int64_t>(static_cast<int32_t>(c)) : static_cast<int64_t>(c);
+  for (int i = 0; i < 32 / Bits; ++i) {
+    uint32_t ea = (a >> (i * Bits)) & ((1u << Bits) - 1), eb = (b >> (i * Bits)) & ((1u << Bits) - 1);
+    int64_t x = ea, y = eb;
+    if (Signed) { x = static_cast<int32_t>(ea << (32 - Bits)) >> (32 - Bits); y = static_cast<int32_t>(eb << (32 - Bits)) >> (32 - Bits); }
+    sum += x * y;
+  }
+  return static_cast<uint32_t>(sum);
+}
+uint32_t dot2_f16(uint32_t a, uint32_t b, uint32_t c, const Inst& in) {
+  float a0 = h2f(a), a1 = h2f(a >> 16), b0 = h2f(b), b1 = h2f(b >> 16);
+  if (in.neg & 1) a0 = -a0;
+  if (in.neg_hi & 1) a1 = -a1;
+  if (in.neg & 2) b0 = -b0;
+  if (in.neg_hi & 2) b1 = -b1;
+  float cc = f32(c);
+  if (in.neg & 4) cc = -cc;
+  return u32(static_cast<float>(static_cast<double>(a0) * b0 + static_cast<double>(a1) * b1 + cc));
+}
+void v_dot2_f32_f16(Wave& w, const Inst& in) { dot(w, in, true, dot2_f16); }
+void v_dot2_i32_i16(Wave& w, const Inst& in) { dot(w, in, false, dot_int<16, true>); }
+void v_dot2_u32_u16(Wave& w, const Inst& in) { dot(w, in, false, dot_int<16, false>); }
+void v_dot4_i32_i8(Wave& w, const Inst& in) { dot(w, in, false, dot_int<8, true>); }
+void v_dot4_u32_u8(Wave& w, const Inst& in) { dot(w, in, false, dot_int<8, false>); }
+void v_dot8_i32_i4(Wave& w, const Inst& in) { dot(w, in, false, dot_int<4, true>); }
+void v_dot8_u32_u4(Wave& w, const Inst& in) { dot(w, in, false, dot_int<4, false>); }
+
 const HandlerEntry kVop16[] = {
+    {"v_dot2_f32_f16", v_dot2_f32_f16}, {"v_dot2c_f32_f16", v_dot2_f32_f16},
+    {"v_dot2_i32_i16", v_dot2_i32_i16}, {"v_dot2c_i32_i16", v_dot2_i32_i16},
+    {"v_dot2_u32_u16", v_dot2_u32_u16}, {"v_dot4_i32_i8", v_dot4_i32_i8},
+    {"v_dot4c_i32_i8", v_dot4_i32_i8}, {"v_dot4_u32_u8", v_dot4_u32_u8},
+    {"v_dot8_i32_i4", v_dot8_i32_i4}, {"v_dot8c_i32_i4", v_dot8_i32_i4},
+    {"v_dot8_u32_u4", v_dot8_u32_u4},
     {"v_fma_mix_f32", fma_mix<0>}, {"v_fma_mixlo_f16", fma_mix<1>}, {"v_fma_mixhi_f16", fma_mix<2>},
 #define E(n) {#n, n},
     E(v_add_f16) E(v_sub_f16) E(v_subrev_f16) E(v_mul_f16) E(v_min_f16) E(v_max_f16) E(v_fma_f16)

@@ -335,3 +335,30 @@ TEST_F(SopConst, UsesF64InlineConstantsForSixtyFourBitOperands) {
 }
 
 }  // namespace
+
+namespace {
+
+class VopDot : public IsaTest {};
+
+TEST_F(VopDot, SumsPackedProducts) {
+  auto o = run_isa("vop.co", "k_dot");
+  ASSERT_TRUE(o.ok()) << o.message;
+  const uint32_t b = 0xfe02fd03u;
+  for (uint32_t l = 0; l < 64; ++l) {
+    uint32_t a = (0x01030507u & 0xffffff) * l;  // v_mul_u32_u24 uses the low 24 bits
+    int32_t s4 = 1000, u4 = 1000, s2 = 1000, c4 = 7;
+    for (int i = 0; i < 4; ++i) {
+      s4 += static_cast<int8_t>(a >> (8 * i)) * static_cast<int8_t>(b >> (8 * i));
+      u4 += static_cast<int32_t>(((a >> (8 * i)) & 0xff) * ((b >> (8 * i)) & 0xff));
+      c4 += static_cast<int8_t>(a >> (8 * i)) * static_cast<int8_t>(b >> (8 * i));
+    }
+    for (int i = 0; i < 2; ++i) s2 += static_cast<int16_t>(a >> (16 * i)) * static_cast<int16_t>(b >> (16 * i));
+    ASSERT_EQ(static_cast<int32_t>(slot(0, l)), s4) << l;
+    ASSERT_EQ(static_cast<int32_t>(slot(1, l)), u4) << l;
+    ASSERT_EQ(static_cast<int32_t>(slot(2, l)), s2) << l;
+    ASSERT_EQ(static_cast<int32_t>(slot(3, l)), c4) << l;
+    ASSERT_EQ(fslot(4, l), 11.5f) << l;
+  }
+}
+
+}  // namespace

@@ -178,3 +178,25 @@ KBEGIN k_gpr_idx
   STORE v21, 2
   s_endpgm
 KEND k_gpr_idx
+
+// Dot products: VOP3P v_dot* and the accumulating VOP2 v_dot*c.
+KBEGIN k_dot
+  v_mul_u32_u24 v1, 0x01030507, v63         // lane-dependent packed elements
+  v_mov_b32 v2, 0xfe02fd03
+  v_mov_b32 v3, 1000
+  v_dot4_i32_i8 v4, v1, v2, v3
+  STORE v4, 0
+  v_dot4_u32_u8 v5, v1, v2, v3
+  STORE v5, 1
+  v_dot2_i32_i16 v6, v1, v2, v3
+  STORE v6, 2
+  v_mov_b32 v7, 7
+  v_dot4c_i32_i8 v7, v1, v2                 // accumulates into v7
+  STORE v7, 3
+  v_mov_b32 v8, 0x40003c00                  // f16 (1.0, 2.0)
+  v_mov_b32 v9, 0x44004200                  // f16 (3.0, 4.0)
+  v_mov_b32 v10, 0.5
+  v_dot2_f32_f16 v11, v8, v9, v10           // 1*3 + 2*4 + 0.5
+  STORE v11, 4
+  s_endpgm
+KEND k_dot
