@@ -117,9 +117,14 @@ inline constexpr uint64_t kShaderClockHz = 100'000'000;
 
 class Core;  // private implementation
 
-// Executes dispatches. Thread-safe: run() may be called concurrently (each call uses its own
-// workers). Decoded instructions are cached per code address for the core's lifetime, so code
-// must not be rewritten at an address that already ran (call flush_code_cache() if it is).
+// Executes dispatches. Thread-safe: run() may be called concurrently (one call at a time uses
+// the core's persistent worker threads, the others start short-lived ones). Decoded
+// instructions are cached per code address; each dispatch re-checks the cached dwords of the
+// pages it enters, so code replaced at an address that already ran is decoded again.
+// flush_code_cache() drops everything (only while no dispatch runs).
+// Validated targets: gfx90a (corpus, ISA tests, objdump oracle) and gfx906/gfx908 (corpus
+// subset). gfx942 has its opcode tables (from llvm-mc-15's gfx940) and FLAT_SCRATCH preset
+// for architected flat scratch, but its scratch SVS addressing and new opcodes are untested.
 class ShaderCore {
  public:
   ShaderCore(Target t, unsigned workers /*0 = one per host core*/);
