@@ -157,6 +157,15 @@ void more_view_ops() {
   check(hd[1 * 6 + 2] == 9 && hd[2 * 6 + 4] == 9 && hd[0] != 9 + 1, "array section written by a kernel, read through data()");
 }
 
+void last_view_copies_back() {
+  std::vector<int> data(128, 0);
+  {
+    hc::array_view<int, 1> v(128, data);
+    hc::parallel_for_each(v.get_extent(), [=](hc::index<1> i) { v[i] = 7; });
+  }  // no synchronize: the last view's destruction brings the result home
+  check(data[0] == 7 && data[127] == 7, "destroying the last view copies pending results back");
+}
+
 void across_views() {
   // Data written on one view and read on another: the second kernel waits for the first.
   hc::accelerator acc;
@@ -182,5 +191,6 @@ int main() {
   hc_test::run("rank4", four_d_views);
   hc_test::run("more", more_view_ops);
   hc_test::run("across", across_views);
+  hc_test::run("last", last_view_copies_back);
   return hc_test::finish();
 }
