@@ -170,14 +170,40 @@ inline am_status_t am_copy(void* dst, const void* src, size_t size) {
   return hipMemcpy(dst, src, size, hipMemcpyDefault) == hipSuccess ? AM_SUCCESS : AM_ERROR_MISC;
 }
 
-// Info about the tracked block containing ptr (anywhere inside it).
+namespace detail {
+// Memory hc did not allocate but the HIP runtime knows (hipMalloc, hipHostMalloc, registered
+// host memory): described from hipPointerGetAttributes and hipMemGetAddressRange.
+inline bool hip_pointer_info(const void* ptr, AmPointerInfo* info) {
+  hipPointerAttribute_t a{};
+  if (!ptr || hipPointerGetAttributes(&a, ptr) != hipSuccess) return false;
+  if (a.memoryType != hipMemoryTypeDevice && a.memoryType != hipMemoryTypeHost &&
+      a.memoryType != hipMemoryTypeManaged)
+    return false;
+  hipDeviceptr_t base = nullptr;
+  size_t bytes = 0;
+  if (hipMemGetAddressRange(&base, &bytes, const_cast<void*>(ptr)) != hipSuccess) base = nullptr, bytes = 0;
+  if (!info) return true;
+  hc::accelerator acc(a.device >= 0 ? a.device : 0);
+  const bool in_device = a.memoryType == hipMemoryTypeDevice;
+  void* dev = base ? base : a.devicePointer;
+  *info = AmPointerInfo(in_device ? nullptr : (base ? base : a.hostPointer), dev, bytes, acc, in_device, false);
+  return true;
+}
+} // namespace detail
+
+// Info about the tracked block containing ptr (anywhere inside it); memory that only the HIP
+// runtime knows is described from its pointer attributes (not am-managed).
 inline am_status_t am_memtracker_getinfo(hc::AmPointerInfo* info, const void* ptr) {
-  auto& t = detail::am_tracker::get();
-  std::lock_guard<std::mutex> lock(t.m);
-  auto it = t.find_locked(ptr);
-  if (it == t.blocks.end()) return AM_ERROR_MISC;
-  if (info) detail::to_info(it->second, info);
-  return AM_SUCCESS;
+  {
+    auto& t = detail::am_tracker::get();
+    std::lock_guard<std::mutex> lock(t.m);
+    auto it = t.find_locked(ptr);
+    if (it != t.blocks.end()) {
+      if (info) detail::to_info(it->second, info);
+      return AM_SUCCESS;
+    }
+  }
+  return detail::hip_pointer_info(ptr, info) ? AM_SUCCESS : AM_ERROR_MISC;
 }
 
 // Tracks memory hc did not allocate (AM_ERROR_MISC for null or empty).

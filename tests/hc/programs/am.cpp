@@ -66,6 +66,16 @@ void tracker() {
   check(hc::am_memtracker_getinfo(&got, user.data()) == AM_ERROR_MISC, "removed memory is no longer tracked");
   check(hc::am_memtracker_remove(user.data()) == AM_ERROR_MISC, "removing twice is an error");
   check(hc::am_memtracker_add(nullptr, info) == AM_ERROR_MISC, "adding null is an error");
+  // Memory from HIP directly is described from its pointer attributes.
+  void* d = nullptr;
+  (void)hipMalloc(&d, 1 << 16);
+  hc::AmPointerInfo hi(nullptr, nullptr, 0, acc, false, false);
+  check(hc::am_memtracker_getinfo(&hi, static_cast<char*>(d) + 100) == AM_SUCCESS && hi._devicePointer == d &&
+            hi._isInDeviceMem && !hi._isAmManaged && hi._sizeBytes >= (1u << 16),
+        "getinfo on an interior pointer of hipMalloc memory (via hipPointerGetAttributes)");
+  (void)hipFree(d);
+  int on_stack = 0;
+  check(hc::am_memtracker_getinfo(&hi, &on_stack) == AM_ERROR_MISC, "getinfo on unknown host memory fails");
 }
 
 void host_lock_and_peers() {

@@ -134,6 +134,7 @@ void copy_ordering() {
   // copy_async is enqueued behind the kernel, so it sees the kernel's result.
   hc::completion_future c = av.copy_async(d.p, host.data(), host.size() * sizeof(int));
   c.wait();
+  check(c.get_command_kind() == hc::hcMemcpyDeviceToHost, "copy_async knows its direction");
   check(all_equal(host, 42), "copy_async after a kernel on the same view copies its result");
   std::vector<int> src(4096, 5);
   av.copy(src.data(), d.p, src.size() * sizeof(int));

@@ -216,7 +216,7 @@ public:
   // already enqueued on this view. copy() returns when the copy is done.
   void copy(const void* src, void* dst, size_t bytes) const { copy_async(src, dst, bytes).wait(); }
   completion_future copy_async(const void* src, void* dst, size_t bytes) const {
-    return completion_future(st_->record(hcMemcpyDeviceToDevice, false, [&](hipStream_t s) {
+    return completion_future(st_->record(copy_kind(src, dst), false, [&](hipStream_t s) {
       detail::check(hipMemcpyAsync(dst, src, bytes, hipMemcpyDefault, s), "hipMemcpyAsync");
     }));
   }
@@ -253,6 +253,16 @@ public:
   explicit accelerator_view(std::shared_ptr<detail::view_state> s) : st_(std::move(s)) {}
 
 private:
+  // The direction of a copy, from HIP's pointer attributes (unknown memory counts as host).
+  static hcCommandKind copy_kind(const void* src, const void* dst) {
+    auto on_device = [](const void* p) {
+      hipPointerAttribute_t a{};
+      return hipPointerGetAttributes(&a, p) == hipSuccess && a.memoryType == hipMemoryTypeDevice;
+    };
+    const bool s = on_device(src), d = on_device(dst);
+    return s ? (d ? hcMemcpyDeviceToDevice : hcMemcpyDeviceToHost)
+             : (d ? hcMemcpyHostToDevice : hcMemcpyHostToHost);
+  }
   std::shared_ptr<detail::view_state> st_;
 };
 
