@@ -16,7 +16,8 @@
 //   records the kernel as a reader.
 // - Host access (operator[], data(), synchronize) waits for the writer and copies back only if
 //   the host copy is stale; a non-const host access marks the device copy stale. Const views
-//   never mark anything stale and are never copied back.
+//   never mark anything stale and are never copied back. synchronize_async enqueues the copy
+//   on the writer's own queue, so no queue waits on another for it.
 // - The last reference to a buffer over user memory copies back a stale host copy and waits
 //   for pending device work before freeing the device memory.
 
