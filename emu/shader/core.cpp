@@ -123,7 +123,11 @@ struct WorkerResult { uint64_t insts = 0, lane_ops = 0; };
 
 void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, std::atomic<uint64_t>& next,
             WorkerResult& res) {
-  WorkerStorage st;
+  // Register files, LDS and scratch are reused across dispatches on this thread; the
+  // translation caches are not (mappings may have changed since the last dispatch).
+  thread_local WorkerStorage st;
+  for (Wave& w : st.waves)
+    for (Range& r : w.cache) r = Range{};
   for (;;) {
     uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
     if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed)) break;
