@@ -110,6 +110,25 @@ void corpus_args(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_Corpus)->Apply(corpus_args)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Cost of one tiny dispatch (one 64-item workgroup, or 8 of them): packet and descriptor
+// reads, worker hand-off, decode-cache revalidation.
+void BM_SmallDispatch(benchmark::State& state) {
+  HostMemory mem;
+  CodeObject co;
+  std::string err = co.load(kernel_path("basic.co"), mem);
+  if (!err.empty()) { state.SkipWithError(err.c_str()); return; }
+  const unsigned n = static_cast<unsigned>(state.range(0));
+  float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* c = mem.alloc_array<float>(n);
+  emu::shader::ShaderCore core(emu::shader::Target::gfx90a, static_cast<unsigned>(state.range(1)));
+  Launch l = grid1(n, 64);
+  Args args; args.add(a).add(b).add(c).add(n);
+  for (auto _ : state) {
+    auto o = dispatch(core, mem, co.kernel("vadd"), l, args.data(), args.size());
+    if (!o.ok()) { state.SkipWithError(o.message.c_str()); return; }
+  }
+}
+BENCHMARK(BM_SmallDispatch)->Args({64, 1})->Args({512, 1})->Args({512, 0})->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();
