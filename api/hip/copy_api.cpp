@@ -10,12 +10,17 @@ namespace hip {
 namespace {
 
 // An endpoint inside a known allocation must fit in it; unknown memory is pageable host memory.
-bool in_bounds(const void* p, size_t n) {
-  auto c = allocations().covers(p, n);
-  return !c || *c;
+struct Endpoint {
+  bool known = false, fits = true;
+};
+Endpoint endpoint(const void* p, size_t n) {
+  Endpoint e;
+  if (auto a = allocations().find(p)) {
+    e.known = true;
+    e.fits = reinterpret_cast<uintptr_t>(p) + n <= a->base + a->size;
+  }
+  return e;
 }
-
-bool known(const void* p) { return allocations().find(p).has_value(); }
 
 bool valid_kind(hipMemcpyKind k) {
   return (k >= hipMemcpyHostToHost && k <= hipMemcpyDefault) || k == hipMemcpyDeviceToDeviceNoCU;
@@ -46,8 +51,9 @@ hipError_t copy(void* dst, const void* src, size_t n, hipMemcpyKind kind, hipStr
   if (!valid_kind(kind)) return hipErrorInvalidMemcpyDirection;
   if (n == 0) return hipSuccess;
   if (!dst || !src) return hipErrorInvalidValue;
-  if (!in_bounds(dst, n) || !in_bounds(src, n)) return hipErrorInvalidValue;
-  bool pageable = !known(dst) || !known(src);
+  Endpoint d = endpoint(dst, n), s = endpoint(src, n);
+  if (!d.fits || !s.fits) return hipErrorInvalidValue;
+  bool pageable = !d.known || !s.known;
   return run(stream, async, pageable, [=] {
     std::memmove(dst, src, n);
     return hipSuccess;
@@ -72,9 +78,9 @@ hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
   if (w == 0 || h == 0) return hipSuccess;
   if (!dst || !src) return hipErrorInvalidValue;
   if (dpitch < w || spitch < w) return hipErrorInvalidPitchValue;
-  size_t dspan = dpitch * (h - 1) + w, sspan = spitch * (h - 1) + w;
-  if (!in_bounds(dst, dspan) || !in_bounds(src, sspan)) return hipErrorInvalidValue;
-  bool pageable = !known(dst) || !known(src);
+  Endpoint d = endpoint(dst, dpitch * (h - 1) + w), s = endpoint(src, spitch * (h - 1) + w);
+  if (!d.fits || !s.fits) return hipErrorInvalidValue;
+  bool pageable = !d.known || !s.known;
   return run(stream, async, pageable, [=] {
     for (size_t r = 0; r < h; ++r)
       std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, w);
