@@ -21,5 +21,5 @@ for p in vector_add matmul streams_events; do
     "${pre[@]}" "$exe" | grep -v '^PASS ' || status=1
   fi
 done
-if [ -x "$build/tests/hc/hc-demo" ]; then echo "== hc demo (tests/hc/programs/demo.cpp)"; "${pre[@]}" "$build/tests/hc/hc-demo"; fi
+if [ -x "$build/tests/hc/hc-demo" ]; then echo "== hc demo (tests/hc/programs/demo.cpp)"; "${pre[@]}" "$build/tests/hc/hc-demo" || status=1; fi
 exit $status
