@@ -83,6 +83,14 @@ static uint8_t* device_page(uint64_t* slot, uint64_t size) {
 
 int Process::alloc_memory(kfd_ioctl_alloc_memory_of_gpu_args* a) {
   std::lock_guard<std::mutex> lk(mu);
+  int r = alloc_memory_locked(a);
+  if (r) log("ALLOC_MEMORY_OF_GPU(gpu_id=0x%x, va=0x%llx, size=0x%llx, flags=0x%x, offset=0x%llx) -> %d",
+             a->gpu_id, (unsigned long long)a->va_addr, (unsigned long long)a->size, a->flags,
+             (unsigned long long)a->mmap_offset, r);
+  return r;
+}
+
+int Process::alloc_memory_locked(kfd_ioctl_alloc_memory_of_gpu_args* a) {
   DeviceState* d = device(a->gpu_id);
   if (!d || !d->vm_acquired) return -EINVAL;  // unknown GPU, or ACQUIRE_VM not done
   uint32_t f = a->flags;

@@ -131,6 +131,7 @@ class Process {
   int get_apertures_old(kfd_ioctl_get_process_apertures_args* a);
   int acquire_vm(kfd_ioctl_acquire_vm_args* a);
   int alloc_memory(kfd_ioctl_alloc_memory_of_gpu_args* a);
+  int alloc_memory_locked(kfd_ioctl_alloc_memory_of_gpu_args* a);
   int free_memory(kfd_ioctl_free_memory_of_gpu_args* a);
   int map_memory(kfd_ioctl_map_memory_to_gpu_args* a);
   int unmap_memory(kfd_ioctl_unmap_memory_from_gpu_args* a);

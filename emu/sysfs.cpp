@@ -79,6 +79,20 @@ void build_tree() {
   }
   g_root = tmpl;
   g_root_owner = getpid();
+  // /proc/modules as a runtime's driver check sees it (rocminfo looks for amdgpu there): the real
+  // list, if any, plus the amdgpu module.
+  std::string modules;
+  int mfd = real_open("/proc/modules", O_RDONLY | O_CLOEXEC);  // not fopen: that is interposed
+  if (mfd >= 0) {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(mfd, buf, sizeof buf)) > 0) modules.append(buf, size_t(n));
+    close(mfd);
+  }
+  if (modules.find("amdgpu ") == std::string::npos)
+    modules += "amdgpu 15028224 0 - Live 0x0000000000000000\n";
+  put(g_root + "/proc/modules", modules);
+  put(g_root + "/module/amdgpu/initstate", "live\n");
   std::string topo = g_root + "/kfd/topology";
   put(topo + "/generation_id", "1\n");
   put(topo + "/system_properties", "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
@@ -164,6 +178,10 @@ bool sysfs_translate(const char* path, std::string* out) {
     if (!gpu_by_minor(minor)) return false;
     sub = "/dev/char";
     rest = path + 13;
+  } else if (std::strcmp(path, "/proc/modules") == 0) {
+    sub = "/proc/modules"; rest = "";
+  } else if (has_prefix(path, "/sys/module/amdgpu", &n)) {
+    sub = "/module/amdgpu"; rest = path + n;
   } else if (has_prefix(path, "/dev/dri", &n) && path[n] == 0) {
     sub = "/dev/dri"; rest = path + n;
   } else {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -107,6 +108,21 @@ TEST(Kfd, UnknownIoctlIsRejected) {
   EXPECT_EQ(ioctl(fd, bogus, &v), -1);
   EXPECT_EQ(errno, EINVAL);
   close(fd);
+}
+
+}  // namespace
+
+namespace {
+
+// Runtimes (rocminfo, the thunk) check that the amdgpu module is loaded before opening /dev/kfd.
+TEST(Driver, AmdgpuModuleIsListed) {
+  FILE* f = std::fopen("/proc/modules", "re");
+  ASSERT_NE(f, nullptr) << "cannot read /proc/modules";
+  char line[512];
+  bool found = false;
+  while (std::fgets(line, sizeof line, f)) found |= std::strncmp(line, "amdgpu ", 7) == 0;
+  std::fclose(f);
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
