@@ -8,15 +8,17 @@
 #include <thread>
 #include <vector>
 
-constexpr unsigned kBound = 4000000;  // spin bound: a broken runtime fails, never hangs
+// Spin bound in ticks of the constant 100 MHz wall clock (30 s): a broken runtime fails, never hangs.
+constexpr long long kBound = 30ll * 100000000;
 
 // Waits (bounded) until the host sets *gate, then stores `value` into *out.
 __global__ void wait_then_store(const int* gate, int* out, int value) {
   if (threadIdx.x || blockIdx.x) return;
-  unsigned n = 0;
-  while (__hip_atomic_load(gate, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM) == 0 && ++n < kBound) {
-  }
-  __hip_atomic_store(out, n < kBound ? value : -1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+  long long t0 = wall_clock64();
+  bool timed_out = false;
+  while (__hip_atomic_load(gate, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM) == 0 && !timed_out)
+    timed_out = wall_clock64() - t0 > kBound;
+  __hip_atomic_store(out, timed_out ? -1 : value, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
 // Appends `value` to a log: out[0] is the count, out[1..] the entries (shows execution order).
@@ -153,17 +155,38 @@ TEST_F(HipStreams, NullStreamWaitsForBlockingStreams) {
   EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
 }
 
+// The non-blocking stream is held by a host function (not a running kernel, so the check does
+// not need two kernels to run at once).
+void hold_until_gate(void* gate) {
+  while (__atomic_load_n(static_cast<int*>(gate), __ATOMIC_ACQUIRE) == 0) std::this_thread::yield();
+}
+
 TEST_F(HipStreams, NonBlockingStreamDoesNotSyncWithNullStream) {
   hipStream_t s;
   ASSERT_EQ(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), hipSuccess);
-  wait_then_store<<<1, 64, 0, s>>>(gate_, log_ + 10, 1);
+  ASSERT_EQ(hipLaunchHostFunc(s, hold_until_gate, gate_), hipSuccess);
+  append<<<1, 1, 0, s>>>(log_ + 10, 1);
   append<<<1, 1>>>(log_, 2);
   ASSERT_EQ(hipStreamSynchronize(0), hipSuccess);  // returns while s is still held
   EXPECT_EQ(load(log_), 1);
   EXPECT_EQ(load(log_ + 10), 0);
+  EXPECT_EQ(hipStreamQuery(s), hipErrorNotReady);
   open_gate();
   ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
   EXPECT_EQ(load(log_ + 10), 1);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+TEST_F(HipStreams, BlockingStreamWaitsForNullStream) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  ASSERT_EQ(hipLaunchHostFunc(0, hold_until_gate, gate_), hipSuccess);  // holds the null stream
+  append<<<1, 1, 0, s>>>(log_, 1);
+  settle();
+  EXPECT_EQ(load(log_), 0);
+  open_gate();
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  EXPECT_EQ(load(log_), 1);
   EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
 }
 

@@ -10,16 +10,18 @@
 
 #include "check.h"
 
-constexpr unsigned kBound = 2000000;  // kernel spin bound: a broken runtime fails, never hangs
+// Kernel spin bound in ticks of the 100 MHz wall clock (30 s): a broken runtime fails, never hangs.
+constexpr long long kBound = 30ll * 100000000;
 
 // Publishes `flag = 1` with a system-scope release, then waits (bounded) for the host's `ack`.
 __global__ void handshake(int* flag, int* ack, int* result) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   __hip_atomic_store(flag, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
-  unsigned n = 0;
-  while (__hip_atomic_load(ack, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM) == 0 && ++n < kBound) {
-  }
-  *result = n < kBound ? 1 : -1;
+  long long t0 = wall_clock64();
+  bool timed_out = false;
+  while (__hip_atomic_load(ack, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM) == 0 && !timed_out)
+    timed_out = wall_clock64() - t0 > kBound;
+  *result = timed_out ? -1 : 1;
 }
 
 __global__ void fill(int* p, int n, int base) {
