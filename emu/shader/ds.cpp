@@ -22,7 +22,7 @@ void ds_read(Wave& w, const Inst& in) {
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
     uint32_t buf[4] = {};
-    lane_read(w, lds_at(uint64_t{w.v[in.vaddr][l]} + off), l, buf, Bytes);
+    lane_read(w, lds_at(uint64_t{uint32_t(w.v[in.vaddr][l] + off)}), l, buf, Bytes);
     if (Bytes >= 4) { for (unsigned i = 0; i < Bytes / 4; ++i) row(w, in, in.dst + i)[l] = buf[i]; continue; }
     uint32_t v = buf[0];
     if (S) v = Bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(v)) : static_cast<uint32_t>(static_cast<int16_t>(v));
@@ -41,7 +41,7 @@ void ds_write(Wave& w, const Inst& in) {
     uint32_t buf[4];
     for (unsigned i = 0; i < (Bytes + 3) / 4; ++i) buf[i] = row(w, in, in.vdata + i)[l];
     if (Hi) buf[0] >>= 16;
-    lane_write(w, lds_at(uint64_t{w.v[in.vaddr][l]} + off), l, buf, Bytes);
+    lane_write(w, lds_at(uint64_t{uint32_t(w.v[in.vaddr][l] + off)}), l, buf, Bytes);
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
@@ -52,10 +52,10 @@ void ds_read2(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
-    uint64_t a = w.v[in.vaddr][l];
+    uint32_t a = w.v[in.vaddr][l];  // LDS address arithmetic wraps at 32 bits
     uint32_t b0[2] = {}, b1[2] = {};
-    lane_read(w, lds_at(a + uint64_t{static_cast<uint32_t>(in.offset)} * 4 * Dw * Stride), l, b0, 4 * Dw);
-    lane_read(w, lds_at(a + uint64_t{in.offset1} * 4 * Dw * Stride), l, b1, 4 * Dw);
+    lane_read(w, lds_at(uint32_t(a + static_cast<uint32_t>(in.offset) * 4 * Dw * Stride)), l, b0, 4 * Dw);
+    lane_read(w, lds_at(uint32_t(a + uint32_t{in.offset1} * 4 * Dw * Stride)), l, b1, 4 * Dw);
     for (unsigned i = 0; i < Dw; ++i) { row(w, in, in.dst + i)[l] = b0[i]; row(w, in, in.dst + Dw + i)[l] = b1[i]; }
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
@@ -65,11 +65,11 @@ void ds_write2(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
-    uint64_t a = w.v[in.vaddr][l];
+    uint32_t a = w.v[in.vaddr][l];  // LDS address arithmetic wraps at 32 bits
     uint32_t b0[2], b1[2];
     for (unsigned i = 0; i < Dw; ++i) { b0[i] = row(w, in, in.vdata + i)[l]; b1[i] = row(w, in, in.src[1] + i)[l]; }
-    lane_write(w, lds_at(a + uint64_t{static_cast<uint32_t>(in.offset)} * 4 * Dw * Stride), l, b0, 4 * Dw);
-    lane_write(w, lds_at(a + uint64_t{in.offset1} * 4 * Dw * Stride), l, b1, 4 * Dw);
+    lane_write(w, lds_at(uint32_t(a + static_cast<uint32_t>(in.offset) * 4 * Dw * Stride)), l, b0, 4 * Dw);
+    lane_write(w, lds_at(uint32_t(a + uint32_t{in.offset1} * 4 * Dw * Stride)), l, b1, 4 * Dw);
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
@@ -85,7 +85,7 @@ void ds_atomic(Wave& w, const Inst& in) {
     uint64_t d0 = row(w, in, in.vdata)[l], d1 = row(w, in, in.src[1])[l];
     if (Wide) { d0 |= uint64_t{row(w, in, in.vdata + 1)[l]} << 32; d1 |= uint64_t{row(w, in, in.src[1] + 1)[l]} << 32; }
     uint64_t v = Op == AtomicOp::CmpSwap ? d1 : d0, c = Op == AtomicOp::CmpSwap ? d0 : 0;
-    uint8_t* p = lane_atomic_ptr(w, lds_at(uint64_t{w.v[in.vaddr][l]} + off), 4 * regs);
+    uint8_t* p = lane_atomic_ptr(w, lds_at(uint64_t{uint32_t(w.v[in.vaddr][l] + off)}), 4 * regs);
     // One host thread runs all waves of a workgroup, so LDS needs no host atomics.
     uint64_t old = 0;
     if (p) {

@@ -269,6 +269,7 @@ TEST_F(Mem, AccessesLdsAndCrossesLanes) {
     ASSERT_EQ(slot(9, l), 7u);
     ASSERT_EQ(slot(10, l), 99u);
     ASSERT_EQ(slot(11, l), 0u);
+    ASSERT_EQ(slot(12, l), 99u) << "vaddr -4 + offset 1028 must wrap to LDS address 1024";
   }
   for (unsigned i = 0; i < 64; ++i) EXPECT_TRUE(seen[i]) << "ds_add_rtn value " << i;
 }

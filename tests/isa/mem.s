@@ -56,6 +56,10 @@ KBEGIN k_lds
   ds_read_b32 v24, v23                         // out of range LDS read returns 0
   s_waitcnt lgkmcnt(0)
   STORE v24, 11
+  v_mov_b32 v25, -4
+  ds_read_b32 v26, v25 offset:1028             // LDS address arithmetic wraps at 32 bits: 1024
+  s_waitcnt lgkmcnt(0)
+  STORE v26, 12
   s_endpgm
 KEND k_lds, lds=1536
 
