@@ -55,7 +55,10 @@ void BM_LaunchSync(benchmark::State& state) {
 }
 BENCHMARK(BM_LaunchSync)->UseRealTime();
 
-enum Host { kPlainMemcpy, kPinned, kPageable };
+// kPlainMemcpy: memcpy between two ordinary host buffers; kMappedMemcpy: memcpy between the
+// same pinned buffer and device memory hipMemcpy uses (through the CPU mapping), i.e. hipMemcpy
+// without the runtime; kPinned / kPageable: hipMemcpy with a pinned / pageable host buffer.
+enum Host { kPlainMemcpy, kPinned, kPageable, kMappedMemcpy };
 
 // hipMemcpy H2D (arg 1 = 0) or D2H (1) of arg 0 bytes; arg 2 picks the host buffer kind.
 void BM_Memcpy(benchmark::State& state) {
@@ -66,7 +69,7 @@ void BM_Memcpy(benchmark::State& state) {
   BENCH_HIP(hipMalloc(&dev, n));
   std::vector<char> pageable;
   void* host = nullptr;
-  if (kind == kPinned) {
+  if (kind == kPinned || kind == kMappedMemcpy) {
     BENCH_HIP(hipHostMalloc(&host, n));
   } else {
     pageable.resize(n);
@@ -80,19 +83,23 @@ void BM_Memcpy(benchmark::State& state) {
       if (d2h) std::memcpy(other.data(), host, n);
       else std::memcpy(host, other.data(), n);
       benchmark::ClobberMemory();
+    } else if (kind == kMappedMemcpy) {
+      std::memcpy(d2h ? host : dev, d2h ? dev : host, n);
+      benchmark::ClobberMemory();
     } else {
       BENCH_HIP(hipMemcpy(d2h ? host : dev, d2h ? dev : host, n,
                           d2h ? hipMemcpyDeviceToHost : hipMemcpyHostToDevice));
     }
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(n));
-  state.SetLabel(std::string(kind == kPlainMemcpy ? "memcpy" : kind == kPinned ? "pinned" : "pageable") +
+  const char* names[] = {"memcpy", "pinned", "pageable", "memcpy-mapped"};
+  state.SetLabel(std::string(names[kind]) +
                  (d2h ? " D2H" : " H2D"));
-  if (kind == kPinned) (void)hipHostFree(host);
+  if (kind == kPinned || kind == kMappedMemcpy) (void)hipHostFree(host);
   (void)hipFree(dev);
 }
 BENCHMARK(BM_Memcpy)
-    ->ArgsProduct({{1 << 16, 1 << 20, 16 << 20}, {0, 1}, {kPlainMemcpy, kPinned, kPageable}})
+    ->ArgsProduct({{1 << 16, 1 << 20, 16 << 20}, {0, 1}, {kPlainMemcpy, kMappedMemcpy, kPinned, kPageable}})
     ->UseRealTime();
 
 // exec of the first_kernel program until its first kernel completed (it reports the time).
