@@ -13,59 +13,89 @@ namespace emu {
 namespace {
 constexpr uint64_t kUnsignaledSlot = ~0ull;  // kfd_events.c: UNSIGNALED_EVENT_SLOT
 constexpr uint32_t kTimeoutInfinite = 0xffffffffu;
-constexpr uint32_t kMaxWaitEvents = 4096;
+constexpr uint32_t kFirstMappedSlots = 256;  // kfd_events.c: "oldest user mode expects 256 slots"
+
+bool is_signal_kind(uint32_t type) {
+  return type == KFD_IOC_EVENT_SIGNAL || type == KFD_IOC_EVENT_DEBUG_EVENT;
+}
+
+void mark_all_unsignaled(uint8_t* page) {
+  auto* slots = reinterpret_cast<uint64_t*>(page);
+  for (uint32_t i = 0; i < kfd::uapi::kEventSlots; ++i) slots[i] = kUnsignaledSlot;
+}
+
+// One entry of a WAIT_EVENTS call (kfd_events.c: struct kfd_event_waiter).
+struct Waiter {
+  uint64_t serial = 0;       // the event's serial when the wait began
+  uint64_t age_seen = 0;     // its age then: any later set activates the waiter
+  bool activated = false;
+  bool registered = false;   // counted in Event::waiters
+  bool age_enabled = false;  // the caller passed a non-zero last_event_age
+};
 }  // namespace
+
+// kfd_events.c set_event: an auto-reset event that wakes a waiter is consumed by it.
+void Process::set_event_locked(Event& e) {
+  e.signaled = !e.auto_reset || e.waiters == 0;
+  if (++e.age == 0) e.age = 2;  // never wraps back to the reserved ages 0 and 1
+}
+
+// kfd_kmap_event_page + kfd_event_page_set: the runtime's buffer becomes the events page.
+int Process::set_event_page_locked(uint64_t handle) {
+  if (event_page_bo_ || internal_event_page_ != UINT64_MAX) return -EINVAL;  // already set
+  DeviceState* d = device(uint32_t(handle >> 32));
+  if (!d) return -EINVAL;
+  if (!d->vm_acquired) return -ENODEV;  // kfd_bind_process_to_device
+  auto it = bos_.find(handle);
+  if (it == bos_.end()) return -EINVAL;
+  if (it->second->kind == BoKind::Userptr) return -EINVAL;  // cannot be mapped to the kernel
+  if (it->second->size < kfd::uapi::kEventPageSize) return -EINVAL;
+  event_page_bo_ = it->second;
+  mark_all_unsignaled(event_page_bo_->host);
+  uint64_t slots = event_page_bo_->size / 8;
+  signal_limit_ = uint32_t(slots < kfd::uapi::kEventSlots ? slots : kfd::uapi::kEventSlots);
+  return 0;
+}
+
+// create_signal_event: ids are slots, the lowest free one from 1 (0 is reserved) below the limit.
+int Process::create_signal_event_locked(Event& ev) {
+  if (!event_page_bo_ && internal_event_page_ == UINT64_MAX) {
+    uint8_t* page = event_slots();
+    if (!page) return -ENOMEM;
+    mark_all_unsignaled(page);
+    signal_limit_ = kFirstMappedSlots;
+  }
+  if (signal_events_ + 1 >= signal_limit_) return -ENOSPC;  // slot 0 counts as used
+  uint32_t id = 1;
+  while (id < signal_limit_ && events_.count(id)) ++id;
+  if (id >= signal_limit_) return -ENOSPC;
+  ev.id = id;
+  ++signal_events_;
+  reinterpret_cast<uint64_t*>(event_slots())[id] = kUnsignaledSlot;
+  return 0;
+}
 
 int Process::create_event(kfd_ioctl_create_event_args* a) {
   std::lock_guard<std::mutex> lk(mu);
   std::lock_guard<std::mutex> ek(ev_mu_);
-  if (a->event_page_offset) {
-    // dGPU path: the runtime hands over its own buffer (by handle) as the events page.
-    if (event_page_bo_ || internal_event_page_ != UINT64_MAX) return -EINVAL;  // already set
-    auto it = bos_.find(a->event_page_offset);
-    if (it == bos_.end()) return -EINVAL;
-    if (it->second->size < kfd::uapi::kEventPageSize) return -EINVAL;
-    event_page_bo_ = it->second;
-    auto* slots = reinterpret_cast<uint64_t*>(event_page_bo_->host);
-    for (uint32_t i = 0; i < kfd::uapi::kEventSlots; ++i) slots[i] = kUnsignaledSlot;
+  if (a->event_page_offset) {  // dGPU path: the handle of the runtime's own events page
+    if (int r = set_event_page_locked(a->event_page_offset)) return r;
   }
+  a->event_page_offset = 0;
   Event ev;
   ev.type = a->event_type;
   ev.auto_reset = a->auto_reset != 0;
-  switch (a->event_type) {
-    case KFD_IOC_EVENT_SIGNAL:
-    case KFD_IOC_EVENT_DEBUG_EVENT: {
-      if (!event_page_bo_ && internal_event_page_ == UINT64_MAX) {
-        auto* slots = reinterpret_cast<uint64_t*>(event_slots());
-        if (!slots) return -ENOMEM;
-        for (uint32_t i = 0; i < kfd::uapi::kEventSlots; ++i) slots[i] = kUnsignaledSlot;
-      }
-      if (signal_events_ + 1 >= kfd::uapi::kEventSlots) return -ENOSPC;
-      uint32_t id = 1;  // slot 0 is reserved
-      while (events_.count(id)) ++id;
-      ev.id = id;
-      ++signal_events_;
-      reinterpret_cast<uint64_t*>(event_slots())[id] = kUnsignaledSlot;
-      a->event_slot_index = id;
-      a->event_trigger_data = id;
-      a->event_page_offset = event_page_bo_ ? a->event_page_offset : kfd::uapi::kMmapTypeEvents;
-      break;
-    }
-    case KFD_IOC_EVENT_NODECHANGE:
-    case KFD_IOC_EVENT_DEVICESTATECHANGE:
-    case KFD_IOC_EVENT_HW_EXCEPTION:
-    case KFD_IOC_EVENT_SYSTEM_EVENT:
-    case KFD_IOC_EVENT_PROFILE_EVENT:
-    case KFD_IOC_EVENT_QUEUE_EVENT:
-    case KFD_IOC_EVENT_MEMORY:
-      ev.id = next_nonsignal_id_++;
-      a->event_trigger_data = 0;
-      a->event_slot_index = 0;
-      break;
-    default:
-      return -EINVAL;
+  ev.serial = next_event_serial_++;
+  if (is_signal_kind(a->event_type)) {
+    if (int r = create_signal_event_locked(ev)) return r;
+    a->event_page_offset = kfd::uapi::kMmapTypeEvents;
+    a->event_slot_index = ev.id;
+  } else {
+    // Any other type, known or not, is an event without a slot (kfd_events.c: create_other_event).
+    ev.id = next_nonsignal_id_++;
   }
   a->event_id = ev.id;
+  a->event_trigger_data = ev.id;
   events_[ev.id] = ev;
   return 0;
 }
@@ -74,21 +104,18 @@ int Process::destroy_event(kfd_ioctl_destroy_event_args* a) {
   std::lock_guard<std::mutex> ek(ev_mu_);
   auto it = events_.find(a->event_id);
   if (it == events_.end()) return -EINVAL;
-  if (it->second.type == KFD_IOC_EVENT_SIGNAL || it->second.type == KFD_IOC_EVENT_DEBUG_EVENT)
-    --signal_events_;
+  if (is_signal_kind(it->second.type)) --signal_events_;
   events_.erase(it);
   ev_cv_.notify_all();  // waiters on a destroyed event fail
   return 0;
 }
 
+// SET/RESET from user space: only SIGNAL events (kfd_events.c: event_can_be_cpu_signaled).
 int Process::set_event(kfd_ioctl_set_event_args* a) {
   std::lock_guard<std::mutex> ek(ev_mu_);
   auto it = events_.find(a->event_id);
-  if (it == events_.end()) return -EINVAL;
-  if (it->second.type != KFD_IOC_EVENT_SIGNAL && it->second.type != KFD_IOC_EVENT_DEBUG_EVENT)
-    return -EINVAL;  // only signal and debug events can be set from user space
-  it->second.signaled = true;
-  ++it->second.age;
+  if (it == events_.end() || it->second.type != KFD_IOC_EVENT_SIGNAL) return -EINVAL;
+  set_event_locked(it->second);
   ev_cv_.notify_all();
   return 0;
 }
@@ -96,56 +123,108 @@ int Process::set_event(kfd_ioctl_set_event_args* a) {
 int Process::reset_event(kfd_ioctl_reset_event_args* a) {
   std::lock_guard<std::mutex> ek(ev_mu_);
   auto it = events_.find(a->event_id);
-  if (it == events_.end()) return -EINVAL;
-  if (it->second.type != KFD_IOC_EVENT_SIGNAL && it->second.type != KFD_IOC_EVENT_DEBUG_EVENT)
-    return -EINVAL;
+  if (it == events_.end() || it->second.type != KFD_IOC_EVENT_SIGNAL) return -EINVAL;
   it->second.signaled = false;
   return 0;
 }
 
+namespace {
+
+// init_event_waiter: a signaled auto-reset event is consumed by the wait that sees it, whether
+// or not the whole wait completes; an age differing from the caller's counts as signaled.
+void init_waiter(Event& e, const kfd_event_data& d, Waiter& w) {
+  w.serial = e.serial;
+  w.activated = e.signaled;
+  e.signaled = e.signaled && !e.auto_reset;
+  uint64_t last_age = 0;
+  std::memcpy(&last_age, &d, sizeof last_age);  // signal_event_data.last_event_age
+  if (e.type == KFD_IOC_EVENT_SIGNAL && last_age != 0) {
+    w.age_enabled = true;
+    if (e.age != last_age) w.activated = true;
+  }
+  w.age_seen = e.age;
+  if (!w.activated) {
+    w.registered = true;
+    ++e.waiters;
+  }
+}
+
+// test_event_condition: FAIL if an event is gone, COMPLETE when one (or all) activated.
+uint32_t test_condition(std::map<uint32_t, Event>& events, const std::vector<kfd_event_data>& data,
+                        std::vector<Waiter>& ws, bool all) {
+  size_t activated = 0;
+  for (size_t i = 0; i < ws.size(); ++i) {
+    auto it = events.find(data[i].event_id);
+    if (it == events.end() || it->second.serial != ws[i].serial) return KFD_IOC_WAIT_RESULT_FAIL;
+    if (ws[i].registered && it->second.age != ws[i].age_seen) ws[i].activated = true;
+    if (ws[i].activated) {
+      if (!all) return KFD_IOC_WAIT_RESULT_COMPLETE;
+      ++activated;
+    }
+  }
+  return activated == ws.size() ? KFD_IOC_WAIT_RESULT_COMPLETE : KFD_IOC_WAIT_RESULT_TIMEOUT;
+}
+
+// copy_signaled_event_data: only memory-fault data and (when asked for) signal ages go back.
+void copy_signaled_data(std::map<uint32_t, Event>& events, std::vector<kfd_event_data>& data,
+                        const std::vector<Waiter>& ws) {
+  for (size_t i = 0; i < ws.size(); ++i) {
+    if (!ws[i].activated) continue;
+    const Event& e = events[data[i].event_id];
+    if (e.type == KFD_IOC_EVENT_MEMORY) data[i].memory_exception_data = e.mem;
+    else if (e.type == KFD_IOC_EVENT_SIGNAL && ws[i].age_enabled)
+      std::memcpy(&data[i], &e.age, sizeof e.age);
+  }
+}
+
+void release_waiters(std::map<uint32_t, Event>& events, const std::vector<kfd_event_data>& data,
+                     const std::vector<Waiter>& ws) {
+  for (size_t i = 0; i < ws.size(); ++i) {
+    auto it = events.find(data[i].event_id);
+    if (ws[i].registered && it != events.end() && it->second.serial == ws[i].serial)
+      --it->second.waiters;
+  }
+}
+
+}  // namespace
+
+// kfd_wait_on_events. Errors leave wait_result FAIL (the ioctl copies the arguments back even
+// then); an event destroyed during the wait is EIO.
 int Process::wait_events(kfd_ioctl_wait_events_args* a) {
-  if (a->num_events == 0 || a->num_events > kMaxWaitEvents) return -EINVAL;
+  a->wait_result = KFD_IOC_WAIT_RESULT_FAIL;
   std::vector<kfd_event_data> data(a->num_events);
   void* user = reinterpret_cast<void*>(a->events_ptr);
-  if (!copy_from_user(data.data(), user, data.size() * sizeof(data[0]))) return -EFAULT;
-  bool ages = model().config.kfd_minor >= 14;
+  if (!data.empty() && !copy_from_user(data.data(), user, data.size() * sizeof(data[0])))
+    return -EFAULT;
+  std::vector<Waiter> ws(data.size());
   std::unique_lock<std::mutex> ek(ev_mu_);
-  auto ready = [&](bool* missing) {
-    size_t n = 0;
-    for (auto& d : data) {
-      auto it = events_.find(d.event_id);
-      if (it == events_.end()) { *missing = true; return false; }
-      const Event& e = it->second;
-      uint64_t seen = 0;
-      std::memcpy(&seen, &d, sizeof seen);  // signal_event_data.last_event_age
-      bool fired = e.signaled ||
-                   (ages && e.type == KFD_IOC_EVENT_SIGNAL && seen != 0 && seen != e.age);
-      n += fired;
+  for (size_t i = 0; i < data.size(); ++i) {
+    auto it = events_.find(data[i].event_id);
+    if (it == events_.end()) {
+      ws.resize(i);
+      release_waiters(events_, data, ws);
+      return -EINVAL;
     }
-    return a->wait_for_all ? n == data.size() : n > 0;
-  };
-  bool missing = false;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(a->timeout);
-  while (!ready(&missing)) {
-    if (missing) return -EINVAL;
-    if (a->timeout == 0) { a->wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT; return 0; }
-    if (a->timeout == kTimeoutInfinite) ev_cv_.wait(ek);
-    else if (ev_cv_.wait_until(ek, deadline) == std::cv_status::timeout && !ready(&missing)) {
-      if (missing) return -EINVAL;
-      a->wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT;
-      return 0;
-    }
+    init_waiter(it->second, data[i], ws[i]);
   }
-  for (auto& d : data) {
-    Event& e = events_[d.event_id];
-    if (e.type == KFD_IOC_EVENT_MEMORY && e.signaled) d.memory_exception_data = e.mem;
-    if (e.type == KFD_IOC_EVENT_HW_EXCEPTION && e.signaled) d.hw_exception_data = e.hw;
-    if (ages && e.type == KFD_IOC_EVENT_SIGNAL) std::memcpy(&d, &e.age, sizeof e.age);
-    if (e.signaled && e.auto_reset) e.signaled = false;
+  // Finite timeouts above 2^31-1 ms are clamped (kfd_events.c: user_timeout_to_jiffies).
+  uint32_t ms = a->timeout > 0x7fffffffu && a->timeout != kTimeoutInfinite ? 0x7fffffffu : a->timeout;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  uint32_t result;
+  while ((result = test_condition(events_, data, ws, a->wait_for_all != 0)) ==
+         KFD_IOC_WAIT_RESULT_TIMEOUT) {
+    if (ms == 0) break;
+    if (ms == kTimeoutInfinite) ev_cv_.wait(ek);
+    else if (ev_cv_.wait_until(ek, deadline) == std::cv_status::timeout) ms = 0;  // test once more
   }
+  if (result == KFD_IOC_WAIT_RESULT_COMPLETE) copy_signaled_data(events_, data, ws);
+  release_waiters(events_, data, ws);
   ek.unlock();
-  if (!copy_to_user(user, data.data(), data.size() * sizeof(data[0]))) return -EFAULT;
-  a->wait_result = KFD_IOC_WAIT_RESULT_COMPLETE;
+  if (result == KFD_IOC_WAIT_RESULT_FAIL) return -EIO;
+  if (result == KFD_IOC_WAIT_RESULT_COMPLETE && !data.empty() &&
+      !copy_to_user(user, data.data(), data.size() * sizeof(data[0])))
+    return -EFAULT;
+  a->wait_result = result;
   return 0;
 }
 
@@ -157,18 +236,17 @@ void Process::raise_signal_event(uint32_t event_id) {
                                                      : nullptr;
   if (!page) return;
   auto* slots = reinterpret_cast<uint64_t*>(page);
-  auto fire = [&](Event& e) {
+  auto fire = [&](Event& e) {  // set_event_from_interrupt: acknowledge the slot, then set
     if (__atomic_load_n(&slots[e.id], __ATOMIC_ACQUIRE) == kUnsignaledSlot) return;
     __atomic_store_n(&slots[e.id], kUnsignaledSlot, __ATOMIC_RELEASE);
-    e.signaled = true;
-    ++e.age;
+    set_event_locked(e);
   };
   auto it = events_.find(event_id);
-  if (it != events_.end() && it->second.type == KFD_IOC_EVENT_SIGNAL) {
+  if (it != events_.end() && is_signal_kind(it->second.type)) {
     fire(it->second);
   } else {  // an unknown context id: scan every slot, as the kernel does
     for (auto& [id, e] : events_)
-      if (e.type == KFD_IOC_EVENT_SIGNAL) fire(e);
+      if (is_signal_kind(e.type)) fire(e);
   }
   ev_cv_.notify_all();
 }
@@ -177,14 +255,13 @@ void Process::raise_memory_fault(uint32_t gpu_id, uint64_t va, bool /*write*/) {
   std::lock_guard<std::mutex> ek(ev_mu_);
   for (auto& [id, e] : events_) {
     if (e.type != KFD_IOC_EVENT_MEMORY) continue;
+    set_event_locked(e);
     e.mem = kfd_hsa_memory_exception_data{};
     e.mem.va = va & ~0xfffull;
     e.mem.gpu_id = gpu_id;
     e.mem.failure.NotPresent = 1;
     e.mem.failure.ReadOnly = 0;  // unmapped and read-only pages both look not-present here
     e.mem.ErrorType = 0;
-    e.signaled = true;
-    ++e.age;
   }
   ev_cv_.notify_all();
 }

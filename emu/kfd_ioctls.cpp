@@ -29,6 +29,59 @@ struct IoctlEntry {
   size_t size;  // kernel's argument size
 };
 
+// Argument sizes of the kernel's table; the kernel zero-fills a short struct and copies back
+// only the caller's size, so one binary spans versions.
+constexpr IoctlEntry kTable[] = {
+    {"", 0},
+    {"GET_VERSION", sizeof(kfd_ioctl_get_version_args)},
+    {"CREATE_QUEUE", sizeof(kfd_ioctl_create_queue_args)},
+    {"DESTROY_QUEUE", sizeof(kfd_ioctl_destroy_queue_args)},
+    {"SET_MEMORY_POLICY", sizeof(kfd_ioctl_set_memory_policy_args)},
+    {"GET_CLOCK_COUNTERS", sizeof(kfd_ioctl_get_clock_counters_args)},
+    {"GET_PROCESS_APERTURES", sizeof(kfd_ioctl_get_process_apertures_args)},
+    {"UPDATE_QUEUE", sizeof(kfd_ioctl_update_queue_args)},
+    {"CREATE_EVENT", sizeof(kfd_ioctl_create_event_args)},
+    {"DESTROY_EVENT", sizeof(kfd_ioctl_destroy_event_args)},
+    {"SET_EVENT", sizeof(kfd_ioctl_set_event_args)},
+    {"RESET_EVENT", sizeof(kfd_ioctl_reset_event_args)},
+    {"WAIT_EVENTS", sizeof(kfd_ioctl_wait_events_args)},
+    {"DBG_REGISTER", 0}, {"DBG_UNREGISTER", 0}, {"DBG_ADDRESS_WATCH", 0},
+    {"DBG_WAVE_CONTROL", 0},
+    {"SET_SCRATCH_BACKING_VA", sizeof(kfd_ioctl_set_scratch_backing_va_args)},
+    {"GET_TILE_CONFIG", 0},
+    {"SET_TRAP_HANDLER", sizeof(kfd_ioctl_set_trap_handler_args)},
+    {"GET_PROCESS_APERTURES_NEW", sizeof(kfd_ioctl_get_process_apertures_new_args)},
+    {"ACQUIRE_VM", sizeof(kfd_ioctl_acquire_vm_args)},
+    {"ALLOC_MEMORY_OF_GPU", sizeof(kfd_ioctl_alloc_memory_of_gpu_args)},
+    {"FREE_MEMORY_OF_GPU", sizeof(kfd_ioctl_free_memory_of_gpu_args)},
+    {"MAP_MEMORY_TO_GPU", sizeof(kfd_ioctl_map_memory_to_gpu_args)},
+    {"UNMAP_MEMORY_FROM_GPU", sizeof(kfd_ioctl_unmap_memory_from_gpu_args)},
+    {"SET_CU_MASK", 0}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
+    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", 0}, {"SMI_EVENTS", 0}, {"SVM", 0},
+    {"SET_XNACK_MODE", sizeof(kfd_ioctl_set_xnack_mode_args)},
+    {"CRIU_OP", 0},
+    {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
+    {"EXPORT_DMABUF", 0},
+    {"RUNTIME_ENABLE", sizeof(kfd::uapi::RuntimeEnableArgs)},
+    {"DBG_TRAP", 0},
+};
+
+// The largest argument struct (GET_PROCESS_APERTURES: 400 bytes), for the kernel-side copy.
+constexpr size_t max_arg_size() {
+  size_t m = 0;
+  for (const IoctlEntry& e : kTable) m = e.size > m ? e.size : m;
+  return m;
+}
+
+// One past the last ioctl number a KFD 1.minor kernel knows (uapi kfd_ioctl.h change log:
+// 1.9 AVAILABLE_MEMORY 0x23, 1.12 EXPORT_DMABUF 0x24, 1.13 RUNTIME_ENABLE 0x25 and DBG_TRAP 0x26).
+unsigned table_size(int minor) {
+  if (minor >= 13) return 0x27;
+  if (minor >= 12) return 0x25;
+  if (minor >= 9) return 0x24;
+  return 0x23;
+}
+
 }  // namespace
 
 Process& Process::get() {
@@ -84,6 +137,7 @@ void Process::abandon_for_child_locked() {
   events_.clear();
   event_page_bo_.reset();
   signal_events_ = 0;
+  signal_limit_ = 0;
   internal_event_page_ = UINT64_MAX;
   runtime_enabled_ = false;
   xnack_ = 0;
@@ -108,6 +162,7 @@ void Process::reset_locked() {
     events_.clear();
     event_page_bo_.reset();
     signal_events_ = 0;
+    signal_limit_ = 0;
     next_nonsignal_id_ = 0x80000000u;
     ev_cv_.notify_all();
   }
@@ -126,61 +181,29 @@ int Process::ioctl(unsigned long request, void* arg) {
   if (getpid() != owner_) return -EBADF;  // a forked child must open its own /dev/kfd
   unsigned nr = _IOC_NR(request);
   size_t usize = _IOC_SIZE(request);
-  // Argument sizes of the kernel's table; the kernel zero-fills a short struct and copies back
-  // only the caller's size, so one binary spans versions.
-  static const IoctlEntry table[] = {
-      {"", 0},
-      {"GET_VERSION", sizeof(kfd_ioctl_get_version_args)},
-      {"CREATE_QUEUE", sizeof(kfd_ioctl_create_queue_args)},
-      {"DESTROY_QUEUE", sizeof(kfd_ioctl_destroy_queue_args)},
-      {"SET_MEMORY_POLICY", sizeof(kfd_ioctl_set_memory_policy_args)},
-      {"GET_CLOCK_COUNTERS", sizeof(kfd_ioctl_get_clock_counters_args)},
-      {"GET_PROCESS_APERTURES", sizeof(kfd_ioctl_get_process_apertures_args)},
-      {"UPDATE_QUEUE", sizeof(kfd_ioctl_update_queue_args)},
-      {"CREATE_EVENT", sizeof(kfd_ioctl_create_event_args)},
-      {"DESTROY_EVENT", sizeof(kfd_ioctl_destroy_event_args)},
-      {"SET_EVENT", sizeof(kfd_ioctl_set_event_args)},
-      {"RESET_EVENT", sizeof(kfd_ioctl_reset_event_args)},
-      {"WAIT_EVENTS", sizeof(kfd_ioctl_wait_events_args)},
-      {"DBG_REGISTER", 0}, {"DBG_UNREGISTER", 0}, {"DBG_ADDRESS_WATCH", 0},
-      {"DBG_WAVE_CONTROL", 0},
-      {"SET_SCRATCH_BACKING_VA", sizeof(kfd_ioctl_set_scratch_backing_va_args)},
-      {"GET_TILE_CONFIG", 0},
-      {"SET_TRAP_HANDLER", sizeof(kfd_ioctl_set_trap_handler_args)},
-      {"GET_PROCESS_APERTURES_NEW", sizeof(kfd_ioctl_get_process_apertures_new_args)},
-      {"ACQUIRE_VM", sizeof(kfd_ioctl_acquire_vm_args)},
-      {"ALLOC_MEMORY_OF_GPU", sizeof(kfd_ioctl_alloc_memory_of_gpu_args)},
-      {"FREE_MEMORY_OF_GPU", sizeof(kfd_ioctl_free_memory_of_gpu_args)},
-      {"MAP_MEMORY_TO_GPU", sizeof(kfd_ioctl_map_memory_to_gpu_args)},
-      {"UNMAP_MEMORY_FROM_GPU", sizeof(kfd_ioctl_unmap_memory_from_gpu_args)},
-      {"SET_CU_MASK", 0}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
-      {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", 0}, {"SMI_EVENTS", 0}, {"SVM", 0},
-      {"SET_XNACK_MODE", sizeof(kfd_ioctl_set_xnack_mode_args)},
-      {"CRIU_OP", 0},
-      {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
-      {"EXPORT_DMABUF", 0},
-      {"RUNTIME_ENABLE", sizeof(kfd::uapi::RuntimeEnableArgs)},
-      {"DBG_TRAP", 0},
-  };
-  constexpr unsigned kCount = sizeof(table) / sizeof(table[0]);
-  if (_IOC_TYPE(request) != AMDKFD_IOCTL_BASE || nr >= kCount || nr == 0) {
+  // kfd_ioctl: numbers past the table of this KFD version are ENOTTY; the type byte is not looked
+  // at (the kernel substitutes its own command), but the emulator keeps foreign ioctls out.
+  if (_IOC_TYPE(request) != AMDKFD_IOCTL_BASE) {
     log("unknown ioctl 0x%lx on /dev/kfd (nr 0x%x): EINVAL", request, nr);
     return -EINVAL;
   }
-  if (nr == 0x25 && model().config.kfd_minor < 13) {
-    log("RUNTIME_ENABLE on KFD 1.%d: EINVAL", model().config.kfd_minor);
-    return -EINVAL;
+  if (nr == 0 || nr >= table_size(model().config.kfd_minor)) {
+    log("ioctl nr 0x%x is past the table of KFD 1.%d: ENOTTY", nr, model().config.kfd_minor);
+    return -ENOTTY;
   }
-  const IoctlEntry& e = table[nr];
+  const IoctlEntry& e = kTable[nr];
+  if (nr >= 0x0D && nr <= 0x10) return -EPERM;  // the deprecated DBG_* ioctls
   if (e.size == 0) {
     log("AMDKFD_IOC_%s is not implemented by the emulator: ENOTTY", e.name);
     return -ENOTTY;
   }
-  alignas(8) unsigned char buf[256] = {};
+  alignas(8) unsigned char buf[max_arg_size()] = {};
   size_t n = usize < e.size ? usize : e.size;
-  if (n && !copy_from_user(buf, arg, n)) return -EFAULT;
+  if (n && (_IOC_DIR(request) & _IOC_WRITE) && !copy_from_user(buf, arg, n)) return -EFAULT;
   int r = dispatch(nr, buf);
-  if (r == 0 && n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) return -EFAULT;
+  // The kernel copies the arguments back whatever the handler returned: callers read n_success
+  // after a partly failed MAP/UNMAP, wait_result after a failed WAIT_EVENTS, a clamped ring_size.
+  if (n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) r = -EFAULT;
   if (r != 0) log("AMDKFD_IOC_%s -> %s", e.name, std::strerror(-r));
   return r;
 }
@@ -300,14 +323,16 @@ int Process::set_memory_policy(kfd_ioctl_set_memory_policy_args* a) {
   if (a->alternate_policy != KFD_IOC_CACHE_POLICY_COHERENT &&
       a->alternate_policy != KFD_IOC_CACHE_POLICY_NONCOHERENT)
     return -EINVAL;
-  if (!device(a->gpu_id)) return -EINVAL;
-  return 0;
+  DeviceState* d = device(a->gpu_id);
+  if (!d) return -EINVAL;
+  return d->vm_acquired ? 0 : -ESRCH;  // kfd_bind_process_to_device failed
 }
 
 int Process::set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a) {
   std::lock_guard<std::mutex> lk(mu);
   DeviceState* d = device(a->gpu_id);
   if (!d) return -EINVAL;
+  if (!d->vm_acquired) return -ENODEV;  // the bind's own error, unlike the ioctls around it
   d->scratch_va = a->va_addr;
   return 0;
 }
@@ -316,6 +341,7 @@ int Process::set_trap_handler(kfd_ioctl_set_trap_handler_args* a) {
   std::lock_guard<std::mutex> lk(mu);
   DeviceState* d = device(a->gpu_id);
   if (!d) return -EINVAL;
+  if (!d->vm_acquired) return -ESRCH;
   d->tba = a->tba_addr;
   d->tma = a->tma_addr;
   return 0;

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "emu/arena.h"
 #include "emu/fd_table.h"
@@ -21,6 +22,7 @@ constexpr uint32_t kTypeMask = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_
                                KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL |
                                KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP;
 constexpr unsigned kMmapIdShift = 40;  // render-node mmap offsets: BO id << 40
+constexpr uint32_t kMaxMapDevices = 1u << 16;
 
 int popcount(uint32_t v) { return __builtin_popcount(v); }
 }  // namespace
@@ -45,10 +47,10 @@ bool DeviceState::lookup(uint64_t va, Mapping* out) const {
   return true;
 }
 
+// The BO mapped at `va` in this GPU's VM (amdgpu_vm_bo_lookup_mapping: mapped BOs only).
 std::shared_ptr<Bo> Process::bo_at_locked(DeviceState& d, uint64_t va) {
   for (auto& [h, bo] : bos_) {
-    bool in_vm = bo->gpu_id == d.model->gpu_id || bo->mapped.count(d.model->gpu_id);
-    if (in_vm && va >= bo->va && va < bo->va + bo->size) return bo;
+    if (bo->mapped.count(d.model->gpu_id) && va >= bo->va && va < bo->va + bo->size) return bo;
   }
   return nullptr;
 }
@@ -91,14 +93,15 @@ int Process::alloc_memory(kfd_ioctl_alloc_memory_of_gpu_args* a) {
 }
 
 int Process::alloc_memory_locked(kfd_ioctl_alloc_memory_of_gpu_args* a) {
+  if (a->size == 0) return -EINVAL;  // checked before anything else
   DeviceState* d = device(a->gpu_id);
-  if (!d || !d->vm_acquired) return -EINVAL;  // unknown GPU, or ACQUIRE_VM not done
+  if (!d) return -EINVAL;
+  if (!d->vm_acquired) return -ENODEV;  // kfd_bind_process_to_device: no ACQUIRE_VM yet
   uint32_t f = a->flags;
+  // COHERENT, UNCACHED and EXT_COHERENT may be combined: amdgpu_amdkfd_gpuvm.c get_pte_flags
+  // gives them a precedence (UNCACHED first), it does not refuse the mix.
   if (popcount(f & kTypeMask) != 1) return -EINVAL;
-  uint32_t coh = f & (KFD_IOC_ALLOC_MEM_FLAGS_COHERENT | KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED |
-                      kfd::uapi::kAllocExtCoherent);
-  if (popcount(coh) > 1) return -EINVAL;  // COHERENT, UNCACHED, EXT_COHERENT are exclusive
-  if (a->size == 0 || (a->size & (kPage - 1)) || (a->va_addr & (kPage - 1))) return -EINVAL;
+  if ((a->size & (kPage - 1)) || (a->va_addr & (kPage - 1))) return -EINVAL;
   if (a->va_addr < kGpuvmBase || a->va_addr + a->size - 1 > kGpuvmLimit) return -EINVAL;
   for (auto& [h, bo] : bos_) {
     bool in_vm = bo->gpu_id == a->gpu_id || bo->mapped.count(a->gpu_id);
@@ -151,27 +154,42 @@ int Process::free_memory(kfd_ioctl_free_memory_of_gpu_args* a) {
   auto it = bos_.find(a->handle);
   if (it == bos_.end()) return -EINVAL;
   if (it->second->queue_refs > 0) return -EBUSY;  // Linux 6.12: queue buffers stay while the queue lives
-  if (event_page_bo_ == it->second) return -EBUSY;
+  if (event_page_bo_ == it->second) return -EPERM;  // the events page lives until process exit
   free_bo_locked(*it->second);
   bos_.erase(it);
   return 0;
 }
 
+// The argument checks MAP and UNMAP share, in the kernel's order: counts, the id array, the
+// handle's GPU (EINVAL), then the handle itself (ENOMEM: kfd_process_device_translate_handle).
+int Process::map_args_locked(uint64_t handle, uint32_t n_devices, uint32_t n_success,
+                             uint64_t ids_ptr, std::vector<uint32_t>* ids, Bo** bo) {
+  if (n_devices == 0 || n_success > n_devices) return -EINVAL;
+  if (n_devices > kMaxMapDevices) return -ENOMEM;  // the kernel's kmalloc_array would fail
+  ids->resize(n_devices);
+  if (!copy_from_user(ids->data(), reinterpret_cast<void*>(ids_ptr), n_devices * sizeof(uint32_t)))
+    return -EFAULT;
+  if (!device(uint32_t(handle >> 32))) return -EINVAL;
+  auto it = bos_.find(handle);
+  if (it == bos_.end()) return -ENOMEM;
+  *bo = it->second.get();
+  return 0;
+}
+
 int Process::map_memory(kfd_ioctl_map_memory_to_gpu_args* a) {
   std::lock_guard<std::mutex> lk(mu);
-  auto it = bos_.find(a->handle);
-  if (it == bos_.end()) return -EINVAL;
-  if (a->n_devices == 0 || a->n_devices > 64 || a->n_success > a->n_devices) return -EINVAL;
-  std::vector<uint32_t> ids(a->n_devices);
-  if (!copy_from_user(ids.data(), reinterpret_cast<void*>(a->device_ids_array_ptr),
-                      ids.size() * sizeof(uint32_t)))
-    return -EFAULT;
+  std::vector<uint32_t> ids;
+  Bo* bo = nullptr;
+  if (int r = map_args_locked(a->handle, a->n_devices, a->n_success, a->device_ids_array_ptr,
+                              &ids, &bo))
+    return r;
+  if (!device(uint32_t(a->handle >> 32))->vm_acquired) return -ENODEV;
+  // One device at a time: n_success tells the caller where a failure stopped.
   for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
     DeviceState* d = device(ids[i]);
-    if (!d || !d->vm_acquired) return -EINVAL;
-  }
-  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
-    map_locked(*device(ids[i]), *it->second);
+    if (!d) return -EINVAL;
+    if (!d->vm_acquired) return -ENODEV;
+    map_locked(*d, *bo);
     a->n_success = i + 1;
   }
   return 0;
@@ -179,20 +197,16 @@ int Process::map_memory(kfd_ioctl_map_memory_to_gpu_args* a) {
 
 int Process::unmap_memory(kfd_ioctl_unmap_memory_from_gpu_args* a) {
   std::lock_guard<std::mutex> lk(mu);
-  auto it = bos_.find(a->handle);
-  if (it == bos_.end()) return -EINVAL;
-  if (a->n_devices == 0 || a->n_devices > 64 || a->n_success > a->n_devices) return -EINVAL;
-  std::vector<uint32_t> ids(a->n_devices);
-  if (!copy_from_user(ids.data(), reinterpret_cast<void*>(a->device_ids_array_ptr),
-                      ids.size() * sizeof(uint32_t)))
-    return -EFAULT;
-  Bo& bo = *it->second;
+  std::vector<uint32_t> ids;
+  Bo* bo = nullptr;
+  if (int r = map_args_locked(a->handle, a->n_devices, a->n_success, a->device_ids_array_ptr,
+                              &ids, &bo))
+    return r;
   for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
-    if (!device(ids[i]) || !bo.mapped.count(ids[i])) return -EINVAL;
-    if (bo.queue_refs > 0) return -EBUSY;
-  }
-  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
-    unmap_locked(*device(ids[i]), bo);
+    DeviceState* d = device(ids[i]);
+    if (!d || !bo->mapped.count(ids[i])) return -EINVAL;
+    if (bo->queue_refs > 0) return -EBUSY;
+    unmap_locked(*d, *bo);
     a->n_success = i + 1;
   }
   return 0;
@@ -218,26 +232,43 @@ uint8_t* Process::event_slots() {
   return device_page(&internal_event_page_, kfd::uapi::kEventPageSize);
 }
 
-void* Process::mmap_kfd(void* addr, size_t len, int prot, int flags, uint64_t offset) {
-  std::lock_guard<std::mutex> lk(mu);
+// kfd_mmap: the offset's type picks the handler; a GPU the type needs but the offset does not
+// name is ENODEV, a wrong length EINVAL.
+uint64_t Process::kfd_mmap_arena_locked(size_t len, uint64_t offset, int* err) {
   uint64_t type = offset & kfd::uapi::kMmapTypeMask;
   DeviceState* d = device(kfd::uapi::mmap_gpu_id(offset));
-  uint64_t arena = UINT64_MAX;
-  if (type == kfd::uapi::kMmapTypeDoorbell && d && len == kfd::uapi::kDoorbellSliceSize) {
-    device_page(&d->doorbell_arena, kfd::uapi::kDoorbellSliceSize);
-    arena = d->doorbell_arena;
-  } else if (type == kfd::uapi::kMmapTypeMmio && d && len == kPage) {
-    device_page(&d->mmio_arena, kPage);
-    arena = d->mmio_arena;
-  } else if (type == kfd::uapi::kMmapTypeEvents && len == kfd::uapi::kEventPageSize &&
-             !event_page_bo_) {
+  *err = EINVAL;
+  if (type == kfd::uapi::kMmapTypeEvents) {
+    // kfd_event_mmap: at most the page's size, and only once a signal event made the page.
+    if (len > kfd::uapi::kEventPageSize) return UINT64_MAX;
     std::lock_guard<std::mutex> ek(ev_mu_);
-    event_slots();
-    arena = internal_event_page_;
+    if (internal_event_page_ == UINT64_MAX) return UINT64_MAX;
+    signal_limit_ = uint32_t(((len + kPage - 1) & ~(kPage - 1)) / 8);
+    return internal_event_page_;
   }
+  if (!d) {
+    *err = ENODEV;
+    return UINT64_MAX;
+  }
+  if (type == kfd::uapi::kMmapTypeDoorbell && len == kfd::uapi::kDoorbellSliceSize) {
+    device_page(&d->doorbell_arena, kfd::uapi::kDoorbellSliceSize);
+    return d->doorbell_arena;
+  }
+  if (type == kfd::uapi::kMmapTypeMmio && len == kPage) {
+    device_page(&d->mmio_arena, kPage);
+    return d->mmio_arena;
+  }
+  return UINT64_MAX;
+}
+
+void* Process::mmap_kfd(void* addr, size_t len, int prot, int flags, uint64_t offset) {
+  std::lock_guard<std::mutex> lk(mu);
+  int err = EINVAL;
+  uint64_t arena = kfd_mmap_arena_locked(len, offset, &err);
   if (arena == UINT64_MAX) {
-    log("mmap on /dev/kfd: bad offset 0x%llx or length 0x%zx: EINVAL", (unsigned long long)offset, len);
-    errno = EINVAL;
+    log("mmap on /dev/kfd: offset 0x%llx, length 0x%zx: %s", (unsigned long long)offset, len,
+        std::strerror(err));
+    errno = err;
     return MAP_FAILED;
   }
   return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(arena));

@@ -70,7 +70,9 @@ struct Event {
   uint32_t type = 0;
   bool auto_reset = false;
   bool signaled = false;
-  uint64_t age = 1;
+  uint64_t age = 1;       // kfd_events.c: starts at 1, bumped by every set; 0 means "no age"
+  uint64_t serial = 0;    // tells a waiter that its event was destroyed (ids are reused)
+  uint32_t waiters = 0;   // an auto-reset set with waiters wakes them instead of staying set
   kfd_hsa_memory_exception_data mem{};
   kfd_hsa_hw_exception_data hw{};
 };
@@ -156,6 +158,12 @@ class Process {
   void unmap_locked(DeviceState& d, Bo& bo);
   void free_bo_locked(Bo& bo);
   uint8_t* event_slots();
+  int map_args_locked(uint64_t handle, uint32_t n_devices, uint32_t n_success, uint64_t ids_ptr,
+                      std::vector<uint32_t>* ids, Bo** bo);
+  uint64_t kfd_mmap_arena_locked(size_t len, uint64_t offset, int* err);
+  int set_event_page_locked(uint64_t handle);
+  int create_signal_event_locked(Event& ev);
+  static void set_event_locked(Event& e);
 
   bool opened_ = false;
   int open_count_ = 0;
@@ -175,6 +183,10 @@ class Process {
   uint64_t internal_event_page_ = UINT64_MAX;  // kernel-allocated page (mmap type EVENTS)
   uint32_t next_nonsignal_id_ = 0x80000000u;
   uint32_t signal_events_ = 0;
+  // Slots user mode can see: 256 until the kernel's page is mmapped (then its size / 8), or the
+  // size of the runtime's page / 8 (kfd_events.c: signal_mapped_size).
+  uint32_t signal_limit_ = 0;
+  uint64_t next_event_serial_ = 1;
 
   friend class Interpose;
   friend struct ProcessAccess;

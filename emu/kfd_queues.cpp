@@ -12,9 +12,12 @@ namespace emu {
 namespace {
 constexpr uint64_t kPage = 4096;
 constexpr uint32_t kMaxQueues = 1024;
+constexpr size_t kHeldRing = 2;  // Queue::held is wptr, rptr, ring, then EOP and CWSR
 constexpr int kENOTSUPP = 524;  // kernel-internal errno the queue-type check returns
 
-uint64_t page_align(uint64_t v) { return (v + kPage - 1) & ~(kPage - 1); }
+// x86-64 TASK_SIZE_MAX: access_ok() refuses a range that ends above it.
+constexpr uint64_t kTaskSizeMax = (1ull << 47) - kPage;
+bool access_ok(uint64_t addr, uint64_t size) { return addr <= kTaskSizeMax && size <= kTaskSizeMax - addr; }
 
 // The node's properties as the kernel sees them, for the shared size formula.
 kfd::NodeProperties node_props(const GpuModel& g) {
@@ -31,8 +34,8 @@ kfd::NodeProperties node_props(const GpuModel& g) {
 
 }  // namespace
 
-// kfd_queue_buffer_get: `va` must lie in the first page of one VM mapping; with a size, that
-// mapping must end exactly at va's page + size.
+// kfd_queue_buffer_get: `va` must lie in the first page of one VM mapping; when `size` is at
+// least a page, that mapping must be exactly size / 4 KiB pages long (a smaller size is not checked).
 static int buffer_get(Process& p, DeviceState& d, uint64_t va, uint64_t size,
                       std::shared_ptr<Bo> (Process::*find)(DeviceState&, uint64_t),
                       std::vector<std::shared_ptr<Bo>>* held) {
@@ -40,7 +43,8 @@ static int buffer_get(Process& p, DeviceState& d, uint64_t va, uint64_t size,
   if (!bo) return -EINVAL;
   uint64_t page = va & ~(kPage - 1);
   if (page != bo->va) return -EINVAL;
-  if (size != 0 && page + page_align(size) != bo->va + bo->size) return -EINVAL;
+  uint64_t pages = size / kPage;
+  if (pages != 0 && page + pages * kPage != bo->va + bo->size) return -EINVAL;
   held->push_back(bo);
   return 0;
 }
@@ -63,26 +67,33 @@ int Process::validate_queue_buffers(DeviceState& d, const kfd_ioctl_create_queue
     if ((r = buffer_get(*this, d, a.eop_buffer_address, a.eop_buffer_size, find, &q.held))) return r;
   }
   if (a.ctl_stack_size != s.ctl_stack_size) return -EINVAL;
-  if (a.ctx_save_restore_size != s.ctx_save_restore_size) return -EINVAL;
+  if (a.ctx_save_restore_size < s.ctx_save_restore_size) return -EINVAL;  // at least, not equal
   // Linux 6.12: the CWSR area is one mapping of exactly ALIGN((cwsr + debug) * xcc, PAGE_SIZE).
   return buffer_get(*this, d, a.ctx_save_restore_address, s.cwsr_total, find, &q.held);
 }
 
-int Process::create_queue(kfd_ioctl_create_queue_args* a) {
-  // set_queue_properties_from_user checks first.
+// set_queue_properties_from_user, in the kernel's order. A ring_size under the minimum (0
+// included) is raised to it, and the caller sees the new value.
+static int check_queue_args(kfd_ioctl_create_queue_args* a) {
   if ((a->queue_percentage & 0xff) > KFD_MAX_QUEUE_PERCENTAGE) return -EINVAL;
   if (a->queue_priority > KFD_MAX_QUEUE_PRIORITY) return -EINVAL;
-  if (a->ring_size && (a->ring_size & (a->ring_size - 1))) return -EINVAL;  // power of two or 0
-  if (a->ring_size && a->ring_size < KFD_MIN_QUEUE_RING_SIZE) return -EINVAL;
-  if (a->ring_base_address == 0 && a->ring_size) return -EFAULT;
-  // access_ok: only that the pointers are user-space addresses; mappings are checked below.
-  constexpr uint64_t kTaskSize = 1ull << 47;
-  if (a->read_pointer_address >= kTaskSize || a->write_pointer_address >= kTaskSize)
+  if (a->ring_base_address && !access_ok(a->ring_base_address, 8)) return -EFAULT;
+  if (a->ring_size & (a->ring_size - 1)) return -EINVAL;  // a power of two, or 0
+  if (a->ring_size < KFD_MIN_QUEUE_RING_SIZE) a->ring_size = KFD_MIN_QUEUE_RING_SIZE;
+  if (!access_ok(a->read_pointer_address, 4) || !access_ok(a->write_pointer_address, 4))
     return -EFAULT;
+  if (a->eop_buffer_address && !access_ok(a->eop_buffer_address, 4)) return -EFAULT;
+  if (a->ctx_save_restore_address && !access_ok(a->ctx_save_restore_address, 4)) return -EFAULT;
   if (a->queue_type > KFD_IOC_QUEUE_TYPE_SDMA_XGMI) return -kENOTSUPP;
+  return 0;
+}
+
+int Process::create_queue(kfd_ioctl_create_queue_args* a) {
+  if (int r = check_queue_args(a)) return r;
   std::lock_guard<std::mutex> lk(mu);
   DeviceState* d = device(a->gpu_id);
-  if (!d || !d->vm_acquired) return -EINVAL;
+  if (!d) return -EINVAL;
+  if (!d->vm_acquired) return -ESRCH;  // kfd_bind_process_to_device failed
   if (queues_.size() >= kMaxQueues) return -ENOMEM;
   auto q = std::make_shared<Queue>();
   if (int r = validate_queue_buffers(*d, *a, *q)) return r;
@@ -135,19 +146,23 @@ int Process::destroy_queue(kfd_ioctl_destroy_queue_args* a) {
 int Process::update_queue(kfd_ioctl_update_queue_args* a) {
   if ((a->queue_percentage & 0xff) > KFD_MAX_QUEUE_PERCENTAGE) return -EINVAL;
   if (a->queue_priority > KFD_MAX_QUEUE_PRIORITY) return -EINVAL;
-  if (a->ring_size && (a->ring_size & (a->ring_size - 1))) return -EINVAL;
-  if (a->ring_base_address == 0 && a->ring_size) return -EFAULT;
+  if (a->ring_base_address && !access_ok(a->ring_base_address, 8)) return -EFAULT;
+  if (a->ring_size & (a->ring_size - 1)) return -EINVAL;
+  if (a->ring_size < KFD_MIN_QUEUE_RING_SIZE) a->ring_size = KFD_MIN_QUEUE_RING_SIZE;
   std::lock_guard<std::mutex> lk(mu);
   auto it = queues_.find(a->queue_id);
   if (it == queues_.end()) return -EFAULT;  // pqm_update_queue_properties: no such queue
   Queue& q = *it->second;
   std::lock_guard<std::mutex> qk(q.busy);
   if (a->ring_size != q.ring_size || a->ring_base_address != q.ring_va) {
-    DeviceState* d = device(q.gpu_id);
+    // The new ring is validated and held like the old one was; the old one is let go.
     std::vector<std::shared_ptr<Bo>> held;
-    if (a->ring_size &&
-        buffer_get(*this, *d, a->ring_base_address, a->ring_size, &Process::bo_at_locked, &held))
+    if (buffer_get(*this, *device(q.gpu_id), a->ring_base_address, a->ring_size,
+                   &Process::bo_at_locked, &held))
       return -EINVAL;
+    ++held[0]->queue_refs;
+    --q.held[kHeldRing]->queue_refs;
+    q.held[kHeldRing] = held[0];
     q.ring_va = a->ring_base_address;
     q.ring_size = a->ring_size;
   }

@@ -204,14 +204,16 @@ Status Kfd::free_memory(uint64_t handle) const {
               [&] { return kv("handle", handle); });
 }
 
-Result<uint32_t> Kfd::map_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
-                                 uint32_t already_done) const {
-  kfd_ioctl_map_memory_to_gpu_args a{};
+// MAP and UNMAP take the same arguments; n_success comes back even from a failed call.
+template <class Args>
+Result<uint32_t> Kfd::map_call(unsigned long request, const char* name, uint64_t handle,
+                               std::span<const uint32_t> gpu_ids, uint32_t already_done) const {
+  Args a{};
   a.handle = handle;
   a.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data());
   a.n_devices = uint32_t(gpu_ids.size());
   a.n_success = already_done;
-  KFD_TRY(call(AMDKFD_IOC_MAP_MEMORY_TO_GPU, "AMDKFD_IOC_MAP_MEMORY_TO_GPU", &a, [&] {
+  KFD_TRY(call(request, name, &a, [&] {
     std::string d = kv("handle", handle, "n_devices", gpu_ids.size(), "n_success", a.n_success);
     if (!gpu_ids.empty()) d += ", " + kv("gpu_id[0]", gpu_ids[0]);
     return d;
@@ -219,19 +221,17 @@ Result<uint32_t> Kfd::map_memory(uint64_t handle, std::span<const uint32_t> gpu_
   return a.n_success;
 }
 
+Result<uint32_t> Kfd::map_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
+                                 uint32_t already_done) const {
+  return map_call<kfd_ioctl_map_memory_to_gpu_args>(
+      AMDKFD_IOC_MAP_MEMORY_TO_GPU, "AMDKFD_IOC_MAP_MEMORY_TO_GPU", handle, gpu_ids, already_done);
+}
+
 Result<uint32_t> Kfd::unmap_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
                                    uint32_t already_done) const {
-  kfd_ioctl_unmap_memory_from_gpu_args a{};
-  a.handle = handle;
-  a.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data());
-  a.n_devices = uint32_t(gpu_ids.size());
-  a.n_success = already_done;
-  KFD_TRY(call(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU, "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU", &a, [&] {
-    std::string d = kv("handle", handle, "n_devices", gpu_ids.size(), "n_success", a.n_success);
-    if (!gpu_ids.empty()) d += ", " + kv("gpu_id[0]", gpu_ids[0]);
-    return d;
-  }));
-  return a.n_success;
+  return map_call<kfd_ioctl_unmap_memory_from_gpu_args>(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
+                                                        "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU", handle,
+                                                        gpu_ids, already_done);
 }
 
 Result<uint64_t> Kfd::available_memory(uint32_t gpu_id) const {

@@ -167,6 +167,9 @@ class Kfd {
   template <class Args, class Details>
   Status call(unsigned long request, const char* name, Args* args, Details details) const;
   Status gate(const char* name, uint32_t minor_needed) const;
+  template <class Args>
+  Result<uint32_t> map_call(unsigned long request, const char* name, uint64_t handle,
+                            std::span<const uint32_t> gpu_ids, uint32_t already_done) const;
   Error error(const char* name, int err, const std::string& details) const;
 
   int fd_ = -1;

@@ -145,6 +145,55 @@ TEST_F(Queue, RejectsCwsrMappingOfWrongSize) {
   if (q.ok()) (void)kfd().destroy_queue(q->queue_id);
 }
 
+// set_queue_properties_from_user raises a ring_size under KFD_MIN_QUEUE_RING_SIZE (1 KiB) to it,
+// and kfd_queue_buffer_get checks no length for a ring under a page.
+TEST_F(Queue, RaisesSmallRingSizeToTheMinimum) {
+  auto a = bufs_->args(gpu0());
+  a.ring_size = 256;
+  auto q = kfd().create_queue(a);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+}
+
+// kfd_queue_acquire_buffers: ctx_save_restore_size must be at least the node's, not equal to it
+// (the mapping's size comes from the node, not from this field).
+TEST_F(Queue, AcceptsLargerCwsrSize) {
+  auto a = bufs_->args(gpu0());
+  a.ctx_save_restore_size += kPage;
+  auto q = kfd().create_queue(a);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+}
+
+// Queue buffers are looked up among the GPU's VM mappings: an allocated but unmapped ring is EINVAL.
+TEST_F(Queue, RejectsUnmappedRing) {
+  void* va = mmap(nullptr, kRingSize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(va, MAP_FAILED);
+  auto bo = kfd().alloc_memory(gpu0().gpu_id, reinterpret_cast<uintptr_t>(va), kRingSize,
+                               KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE);
+  ASSERT_TRUE(bo.ok()) << bo.message();
+  auto a = bufs_->args(gpu0());
+  a.ring_base_address = reinterpret_cast<uintptr_t>(va);
+  auto q = kfd().create_queue(a);
+  EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
+  if (q.ok()) EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+  EXPECT_TRUE(kfd().free_memory(bo->handle).ok());
+  munmap(va, kRingSize);
+}
+
+// pqm_update_queue_properties takes a reference on the new ring and drops the old one, which can
+// then be unmapped and freed while the queue lives.
+TEST_F(Queue, UpdateQueueReleasesTheOldRing) {
+  auto q = kfd().create_queue(bufs_->args(gpu0()));
+  ASSERT_TRUE(q.ok()) << q.message();
+  auto ring2 = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, kRingSize, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED);
+  ASSERT_TRUE(ring2.ok()) << ring2.message();
+  auto u = kfd().update_queue(q->queue_id, ring2->va(), kRingSize, 100, 7);
+  EXPECT_TRUE(u.ok()) << u.message();
+  bufs_->ring = std::move(ring2).value();  // unmaps and frees the old ring (EXPECTs inside)
+  EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+}
+
 TEST_F(Queue, CreateRejectsBadArguments) {
   auto a = bufs_->args(gpu0());
   a.ring_size = kRingSize - 1;  // not a power of two
