@@ -216,12 +216,12 @@ void* Process::mmap_render(uint32_t minor, void* addr, size_t len, int prot, int
                            uint64_t offset) {
   std::lock_guard<std::mutex> lk(mu);
   (void)minor;
+  // drm_gem_mmap: the offset must be a BO's own (drm_vma_offset_exact_lookup_locked) and the
+  // length at most the BO's size.
   for (auto& [h, bo] : bos_) {
     if (bo->kind != BoKind::Vram && bo->kind != BoKind::Gtt) continue;
-    if (offset < bo->mmap_offset || offset >= bo->mmap_offset + bo->size) continue;
-    uint64_t delta = offset - bo->mmap_offset;
-    if (len > bo->size - delta) break;
-    return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo->arena_offset + delta));
+    if (offset != bo->mmap_offset || len > bo->size) continue;
+    return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo->arena_offset));
   }
   errno = EINVAL;
   return MAP_FAILED;

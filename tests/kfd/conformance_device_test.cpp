@@ -151,6 +151,28 @@ TEST_F(Conformance, OldGetProcessAperturesListsTheGpus) {
   }
 }
 
+// drm_gem_mmap looks a BO up by the exact start of its mmap offset: a mapping that starts inside
+// the BO, or runs past its end, is EINVAL.
+TEST_F(Conformance, RenderMmapNeedsTheBoOffsetExactly) {
+  void* va = ::mmap(nullptr, 2 * kPage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(va, MAP_FAILED);
+  auto bo = kfd().alloc_memory(gpu0().gpu_id, reinterpret_cast<uintptr_t>(va), 2 * kPage,
+                               KFD_IOC_ALLOC_MEM_FLAGS_GTT | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE);
+  ASSERT_TRUE(bo.ok()) << bo.message();
+  int fd = gpu0().render.fd();
+  void* whole = ::mmap(nullptr, 2 * kPage, PROT_READ, MAP_SHARED, fd, off_t(bo->mmap_offset));
+  EXPECT_NE(whole, MAP_FAILED) << std::strerror(errno);
+  if (whole != MAP_FAILED) munmap(whole, 2 * kPage);
+  void* inside = ::mmap(nullptr, kPage, PROT_READ, MAP_SHARED, fd, off_t(bo->mmap_offset + kPage));
+  EXPECT_EQ(inside, MAP_FAILED);
+  if (inside != MAP_FAILED) munmap(inside, kPage);
+  void* longer = ::mmap(nullptr, 3 * kPage, PROT_READ, MAP_SHARED, fd, off_t(bo->mmap_offset));
+  EXPECT_EQ(longer, MAP_FAILED);
+  if (longer != MAP_FAILED) munmap(longer, 3 * kPage);
+  EXPECT_TRUE(kfd().free_memory(bo->handle).ok());
+  munmap(va, 2 * kPage);
+}
+
 // kfd_ioctl: the deprecated DBG_REGISTER .. DBG_WAVE_CONTROL (0x0D..0x10) are EPERM.
 TEST_F(Conformance, DeprecatedDebugIoctlsAreEperm) {
   uint64_t args[8] = {};
