@@ -25,6 +25,15 @@ kfd::Error oom(Heap heap, uint32_t gpu_id, uint64_t want, uint64_t heap_size) {
                          ENOMEM);
 }
 
+// The record of `records` (by base address) whose range holds `p`, or end(); const or not.
+template <class Map>
+auto find_containing(Map& records, uintptr_t p) -> decltype(records.begin()) {
+  auto it = records.upper_bound(p);
+  if (it == records.begin()) return records.end();
+  --it;
+  return p < it->second.info.base + it->second.info.size ? it : records.end();
+}
+
 }  // namespace
 
 kfd::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
@@ -50,6 +59,10 @@ kfd::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
     return {};
   }
   if (req.heap == Heap::Mmio) {
+    // MMIO_REMAP is exactly one page: a larger request would hand out a mapping that faults.
+    if (req.size != 0 && req.size != kPageSize)
+      return kfd::Error::msg("allocate: an MMIO remap is the one 4 KiB page, not " +
+                             size_text(req.size), EINVAL);
     *size = kPageSize;
     return {};
   }
@@ -112,20 +125,34 @@ kfd::Result<void*> Context::allocate(const AllocRequest& req) {
   return allocate_internal(req, nullptr);
 }
 
+// A fresh guarded reservation, or the caller's address inside its own reservation (fixed_va).
+kfd::Result<VaRange> Context::place(const AllocRequest& req, size_t size) const {
+  if (!req.fixed_va) return reserve_va(size, req.alignment);
+  if (req.fixed_va & (kPageSize - 1))
+    return kfd::Error::msg("allocate: fixed address " + kfd::hex(req.fixed_va) +
+                           " is not page aligned", EINVAL);
+  if (req.alignment && (req.fixed_va & (req.alignment - 1)))
+    return kfd::Error::msg("allocate: fixed address " + kfd::hex(req.fixed_va) +
+                           " is not aligned to " + kfd::hex(req.alignment), EINVAL);
+  return VaRange{req.fixed_va, size};
+}
+
 kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* pool) {
   const Gpu* owner = nullptr;
   std::vector<uint32_t> gpus;
   size_t size = 0;
   KFD_TRY(check_request(req, &owner, &gpus, &size));
   KFD_ASSIGN(uint32_t flags, alloc_flags(req));
-  KFD_ASSIGN(VaRange va, reserve_va(size, req.alignment));
+  KFD_ASSIGN(VaRange va, place(req, size));
+  const bool owns = req.fixed_va == 0;
+  // On failure only our own reservation goes back to the kernel; a caller's stays reserved.
   if (auto in = check_aperture(va.base, size, gpus); !in) {
-    release_va(va);
+    if (owns) release_va(va);
     return in.error();
   }
   auto a = kfd_.alloc_memory(owner->gpu_id, va.base, size, flags, 0);
   if (!a) {
-    release_va(va);
+    if (owns) release_va(va);
     if (a.err() == ENOMEM) {
       uint64_t heap = req.heap == Heap::Vram ? owner->vram_size : system_mem_;
       return kfd::Error::msg(oom(req.heap, owner->gpu_id, size, heap).message + " [" +
@@ -137,14 +164,14 @@ kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* poo
   if (!m) {
     (void)kfd_.unmap_memory(a->handle, gpus);
     (void)kfd_.free_memory(a->handle);
-    release_va(va);
+    if (owns) release_va(va);
     return m.error();
   }
   if (auto c = map_cpu(*owner, req, a->mmap_offset, va); !c) {
     (void)kfd_.unmap_memory(a->handle, gpus);
     (void)unmap_cpu(va);
     (void)kfd_.free_memory(a->handle);
-    release_va(va);
+    if (owns) release_va(va);
     return c.error();
   }
   Record rec;
@@ -153,6 +180,7 @@ kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* poo
                             a->handle, false, va.base, size};
   rec.va = va;
   rec.pool = pool;
+  rec.owns_va = owns;
   std::unique_lock lk(map_mu_);
   allocations_.emplace(va.base, std::move(rec));
   return reinterpret_cast<void*>(va.base);
@@ -202,7 +230,7 @@ kfd::Status Context::release(Record& rec) {
   KFD_TRY(kfd_.unmap_memory(i.handle, i.mapped_gpus));
   if (rec.va.size) (void)unmap_cpu(rec.va);
   kfd::Status st = kfd_.free_memory(i.handle);
-  release_va(rec.va);
+  if (rec.owns_va) release_va(rec.va);  // a fixed_va buffer's range stays the caller's
   return st;
 }
 
@@ -212,13 +240,11 @@ kfd::Status Context::free(void* ptr) {
   Pool* pool = nullptr;
   {
     std::unique_lock lk(map_mu_);
-    auto it = allocations_.upper_bound(p);
-    if (it == allocations_.begin() ||
-        p >= std::prev(it)->second.info.base + std::prev(it)->second.info.size)
+    auto it = find_containing(allocations_, p);
+    if (it == allocations_.end())
       return kfd::Error::msg("free: " + kfd::hex(p) +
                              " is not an allocation of this context (unknown pointer or double free)",
                              EINVAL);
-    --it;
     pool = it->second.pool;
     if (!pool) {
       if (it->first != p)
@@ -242,11 +268,9 @@ kfd::Result<AllocationInfo> Context::lookup(const void* ptr) const {
   Pool* pool = nullptr;
   {
     std::shared_lock lk(map_mu_);
-    auto it = allocations_.upper_bound(p);
-    if (it == allocations_.begin() ||
-        p >= std::prev(it)->second.info.base + std::prev(it)->second.info.size)
+    auto it = find_containing(allocations_, p);
+    if (it == allocations_.end())
       return kfd::Error::msg("lookup: no allocation contains " + kfd::hex(p), ENOENT);
-    --it;
     info = it->second.info;
     pool = it->second.pool;
   }

@@ -85,6 +85,7 @@ class Context {
     AllocationInfo info;
     VaRange va;             // reserved range (empty for userptr)
     Pool* pool = nullptr;   // set when this allocation is a pool chunk
+    bool owns_va = true;    // false: inside a caller's reservation (AllocRequest::fixed_va)
   };
   explicit Context(kfd::Kfd k) : kfd_(std::move(k)) {}
   kfd::Status init(const ContextOptions& opts);
@@ -95,7 +96,9 @@ class Context {
   kfd::Status map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
                       const VaRange& va);
   kfd::Status release(Record& rec);
+  kfd::Result<VaRange> place(const AllocRequest& req, size_t size) const;
   Pool& pool_for(const AllocRequest& req, const char* tag = "");
+  kfd::Result<void*> allocate_pooled(const AllocRequest& req, const char* tag);
 
   kfd::Kfd kfd_;
   kfd::Topology topo_;

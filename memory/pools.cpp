@@ -57,7 +57,12 @@ kfd::Result<void*> Context::allocate_small(const AllocRequest& req) {
   if (req.size == 0)
     return kfd::Error::msg(std::string("allocate_small: zero-size ") + heap_name(req.heap) +
                            " allocation", EINVAL);
-  Pool& pool = pool_for(req);
+  return allocate_pooled(req, "");
+}
+
+// A block of the kind's pool, or a direct allocation when it exceeds the pool's largest block.
+kfd::Result<void*> Context::allocate_pooled(const AllocRequest& req, const char* tag) {
+  Pool& pool = pool_for(req, tag);
   if (std::max(req.size, req.alignment) > pool.max_block()) return allocate(req);
   KFD_ASSIGN(uintptr_t p, pool.allocate(req.size, req.alignment));
   return reinterpret_cast<void*>(p);
@@ -81,10 +86,7 @@ kfd::Result<void*> Context::allocate_signal_memory(size_t size) {
   r.size = size;
   r.alignment = 64;
   // Its own pool, apart from kernel arguments: signals are long-lived, kernel arguments churn.
-  Pool& pool = pool_for(r, "signal:");
-  if (size > pool.max_block()) return allocate(r);
-  KFD_ASSIGN(uintptr_t p, pool.allocate(size, 64));
-  return reinterpret_cast<void*>(p);
+  return allocate_pooled(r, "signal:");
 }
 
 }  // namespace mem

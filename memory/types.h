@@ -31,6 +31,9 @@ struct AllocRequest {
   uint32_t owner_gpu = 0;      // gpu_id allocating the memory; 0 = first GPU
   std::vector<uint32_t> map_to;  // gpu_ids to map to; empty = the owner only
   bool map_all = false;        // map to every GPU (overrides map_to)
+  // Place the buffer at this page-aligned address inside a PROT_NONE reservation the caller owns
+  // (a scratch window); 0 = a fresh reservation of its own. Freeing leaves the reservation.
+  uintptr_t fixed_va = 0;
 };
 
 // What the address lookup returns for any pointer inside an allocation.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// AQL queue creation (Linux 6.12 buffer rules), producer protocol and teardown (REFERENCE §1, §2).
+// AQL queue creation (Linux 6.12 buffer rules), amd_queue_t and scratch set-up, teardown (REFERENCE §1, §2).
 #include "queues/aql_queue.h"
 
 #include <linux/kfd_ioctl.h>
@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
-#include <thread>
 
 #include "memory/context.h"
 #include "queues/runtime.h"
@@ -16,12 +15,8 @@
 namespace queues {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // amd_signal_t kind of a doorbell signal; its value field holds the hardware doorbell pointer.
 constexpr int64_t kSignalKindDoorbell = -1;
-// amd_queue_t.queue_properties bit: 64-bit pointers (ROCr amd_hsa_queue.h).
-constexpr uint32_t kQueuePropertyIsPtr64 = 1u << 1;
 constexpr uint32_t kHsaQueueTypeMulti = 0;
 constexpr uint32_t kHsaQueueFeatureKernelDispatch = 1;
 
@@ -51,9 +46,10 @@ mem::AllocRequest buffer_request(mem::Heap heap, mem::Coherence c, size_t size, 
 kfd::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const QueueOptions& opts) {
   const mem::Gpu* gpu = opts.gpu_id ? rt.memory().gpu(opts.gpu_id) : rt.gpus().front().get();
   if (!gpu) return kfd::Error::msg("create_queue: unknown GPU " + kfd::hex(opts.gpu_id), ENODEV);
-  if (!std::has_single_bit(opts.packets) || opts.packets < 16 || opts.packets > (1u << 26))
+  // ring_size is a u32 byte count in CREATE_QUEUE: 2^25 packets (2 GiB) is the largest ring.
+  if (!std::has_single_bit(opts.packets) || opts.packets < 16 || opts.packets > (1u << 25))
     return kfd::Error::msg("create_queue: ring size " + std::to_string(opts.packets) +
-                           " packets is not a power of two in 16..2^26", EINVAL);
+                           " packets is not a power of two in 16..2^25", EINVAL);
   if (opts.priority > 15 || opts.percentage == 0 || opts.percentage > 100)
     return kfd::Error::msg("create_queue: priority " + std::to_string(opts.priority) +
                            " or percentage " + std::to_string(opts.percentage) + " out of range",
@@ -88,6 +84,36 @@ kfd::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
   return {};
 }
 
+// Sizes, allocates and encodes the scratch (ROCr AqlQueue::InitScratchSRD); 0 clears it.
+kfd::Status AqlQueue::setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
+  KFD_ASSIGN(scratch::Layout l, scratch::layout(gpu.props(), lane_bytes));
+  scratch::Slice slice;
+  if (l.total_bytes) {
+    KFD_ASSIGN(slice, rt_.acquire_scratch(gpu, l.total_bytes));
+  }
+  auto f = scratch::encode(gpu.props(), l, slice.base, slice.offset);
+  if (!f) {
+    rt_.release_scratch(gpu.gpu_id, slice);
+    return f.error();
+  }
+  scratch::apply(*amdq_, *f);
+  rt_.release_scratch(gpu.gpu_id, scratch_slice_);
+  scratch_slice_ = slice;
+  scratch_layout_ = l;
+  return {};
+}
+
+kfd::Status AqlQueue::grow_scratch(uint32_t lane_bytes) {
+  if (!created_) return kfd::Error::msg("grow_scratch: the queue was destroyed", EINVAL);
+  if (read_index() != write_index())
+    return kfd::Error::msg("grow_scratch: AQL queue " + std::to_string(queue_id_) +
+                           " is busy (read index " + std::to_string(read_index()) +
+                           ", write index " + std::to_string(write_index()) + ")", EBUSY);
+  KFD_TRY(setup_scratch(*gpu_, lane_bytes));
+  __atomic_thread_fence(__ATOMIC_RELEASE);  // the CP reads the fields at the next dispatch
+  return {};
+}
+
 void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
   std::memset(static_cast<void*>(amdq_), 0, sizeof *amdq_);
   for (uint32_t i = 0; i < size_; ++i) {
@@ -109,7 +135,7 @@ void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
   amdq_->max_wave_id = waves ? waves - 1 : 0;
   amdq_->read_dispatch_id_field_base_byte_offset =
       uint32_t(offsetof(aql::AmdQueue, read_dispatch_id) - offsetof(aql::AmdQueue, hsa_queue));
-  amdq_->queue_properties = kQueuePropertyIsPtr64;
+  amdq_->queue_properties = scratch::kPropIsPtr64;
   amdq_->queue_inactive_signal = reinterpret_cast<uint64_t>(inactive_);
   doorbell_signal_->kind = kSignalKindDoorbell;
   doorbell_signal_->queue_ptr = reinterpret_cast<uint64_t>(amdq_);
@@ -119,9 +145,13 @@ kfd::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
   gpu_id_ = gpu.gpu_id;
   size_ = opts.packets;
   mask_ = size_ - 1;
+  gpu_ = &gpu;
   sizes_ = kfd::queue_buffer_sizes(gpu.props());
   KFD_TRY(allocate_buffers(gpu));
   init_amd_queue(gpu);
+  if (opts.profiling) amdq_->queue_properties |= scratch::kPropEnableProfiling;
+  // amd_queue_t complete before CREATE_QUEUE: a debugger may read it once the queue exists.
+  KFD_TRY(setup_scratch(gpu, opts.scratch_lane_bytes));
 
   kfd::QueueArgs a;
   a.gpu_id = gpu_id_;
@@ -159,6 +189,8 @@ void AqlQueue::free_buffers() {
     if (*p) (void)ctx.free(*p);
     *p = nullptr;
   }
+  rt_.release_scratch(gpu_id_, scratch_slice_);
+  scratch_slice_ = {};
   if (inactive_) rt_.destroy_signal_storage(inactive_, nullptr);
   if (doorbell_signal_) rt_.destroy_signal_storage(doorbell_signal_, nullptr);
   inactive_ = doorbell_signal_ = nullptr;

@@ -11,6 +11,7 @@
 #include "kfd/result.h"
 #include "queues/aql.h"
 #include "queues/packets.h"
+#include "queues/scratch.h"
 #include "queues/signal.h"
 
 namespace mem {
@@ -23,9 +24,15 @@ class Runtime;
 
 struct QueueOptions {
   uint32_t gpu_id = 0;      // 0: the first GPU
-  uint32_t packets = 4096;  // ring size in packets: a power of two, 16 .. 2^26
+  uint32_t packets = 4096;  // ring size in packets: a power of two, 16 .. 2^25 (2 GiB)
   uint32_t priority = 7;    // 0..15
   uint32_t percentage = 100;
+  // Scratch (private segment) bytes per work-item; 0 = none. The HIP layer sizes it from the
+  // kernels' private_segment_fixed_size. A kernel needing more than the queue has faults on a
+  // real GPU: grow it with AqlQueue::grow_scratch while the queue is idle, or create the queue
+  // with the largest size its kernels need.
+  uint32_t scratch_lane_bytes = 0;
+  bool profiling = false;  // amd_queue_t ENABLE_PROFILING: the CP stamps signal start/end_ts
 };
 
 // One AQL queue. Producers may call reserve/write/ring_doorbell (or submit) from any thread.
@@ -48,6 +55,12 @@ class AqlQueue {
   aql::AmdQueue* amd_queue() const { return amdq_; }
   uint64_t handle() const { return reinterpret_cast<uint64_t>(amdq_); }  // hsa_queue_t*
   const kfd::QueueBufferSizes& buffer_sizes() const { return sizes_; }
+  const scratch::Layout& scratch_layout() const { return scratch_layout_; }
+  const scratch::Slice& scratch_slice() const { return scratch_slice_; }
+
+  // Replaces the scratch with one of `lane_bytes` per work-item (larger or smaller; 0 frees it).
+  // The queue must be idle (EBUSY otherwise: running waves use the old backing store).
+  kfd::Status grow_scratch(uint32_t lane_bytes);
 
   uint64_t read_index() const { return __atomic_load_n(&amdq_->read_dispatch_id, __ATOMIC_ACQUIRE); }
   uint64_t write_index() const { return __atomic_load_n(&amdq_->write_dispatch_id, __ATOMIC_ACQUIRE); }
@@ -76,8 +89,11 @@ class AqlQueue {
   kfd::Status init(const mem::Gpu& gpu, const QueueOptions& opts);
   kfd::Status allocate_buffers(const mem::Gpu& gpu);
   void init_amd_queue(const mem::Gpu& gpu);
-  kfd::Status wait_for_space(uint64_t end, std::chrono::nanoseconds timeout);
+  kfd::Status wait_for_space(uint64_t end, std::chrono::steady_clock::time_point start,
+                             std::chrono::steady_clock::time_point deadline);
+  kfd::Status check_alive(const char* op) const;
   void free_buffers();
+  kfd::Status setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes);
 
   Runtime& rt_;
   uint32_t gpu_id_ = 0;
@@ -94,6 +110,9 @@ class AqlQueue {
   aql::AmdSignal* inactive_ = nullptr;
   aql::AmdSignal* doorbell_signal_ = nullptr;
   volatile uint64_t* doorbell_ = nullptr;
+  const mem::Gpu* gpu_ = nullptr;
+  scratch::Layout scratch_layout_;
+  scratch::Slice scratch_slice_;
   alignas(64) std::atomic<uint64_t> cached_read_{0};  // a recent read_dispatch_id (never ahead)
 };
 

@@ -6,67 +6,89 @@
 
 #include "queues/aql_queue.h"
 #include "queues/runtime.h"
+#include "queues/spin.h"
 
 namespace queues {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = spin::Clock;
+using namespace std::chrono_literals;
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
+long long ms_since(Clock::time_point start, Clock::time_point now) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count();
 }
 
-}  // namespace
-
-kfd::Status AqlQueue::wait_for_space(uint64_t end, std::chrono::nanoseconds timeout) {
-  const auto start = Clock::now();
-  auto next_check = start;
-  for (uint32_t n = 1; end - read_index() > size_; ++n) {
-    if (n < 256) {
-      cpu_relax();
+// Spins `spins` rounds, then yields, until done(); checks for queue and device errors at most
+// once a millisecond (each check is a syscall) and gives up at the deadline.
+template <class Done, class Check, class OnTimeout>
+kfd::Status poll(uint32_t spins, Clock::time_point deadline, Done done, Check check,
+                 OnTimeout on_timeout) {
+  auto next_check = Clock::now();
+  for (uint32_t n = 1; !done(); ++n) {
+    if (n < spins) {
+      spin::cpu_relax();
       continue;
     }
     auto now = Clock::now();
     if (now >= next_check) {
-      KFD_TRY(error());
-      KFD_TRY(rt_.check_device(true));
-      next_check = now + std::chrono::milliseconds(1);
+      KFD_TRY(check());
+      next_check = now + 1ms;
     }
-    if (timeout != kForever && now - start >= timeout)
-      return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " full for " +
-                             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                now - start).count()) +
-                             " ms (read index " + std::to_string(read_index()) +
-                             ", waiting to write up to " + std::to_string(end) + ")", ETIMEDOUT);
+    if (now >= deadline) return on_timeout(now);
     std::this_thread::yield();
   }
   return {};
 }
 
+}  // namespace
+
+kfd::Status AqlQueue::check_alive(const char* op) const {
+  if (created_) return {};
+  return kfd::Error::msg(std::string(op) + ": the AQL queue was destroyed", EINVAL);
+}
+
+kfd::Status AqlQueue::wait_for_space(uint64_t end, Clock::time_point start,
+                                     Clock::time_point deadline) {
+  return poll(
+      256, deadline, [&] { return end - read_index() <= size_; },
+      [&]() -> kfd::Status {
+        KFD_TRY(error());
+        return rt_.check_device(true);
+      },
+      [&](Clock::time_point now) -> kfd::Status {
+        return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " full for " +
+                               std::to_string(ms_since(start, now)) + " ms (read index " +
+                               std::to_string(read_index()) + ", waiting to write up to " +
+                               std::to_string(end) + ")", ETIMEDOUT);
+      });
+}
+
 kfd::Result<uint64_t> AqlQueue::reserve(uint32_t count, std::chrono::nanoseconds timeout) {
+  KFD_TRY(check_alive("AQL queue reserve"));
   if (count == 0 || count > size_)
     return kfd::Error::msg("AQL queue reserve: " + std::to_string(count) + " packets on a ring of " +
                            std::to_string(size_), EINVAL);
   KFD_TRY(error());
+  const auto start = Clock::now();
+  const auto deadline = spin::deadline_after(start, timeout);
   if (timeout == kForever) {
     // Claim first, then wait for the device to free the slots (HSA's add-then-wait protocol).
     uint64_t index = __atomic_fetch_add(&amdq_->write_dispatch_id, uint64_t(count), __ATOMIC_ACQ_REL);
     // The device's read index lives on a cache line it writes; a host-side copy that is only
     // refreshed when the ring looks full saves a cache-line transfer per packet.
     if (index + count - cached_read_.load(std::memory_order_relaxed) > size_) {
-      if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, timeout));
+      if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, start, deadline));
       cached_read_.store(read_index(), std::memory_order_relaxed);
     }
     return index;
   }
   // With a timeout a claim must be undone-free: claim only once the slots are free (CAS), so a
-  // producer that gives up leaves no hole in the ring.
+  // producer that gives up leaves no hole in the ring. One deadline for all rounds: losing the
+  // race to other producers must not restart the clock.
   uint64_t w = write_index();
   for (;;) {
     if (w + count - read_index() > size_) {
-      KFD_TRY(wait_for_space(w + count, timeout));
+      KFD_TRY(wait_for_space(w + count, start, deadline));
       w = write_index();
       continue;
     }
@@ -101,28 +123,21 @@ kfd::Status AqlQueue::submit(const Packet& p) {
 }
 
 kfd::Status AqlQueue::wait_idle(std::chrono::nanoseconds timeout) {
+  KFD_TRY(check_alive("AQL queue wait_idle"));
   const auto start = Clock::now();
-  auto next_check = start;
   const uint64_t target = write_index();
-  for (uint32_t n = 1; read_index() < target; ++n) {
-    if (n < 1024) {
-      cpu_relax();
-      continue;
-    }
-    auto now = Clock::now();
-    if (now >= next_check) {
-      KFD_TRY(error());
-      KFD_TRY(rt_.check_device(true));
-      next_check = now + std::chrono::milliseconds(1);
-    }
-    if (timeout != kForever && now - start >= timeout)
-      return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " not idle after " +
-                             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                now - start).count()) +
-                             " ms (read index " + std::to_string(read_index()) + ", write index " +
-                             std::to_string(target) + ")", ETIMEDOUT);
-    std::this_thread::yield();
-  }
+  KFD_TRY(poll(
+      1024, spin::deadline_after(start, timeout), [&] { return read_index() >= target; },
+      [&]() -> kfd::Status {
+        KFD_TRY(error());
+        return rt_.check_device(true);
+      },
+      [&](Clock::time_point now) -> kfd::Status {
+        return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " not idle after " +
+                               std::to_string(ms_since(start, now)) + " ms (read index " +
+                               std::to_string(read_index()) + ", write index " +
+                               std::to_string(target) + ")", ETIMEDOUT);
+      }));
   return error();
 }
 

@@ -18,6 +18,7 @@ kfd::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts) 
   rt->events_ = std::make_unique<EventManager>(*rt->ctx_, opts.max_interrupt_events);
   KFD_TRY(rt->events_->init());
   rt->policy_ = opts.wait;
+  rt->scratch_window_size_ = opts.scratch_window;
   return rt;
 }
 
@@ -25,6 +26,8 @@ Runtime::~Runtime() {
   for (auto& [gpu, p] : doorbells_) munmap(p, kfd::uapi::kDoorbellSliceSize);
   events_.reset();
   ctx_.reset();
+  // After the context: scratch buffers live inside these reservations.
+  for (auto& [gpu, w] : scratch_) mem::release_va(w.va);
 }
 
 kfd::Result<aql::AmdSignal*> Runtime::make_signal_storage(int64_t initial, InterruptEvent* ev) {

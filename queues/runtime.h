@@ -22,7 +22,13 @@ struct RuntimeOptions {
   // has 4096 slots per process, and other libraries in the process may need some).
   uint32_t max_interrupt_events = 256;
   WaitPolicy wait;  // default wait policy of Signal::wait
+  // VA reserved per GPU (on first use) for the scratch of every queue: the process scratch
+  // backing the kernel is told about (SET_SCRATCH_BACKING_VA); queues take 64 KiB-aligned
+  // slices of it. Only reserved address space: VRAM is allocated per slice.
+  uint64_t scratch_window = uint64_t(16) << 30;
 };
+
+using ScratchSlice = scratch::Slice;
 
 // Owns the memory context (kfd, topology, render nodes, VMs), the events page and the process's
 // events. Queues and signals it creates must be destroyed before it. Thread-safe.
@@ -58,6 +64,9 @@ class Runtime {
   void unregister_queue(AqlQueue* q);
   void destroy_signal_storage(aql::AmdSignal* sig, InterruptEvent* ev);
   kfd::Result<aql::AmdSignal*> make_signal_storage(int64_t initial, InterruptEvent* ev);
+  // Device-only VRAM for a queue's scratch inside the GPU's window; release_scratch frees it.
+  kfd::Result<ScratchSlice> acquire_scratch(const mem::Gpu& gpu, uint64_t bytes);
+  void release_scratch(uint32_t gpu_id, const ScratchSlice& s);
 
  private:
   Runtime() = default;
@@ -68,6 +77,13 @@ class Runtime {
   std::mutex mu_;
   std::vector<AqlQueue*> queues_;
   std::map<uint32_t, void*> doorbells_;  // gpu_id -> mapped slice
+  struct ScratchWindow {
+    mem::VaRange va;
+    std::map<uint64_t, uint64_t> used;  // offset -> size of live slices
+  };
+  kfd::Result<ScratchWindow*> scratch_window(const mem::Gpu& gpu);  // mu_ held
+  uint64_t scratch_window_size_ = 0;
+  std::map<uint32_t, ScratchWindow> scratch_;  // gpu_id -> window
 };
 
 }  // namespace queues

@@ -9,22 +9,14 @@
 #include <thread>
 
 #include "queues/runtime.h"
+#include "queues/spin.h"
 
 namespace queues {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-Clock::time_point deadline_after(Clock::time_point now, std::chrono::nanoseconds t) {
-  if (t >= Clock::time_point::max() - now) return Clock::time_point::max();
-  return now + t;
-}
+using Clock = spin::Clock;
+using spin::cpu_relax;
+using spin::deadline_after;
 
 }  // namespace
 

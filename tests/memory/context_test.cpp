@@ -253,4 +253,39 @@ TEST(MemoryContext, MapsTheMmioRemapPage) {
   EXPECT_TRUE(ctx().free(*p).ok());
 }
 
+TEST(MemoryContext, RejectsMmioRemapOtherThanOnePage) {
+  size_t before = ctx().allocation_count();
+  auto r = ctx().allocate(req(mem::Heap::Mmio, mem::Coherence::Coherent, 8192));
+  EXPECT_EQ(r.err(), EINVAL) << r.message();
+  EXPECT_NE(r.message().find("8192"), std::string::npos) << r.message();
+  EXPECT_EQ(ctx().allocation_count(), before);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(MemoryContext, PlacesAtAFixedAddressAndKeepsTheCallersReservation) {
+  auto res = mem::reserve_va(size_t(1) << 20, 0);
+  ASSERT_TRUE(res.ok()) << res.message();
+  auto r = req(mem::Heap::Vram, mem::Coherence::NonCoherent, 64 << 10);
+  r.host_access = false;
+  r.fixed_va = res->base + (128 << 10);
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*p), r.fixed_va);
+  ASSERT_TRUE(ctx().free(*p).ok());
+  // Still reserved: a no-replace mapping at that address must fail with EEXIST.
+  void* probe = mmap(reinterpret_cast<void*>(r.fixed_va), 4096, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  EXPECT_EQ(probe, MAP_FAILED);
+  EXPECT_EQ(errno, EEXIST);
+  if (probe != MAP_FAILED) munmap(probe, 4096);
+  r.fixed_va = res->base + 100;  // not page aligned
+  size_t before = ctx().allocation_count();
+  EXPECT_EQ(ctx().allocate(r).err(), EINVAL);
+  EXPECT_EQ(ctx().allocation_count(), before);
+  mem::release_va(*res);
+}
+
 }  // namespace

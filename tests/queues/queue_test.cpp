@@ -34,6 +34,24 @@ TEST(AqlQueue, RejectsBadRingSizes) {
   EXPECT_EQ(rt().create_queue(o).err(), EINVAL);
   o.packets = 8;
   EXPECT_EQ(rt().create_queue(o).err(), EINVAL);
+  // CREATE_QUEUE's ring_size is a u32 byte count: 2^26 packets (4 GiB) would wrap to 0.
+  size_t before = rt().memory().allocation_count();
+  o.packets = 1u << 26;
+  auto big = rt().create_queue(o);
+  EXPECT_EQ(big.err(), EINVAL) << big.message();
+  EXPECT_NE(big.message().find("ring size"), std::string::npos) << big.message();
+  EXPECT_EQ(rt().memory().allocation_count(), before);
+}
+
+TEST(AqlQueue, FailsCleanlyWhenUsedAfterDestroy) {
+  auto q = make_queue(64);
+  ASSERT_TRUE(q);
+  ASSERT_TRUE(q->destroy().ok());
+  auto r = q->reserve(1, 10ms);
+  EXPECT_EQ(r.err(), EINVAL) << r.message();
+  EXPECT_EQ(q->submit(queues::make_marker(0)).err(), EINVAL);
+  EXPECT_EQ(q->wait_idle(10ms).err(), EINVAL);
+  EXPECT_EQ(q->grow_scratch(16).err(), EINVAL);
 }
 
 TEST(AqlQueue, KeepsOrderWithinOneQueue) {

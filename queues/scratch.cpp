@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// Scratch sizing per ROCr's formulas and the per-family encoder table (REFERENCE §2 amd_queue_t).
+#include "queues/scratch.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+
+namespace queues::scratch {
+namespace {
+
+// One row per gfx family with the encoders of its registers. gfx10+ change the V# word3 and
+// TMPRING layouts (and wave32): add their rows with their own files when needed.
+struct Family {
+  uint32_t first_gfx, last_gfx;  // gfx_target_version range
+  uint32_t wave_unit;            // bytes per COMPUTE_TMPRING_SIZE.WAVESIZE unit
+  uint32_t wave_size_bits;       // width of WAVESIZE
+  uint32_t (*tmpring)(uint32_t waves, uint32_t wave_units);
+  Descriptor (*descriptor)(uint64_t base, uint32_t num_records, bool atc);
+};
+
+constexpr Family kFamilies[] = {
+    {90000, 99999, tmpring_gfx9::kWaveSizeUnit, tmpring_gfx9::kWaveSizeBits, tmpring_size_gfx9,
+     descriptor_gfx9},
+};
+
+kfd::Result<const Family*> family_of(const kfd::NodeProperties& p) {
+  for (const Family& f : kFamilies)
+    if (p.gfx_target_version >= f.first_gfx && p.gfx_target_version <= f.last_gfx) return &f;
+  return kfd::Error::msg("scratch: no scratch encoding for gfx_target_version " +
+                         std::to_string(p.gfx_target_version), ENOTSUP);
+}
+
+uint32_t cu_count(const kfd::NodeProperties& p) {
+  return p.simd_per_cu ? p.simd_count / p.simd_per_cu : 0;
+}
+
+}  // namespace
+
+kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
+  Layout l;
+  l.num_xcc = p.num_xcc ? p.num_xcc : 1;
+  if (lane_bytes == 0) return l;  // no scratch
+  KFD_ASSIGN(const Family* f, family_of(p));
+  const uint32_t cus = cu_count(p);
+  if (cus == 0 || p.max_slots_scratch_cu == 0)
+    return kfd::Error::msg("scratch: node reports " + std::to_string(cus) + " CUs and " +
+                           std::to_string(p.max_slots_scratch_cu) +
+                           " max_slots_scratch_cu; no scratch possible", EINVAL);
+  // A wave's share must be whole WAVESIZE units: round the per-lane size up to unit / lanes.
+  const uint32_t lane_align = f->wave_unit / l.lanes_per_wave;
+  const uint64_t lane = (uint64_t(lane_bytes) + lane_align - 1) / lane_align * lane_align;
+  const uint64_t units = lane * l.lanes_per_wave / f->wave_unit;
+  if (units >= (uint64_t(1) << f->wave_size_bits))
+    return kfd::Error::msg("scratch: " + std::to_string(lane_bytes) +
+                           " bytes per lane exceed the per-wave limit of " +
+                           std::to_string(((1u << f->wave_size_bits) - 1) / l.lanes_per_wave *
+                                          f->wave_unit) + " bytes", EINVAL);
+  l.lane_bytes = uint32_t(lane);
+  l.wave_units = uint32_t(units);
+  const uint64_t slots = uint64_t(cus) * p.max_slots_scratch_cu;
+  l.total_bytes = lane * l.lanes_per_wave * slots;
+  // WAVES counts the waves one XCC's share holds, at most every scratch slot of the device.
+  const uint64_t per_xcc_waves = l.total_bytes / l.num_xcc / (units * f->wave_unit);
+  l.waves = uint32_t(std::min<uint64_t>(per_xcc_waves, slots));
+  return l;
+}
+
+kfd::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint64_t base,
+                           uint64_t offset) {
+  Fields out;
+  if (l.total_bytes == 0) return out;
+  KFD_ASSIGN(const Family* f, family_of(p));
+  const uint64_t per_xcc = l.total_bytes / l.num_xcc;  // ROCr reports sizes per XCC
+  if (per_xcc > UINT32_MAX)
+    return kfd::Error::msg("scratch: " + std::to_string(per_xcc) +
+                           " bytes per XCC exceed NUM_RECORDS (32 bits)", EINVAL);
+  // ATC (address translation through the IOMMU) for full-profile APUs: a GPU node with CPU cores.
+  const bool apu = p.cpu_cores_count != 0;
+  out.compute_tmpring_size = f->tmpring(l.waves, l.wave_units);
+  out.srd = f->descriptor(base, uint32_t(per_xcc), apu);
+  out.backing_location = offset;
+  out.backing_byte_size = per_xcc;
+  out.wave64_lane_bytes = l.lane_bytes * l.lanes_per_wave / 64;
+  return out;
+}
+
+void apply(aql::AmdQueue& q, const Fields& f) {
+  q.compute_tmpring_size = f.compute_tmpring_size;
+  for (int i = 0; i < 4; ++i) q.scratch_resource_descriptor[i] = f.srd.word[i];
+  q.scratch_backing_memory_location = f.backing_location;
+  q.scratch_backing_memory_byte_size = f.backing_byte_size;
+  q.scratch_wave64_lane_byte_size = f.wave64_lane_bytes;
+}
+
+}  // namespace queues::scratch
