@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <cstdint>
 
 namespace mem {
 
@@ -23,6 +24,9 @@ kfd::Result<VaRange> reserve_va(size_t size, size_t alignment) {
     return kfd::Error::msg("reserve_va: alignment " + kfd::hex(alignment) +
                                " is not a power of two up to 2 MiB", EINVAL);
   if (alignment < kPageSize) alignment = kPageSize;
+  // Sizes near SIZE_MAX would wrap in the rounding or the span below and "succeed" with a tiny range.
+  if (size > SIZE_MAX - alignment - 3 * kPageSize)
+    return kfd::Error::msg("reserve_va: size " + kfd::hex(size) + " is too large to reserve", ENOMEM);
   size = page_align(size);
   // Over-reserve, then trim so that exactly one guard page stays on each side.
   size_t span = size + alignment + 2 * kPageSize;

@@ -57,6 +57,13 @@ TEST(Va, RejectsBadAlignmentAndZeroSize) {
   EXPECT_EQ(mem::reserve_va(4096, size_t(4) << 20).err(), EINVAL);
 }
 
+TEST(Va, RejectsSizesThatWrapAround) {
+  // page_align(SIZE_MAX - 100) wraps to 0: that must not come back as a zero-size range.
+  auto r = mem::reserve_va(SIZE_MAX - 100, 0);
+  EXPECT_EQ(r.err(), ENOMEM) << (r.ok() ? "reserved " + kfd::hex(r->size) + " bytes" : r.message());
+  if (r.ok()) mem::release_va(*r);
+}
+
 TEST(Flags, MapsCoherenceKindsAsRocmDoes) {
   mem::AllocRequest r;
   r.heap = mem::Heap::Gtt;
