@@ -59,7 +59,8 @@ class AqlQueue {
   const scratch::Slice& scratch_slice() const { return scratch_slice_; }
 
   // Replaces the scratch with one of `lane_bytes` per work-item (larger or smaller; 0 frees it).
-  // The queue must be idle (EBUSY otherwise: running waves use the old backing store).
+  // The queue must be idle (EBUSY otherwise: running waves use the old backing store) and no
+  // producer may submit until it returns: the caller serializes (HIP holds its stream lock).
   kfd::Status grow_scratch(uint32_t lane_bytes);
 
   uint64_t read_index() const { return __atomic_load_n(&amdq_->read_dispatch_id, __ATOMIC_ACQUIRE); }

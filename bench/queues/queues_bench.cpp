@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Benchmarks of the queues layer: barrier round trip, packet throughput, cost of publishing a packet.
+// Benchmarks of the queues layer: barrier round trip, packet throughput, publishing a packet, queue creation.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -115,6 +115,22 @@ void BM_PublishPacket(benchmark::State& state) {
       double(batch), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_PublishPacket)->UseManualTime();
+
+// Queue creation and destruction, without scratch and with 1 KiB per lane (a VRAM slice of the
+// scratch window per queue): what the first launch of a scratch-using kernel pays on a new stream.
+void BM_CreateQueue(benchmark::State& state) {
+  queues::QueueOptions o;
+  o.packets = 1024;
+  o.scratch_lane_bytes = uint32_t(state.range(0));
+  for (auto _ : state) {
+    auto q = rt().create_queue(o);
+    if (!q) {
+      state.SkipWithError(q.message().c_str());
+      break;
+    }
+  }
+}
+BENCHMARK(BM_CreateQueue)->Arg(0)->Arg(1024)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
