@@ -216,6 +216,10 @@ void* Process::mmap_render(uint32_t minor, void* addr, size_t len, int prot, int
                            uint64_t offset) {
   std::lock_guard<std::mutex> lk(mu);
   (void)minor;
+  if ((offset & (kPage - 1)) || len == 0) {  // mmap(2): unaligned offset or empty mapping
+    errno = EINVAL;
+    return MAP_FAILED;
+  }
   // drm_gem_mmap: the offset must be a BO's own (drm_vma_offset_exact_lookup_locked) and the
   // length at most the BO's size.
   for (auto& [h, bo] : bos_) {
@@ -264,7 +268,8 @@ uint64_t Process::kfd_mmap_arena_locked(size_t len, uint64_t offset, int* err) {
 void* Process::mmap_kfd(void* addr, size_t len, int prot, int flags, uint64_t offset) {
   std::lock_guard<std::mutex> lk(mu);
   int err = EINVAL;
-  uint64_t arena = kfd_mmap_arena_locked(len, offset, &err);
+  // mmap(2) itself refuses an offset that is not page aligned, before any driver sees it.
+  uint64_t arena = (offset & (kPage - 1)) || len == 0 ? UINT64_MAX : kfd_mmap_arena_locked(len, offset, &err);
   if (arena == UINT64_MAX) {
     log("mmap on /dev/kfd: offset 0x%llx, length 0x%zx: %s", (unsigned long long)offset, len,
         std::strerror(err));

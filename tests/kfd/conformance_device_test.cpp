@@ -173,6 +173,16 @@ TEST_F(Conformance, RenderMmapNeedsTheBoOffsetExactly) {
   munmap(va, 2 * kPage);
 }
 
+// mmap(2) refuses an offset that is not page aligned: a doorbell_offset with the queue's slot
+// bits still in it does not map (mask them off first).
+TEST_F(Conformance, DoorbellMmapNeedsAPageAlignedOffset) {
+  uint64_t off = kfd::uapi::mmap_offset(kfd::uapi::kMmapTypeDoorbell, gpu0().gpu_id) | 8;
+  void* p = ::mmap(nullptr, kfd::uapi::kDoorbellSliceSize, PROT_READ, MAP_SHARED, kfd().fd(), off_t(off));
+  EXPECT_EQ(p, MAP_FAILED);
+  EXPECT_EQ(errno, EINVAL);
+  if (p != MAP_FAILED) munmap(p, kfd::uapi::kDoorbellSliceSize);
+}
+
 // kfd_ioctl: the deprecated DBG_REGISTER .. DBG_WAVE_CONTROL (0x0D..0x10) are EPERM.
 TEST_F(Conformance, DeprecatedDebugIoctlsAreEperm) {
   uint64_t args[8] = {};
