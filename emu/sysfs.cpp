@@ -109,8 +109,8 @@ void build_tree() {
     put(n + "/properties", gpu_node_properties(g));
     put(n + "/mem_banks/0/properties", mem_bank(1, g.vram_bytes));  // FB public: large BAR
     uint32_t simd0 = 0x80001000u + g.index * 0x1000u;
-    put(n + "/caches/0/properties", cache(1, 16, 1 | 4, simd0));     // L1 vector cache per CU
-    put(n + "/caches/1/properties", cache(2, 8192, 1 | 4, simd0));   // L2
+    put(n + "/caches/0/properties", cache(1, 16, 1 | 8, simd0));     // L1 vector cache per CU (data, HSACU)
+    put(n + "/caches/1/properties", cache(2, 8192, 1 | 8, simd0));   // L2 (data, HSACU)
     put(n + "/io_links/0/properties", io_link(g.node_id, 0));
     // DRM side: /sys/dev/char/226:<minor>/device/{drm,vendor,device,...} for libdrm.
     std::string dev = g_root + "/dev/char/226:" + std::to_string(g.render_minor) + "/device";

@@ -126,3 +126,25 @@ TEST(Driver, AmdgpuModuleIsListed) {
 }
 
 }  // namespace
+
+namespace {
+
+// ROCm's own stack (rocminfo on libhsa-runtime64 and libhsakmt, Debian's ROCm 5.2) walks the same
+// topology, opens the same device files and issues its own ioctl sequence: it must enumerate the
+// GPU and finish. Skipped where Debian's rocminfo package is not installed.
+TEST(ForeignRuntime, RocminfoEnumeratesTheGpu) {
+  if (access("/usr/bin/rocminfo", X_OK) != 0) GTEST_SKIP() << "rocminfo is not installed";
+  FILE* p = popen("/usr/bin/rocminfo 2>&1", "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int status = pclose(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out.substr(0, 2000);
+  EXPECT_NE(out.find("Device Type:             GPU"), std::string::npos) << out.substr(0, 2000);
+  EXPECT_NE(out.find("amdgcn-amd-amdhsa--gfx"), std::string::npos);
+  EXPECT_NE(out.find("*** Done ***"), std::string::npos);
+}
+
+}  // namespace
