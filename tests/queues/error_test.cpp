@@ -21,13 +21,8 @@ TEST(QueueError, SurfacesOnTheQueueAndOnEveryWait) {
   auto bad = make_queue();
   auto good = make_queue();
   auto after = make_signal(1), unrelated = make_signal(1);
-  // Both packets are published before one doorbell: with two submits the device could stop the
-  // queue on the first before the second is reserved, and the second submit would then fail.
-  auto first = bad->reserve(2);
-  ASSERT_TRUE(first.ok()) << first.message();
-  bad->write(*first, invalid_packet());
-  bad->write(*first + 1, queues::make_marker(after->handle()));
-  bad->ring_doorbell(*first + 1);
+  auto sent = submit_together(*bad, {invalid_packet(), queues::make_marker(after->handle())});
+  ASSERT_TRUE(sent.ok()) << sent.message();
 
   auto r = after->wait(Cond::Eq, 0, 10s);
   ASSERT_FALSE(r.ok());

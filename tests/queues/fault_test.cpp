@@ -16,8 +16,8 @@ TEST(GpuFault, UnmappedCompletionSignalEndsWaitsWithTheFaultAddress) {
   ASSERT_NE(hole, MAP_FAILED);
   uint64_t bad = reinterpret_cast<uint64_t>(hole) + 0x1000;
   auto after = make_signal(1);
-  ASSERT_TRUE(q->submit(queues::make_marker(bad)).ok());
-  ASSERT_TRUE(q->submit(queues::make_marker(after->handle())).ok());
+  auto sent = submit_together(*q, {queues::make_marker(bad), queues::make_marker(after->handle())});
+  ASSERT_TRUE(sent.ok()) << sent.message();
   for (const auto& policy : {queues::WaitPolicy::spinning(), queues::WaitPolicy::blocking()}) {
     auto r = after->wait(Cond::Eq, 0, 10s, policy);
     ASSERT_FALSE(r.ok());

@@ -60,6 +60,18 @@ inline queues::Packet barrier_or(std::initializer_list<uint64_t> deps, uint64_t 
   return *p;
 }
 
+// Publishes `packets` behind one doorbell. Tests whose first packet stops the queue need this: with
+// one submit each, the device may stop the queue before the next submit reserves its slot, and
+// that submit then fails (a race, not the behaviour under test).
+inline kfd::Status submit_together(queues::AqlQueue& q, std::initializer_list<queues::Packet> packets) {
+  auto first = q.reserve(static_cast<uint32_t>(packets.size()));
+  if (!first) return first.error();
+  uint64_t i = *first;
+  for (const auto& p : packets) q.write(i++, p);
+  q.ring_doorbell(i - 1);
+  return {};
+}
+
 // Waits for value == v with a generous timeout.
 inline kfd::Status wait_eq(const queues::Signal& s, int64_t v, std::chrono::nanoseconds t = 10s) {
   auto r = s.wait(queues::Cond::Eq, v, t);
