@@ -115,12 +115,26 @@ bool CommandProcessor::service(Queue& q) {
     return false;
   }
   auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
-  uint64_t doorbell = __atomic_load_n(db, __ATOMIC_ACQUIRE);
+  // Packets below `end` may be ready. The doorbell holds the index of a published packet, but on
+  // a multi-producer queue it may be rung with any index (hsa_queue_t: "If type is
+  // HSA_QUEUE_TYPE_MULTI, the doorbell signal value can be updated with any value"): racing
+  // producers can leave a lower index last. Like the CP's write-pointer poll, also look up to
+  // write_dispatch_id; the header says whether a packet has been published.
+  uint64_t end = __atomic_load_n(db, __ATOMIC_ACQUIRE) + 1;
+  bool end_from_wptr = false;
   uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
   uint64_t npackets = q.ring_size / kPacketSize;
   bool progressed = false;
   for (unsigned n = 0; n < kPacketsPerTurn; ++n) {
-    if (int64_t(doorbell - rd) < 0) break;  // the doorbell holds the index of the last packet
+    if (int64_t(end - rd) <= 0) {
+      if (end_from_wptr) break;
+      end_from_wptr = true;
+      auto* wptr = reinterpret_cast<uint64_t*>(d_.translate(q.wptr_va, 8, false));
+      if (!wptr) break;
+      uint64_t w = __atomic_load_n(wptr, __ATOMIC_ACQUIRE);
+      if (int64_t(w - rd) <= 0) break;
+      end = w;
+    }
     uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
     uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
     if (header_type(header) == kTypeInvalid) break;  // not yet published
