@@ -120,8 +120,12 @@ void Buffer::release() {
     return ::testing::AssertionFailure()
            << "errno " << e.err << " (" << strerror(e.err) << "), expected " << err << " ("
            << strerror(err) << "): " << e.message;
-  if (e.message.rfind(std::string(ioctl) + ": ", 0) != 0)
-    return ::testing::AssertionFailure() << "message does not start with " << ioctl << ": " << e.message;
+  // "<ioctl>: <errno text> (<key values>)": the name, the errno's text, then the arguments.
+  const std::string head = std::string(ioctl) + ": " + strerror(err) + " (";
+  if (e.message.rfind(head, 0) != 0)
+    return ::testing::AssertionFailure() << "message does not start with \"" << head << "\": " << e.message;
+  if (e.message.back() != ')' || e.message.size() <= head.size() + 1)
+    return ::testing::AssertionFailure() << "message carries no argument values: " << e.message;
   return ::testing::AssertionSuccess();
 }
 

@@ -73,7 +73,7 @@ class Buffer {
   bool own_va_ = false;
 };
 
-// Checks an error: the errno and that the message begins with the ioctl's name.
+// Checks an error: its errno, and a message "<ioctl>: <errno text> (<argument values>)".
 ::testing::AssertionResult failed_with(const kfd::Error& e, int err, const char* ioctl);
 
 template <class R>
