@@ -31,6 +31,12 @@ const char* coherence_name(Coherence c) {
 }
 
 kfd::Result<uint32_t> alloc_flags(const AllocRequest& r) {
+  // Values outside the enums (a cast, a stale ABI) would otherwise become a silent default.
+  if (r.heap > Heap::Mmio)
+    return kfd::Error::msg("allocate: unknown heap " + std::to_string(unsigned(r.heap)), EINVAL);
+  if (r.coherence > Coherence::Uncached)
+    return kfd::Error::msg("allocate: unknown coherence kind " + std::to_string(unsigned(r.coherence)),
+                           EINVAL);
   uint32_t f = 0;
   switch (r.heap) {
     case Heap::Vram:
@@ -52,7 +58,8 @@ kfd::Result<uint32_t> alloc_flags(const AllocRequest& r) {
   }
   if (!r.read_only) f |= KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
   if (r.executable) f |= KFD_IOC_ALLOC_MEM_FLAGS_EXECUTABLE;
-  // Exactly one coherence flag at most: the kernel rejects any two together.
+  // One coherence flag at most. The kernel accepts two together and gives them a precedence
+  // when it builds the page-table flags (UNCACHED first); a request names exactly one kind.
   if (r.coherence == Coherence::Coherent) f |= KFD_IOC_ALLOC_MEM_FLAGS_COHERENT;
   if (r.coherence == Coherence::Uncached) f |= KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED;
   return f;

@@ -105,6 +105,19 @@ TEST(Flags, NeverCombinesTwoCoherenceFlags) {
     }
 }
 
+TEST(Flags, RejectsHeapsAndCoherenceKindsOutsideTheEnums) {
+  mem::AllocRequest r;
+  r.coherence = static_cast<mem::Coherence>(3);
+  auto c = mem::alloc_flags(r);
+  EXPECT_EQ(c.err(), EINVAL);
+  EXPECT_NE(c.message().find("unknown coherence kind 3"), std::string::npos) << c.message();
+  r = {};
+  r.heap = static_cast<mem::Heap>(9);
+  auto h = mem::alloc_flags(r);
+  EXPECT_EQ(h.err(), EINVAL);
+  EXPECT_NE(h.message().find("unknown heap 9"), std::string::npos) << h.message();
+}
+
 TEST(Flags, RejectsReadOnlyDoorbell) {
   mem::AllocRequest r;
   r.heap = mem::Heap::Doorbell;
