@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Device tests of AQL queues: ordering, barriers across queues, wraparound, producers, back-pressure.
+#include <time.h>
+
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -193,6 +195,34 @@ TEST(AqlQueue, AppliesBackPressureWhenFull) {
   EXPECT_TRUE(returned.load());
   ASSERT_TRUE(wait_eq(*extra, 0).ok());
   EXPECT_EQ(count->load(), 0);
+}
+
+// CPU time of the whole process (the emulator's command processor runs in it), in seconds.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
+// An idle device must not burn a host core: with a queue alive and nothing to run, the process
+// uses a small part of one core. (A busy host only lowers the figure, so this cannot flake on
+// load; a command processor that kept spinning would use most of a core.)
+TEST(AqlQueue, IdleQueueCostsLittleHostCpu) {
+  auto q = make_queue(64);
+  auto done = make_signal(1);
+  ASSERT_TRUE(q->submit(queues::make_marker(done->handle())).ok());
+  ASSERT_TRUE(wait_eq(*done, 0).ok());
+  std::this_thread::sleep_for(200ms);  // let the device settle into its idle state
+  const double cpu0 = process_cpu_seconds();
+  const auto wall0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(1s);
+  const double cpu = process_cpu_seconds() - cpu0;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  EXPECT_LT(cpu, 0.2 * wall) << cpu << " s of CPU in " << wall << " s with an idle queue";
+  // Still responsive after idling.
+  auto again = make_signal(1);
+  ASSERT_TRUE(q->submit(queues::make_marker(again->handle())).ok());
+  EXPECT_TRUE(wait_eq(*again, 0).ok());
 }
 
 TEST(AqlQueue, DestroysWithPendingWorkWithoutLeaking) {
