@@ -3,6 +3,7 @@
 #include "hc_check.hpp"
 
 #include <hc_am.hpp>
+#include <hc_math.hpp>
 
 #include <vector>
 
@@ -126,6 +127,19 @@ void am_names() {
   check(hc::am_free(pinned) == AM_SUCCESS && hc::am_free(coherent) == AM_SUCCESS, "am_free of both");
 }
 
+// C math called unqualified with integer arguments, in a kernel and on the host (hc_math.hpp).
+void unqualified_math() {
+  std::vector<int> out(16, -1), host(16, -2);
+  array_view<int, 1> o(16, out);
+  parallel_for_each(extent<1>(16), [=](index<1> i) [[hc]] {
+    o[i] = ilogb(i[0] + 1) * 10 + (isnormal(i[0] + 1) ? 1 : 0);
+  }).wait();
+  for (int i = 0; i < 16; ++i) host[i] = ilogb(i + 1) * 10 + (isnormal(i + 1) ? 1 : 0);
+  bool same = true;
+  for (int i = 0; i < 16; ++i) same = same && o[i] == host[i];
+  check(same && host[15] == 41, "ilogb(int) and isnormal(int) unqualified, kernel and host agree");
+}
+
 int main() {
   hc_test::run("kernel_signatures", kernel_signatures);
   hc_test::run("static_group_segment", static_group_segment);
@@ -133,6 +147,7 @@ int main() {
   hc_test::run("array_over_device_pointer", array_over_device_pointer);
   hc_test::run("array_from_iterator", array_from_iterator);
   hc_test::run("am_names", am_names);
+  hc_test::run("unqualified_math", unqualified_math);
   assert(hc_test::passed() >= 0);  // <cassert> comes with hc.hpp, as with hcc
   return hc_test::finish();
 }
