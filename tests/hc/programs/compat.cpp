@@ -72,6 +72,10 @@ void view_list() {
   }
   check(acc.get_all_views().size() == before + 2, "a destroyed view leaves get_all_views");
   check(a.get_hsa_interop(), "get_hsa_interop: kfdrt views are AQL queues");
+  // layout: amd_queue_t begins with hsa_queue_t {type u32, features u32, base_address, ...}.
+  const auto* q = static_cast<const uint32_t*>(a.get_hsa_queue());
+  check(q && (q[1] & 1u) && acc.get_default_view().get_hsa_queue(),
+        "get_hsa_queue: the view's AQL queue (HSA_QUEUE_FEATURE_KERNEL_DISPATCH set)");
 }
 
 // An array built over another array's accelerator_pointer() shares its data and ordering.
