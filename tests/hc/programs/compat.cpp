@@ -8,6 +8,8 @@
 #include <vector>
 
 using hc_test::check;
+
+__device__ int hc_compat_symbol[4];
 // hc programs put hc's names in the global namespace; index<N> must not clash with glibc's index().
 using namespace hc;
 
@@ -144,6 +146,21 @@ void unqualified_math() {
   check(same && host[15] == 41, "ilogb(int) and isnormal(int) unqualified, kernel and host agree");
 }
 
+// memcpy_symbol and get_symbol_address by the variable's name, as hcc programs use them.
+void symbols_by_name() {
+  accelerator acc;
+  check(acc.get_symbol_address("hc_compat_symbol") != nullptr, "get_symbol_address finds a __device__ variable by name");
+  check(acc.get_symbol_address("no_such_symbol_here") == nullptr, "get_symbol_address of an unknown name is null");
+  int in[4] = {5, 6, 7, 8}, out[4] = {};
+  acc.memcpy_symbol("hc_compat_symbol", in, sizeof(in));
+  parallel_for_each(extent<1>(4), [=](index<1> i) [[hc]] { hc_compat_symbol[i[0]] += 100; }).wait();
+  acc.memcpy_symbol("hc_compat_symbol", out, sizeof(out), 0, hcMemcpyDeviceToHost);
+  check(out[0] == 105 && out[3] == 108, "memcpy_symbol by name to and from the device");
+  check(hc_test::throws<hc::runtime_exception>([&] { acc.memcpy_symbol("no_such_symbol_here", in, 4); },
+                                               "symbol not found"),
+        "memcpy_symbol of an unknown name throws naming the problem");
+}
+
 int main() {
   hc_test::run("kernel_signatures", kernel_signatures);
   hc_test::run("static_group_segment", static_group_segment);
@@ -152,6 +169,7 @@ int main() {
   hc_test::run("array_from_iterator", array_from_iterator);
   hc_test::run("am_names", am_names);
   hc_test::run("unqualified_math", unqualified_math);
+  hc_test::run("symbols_by_name", symbols_by_name);
   assert(hc_test::passed() >= 0);  // <cassert> comes with hc.hpp, as with hcc
   return hc_test::finish();
 }
