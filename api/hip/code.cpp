@@ -291,4 +291,11 @@ Var* Registry::var(const void* host_var) {
   return it == vars_.end() ? nullptr : it->second.get();
 }
 
+Var* Registry::var_by_name(const std::string& name) {
+  std::lock_guard lk(mu_);
+  for (const auto& kv : vars_)
+    if (kv.second->name == name) return kv.second.get();
+  return nullptr;
+}
+
 }  // namespace hip

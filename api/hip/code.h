@@ -126,6 +126,8 @@ class Registry {
   void remove_fatbin(void** handle);
   Function* function(const void* host_fn);
   Var* var(const void* host_var);
+  // The registered variable whose device symbol is `name`; null if none.
+  Var* var_by_name(const std::string& name);
 
  private:
   struct FatBin {

@@ -246,6 +246,25 @@ HIP_EXPORT hipError_t hipGetSymbolAddress(void** dev_ptr, const void* sym) {
   *dev_ptr = a;
   return hipSuccess;
 }
+// kfdrt extension (declared weak by hc, detail/kfdrt_ext.h): a __device__ variable's address and
+// size on `device` by its device symbol name, for hc's accelerator::get_symbol_address and
+// memcpy_symbol(const char*). hipErrorNotFound when no registered variable has that name.
+HIP_EXPORT hipError_t kfdrtModuleGetGlobalByName(int device, const char* name, void** address, size_t* bytes) {
+  if (!name || !address) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* dev = rt->device(device);
+  if (!dev) return ret(hipErrorInvalidDevice);
+  Var* v = Registry::get().var_by_name(name);
+  if (!v) return hipErrorNotFound;  // an answer to a lookup, not a failure to record
+  auto a = v->address(*dev);
+  if (!a) {
+    debug_log("kfdrtModuleGetGlobalByName", a.message());
+    return ret(a.err() == ENOEXEC ? hipErrorNoBinaryForGpu : hipErrorInvalidSymbol);
+  }
+  *address = *a;
+  if (bytes) *bytes = v->size;
+  return hipSuccess;
+}
 HIP_EXPORT hipError_t hipGetSymbolSize(size_t* size, const void* sym) {
   if (!size) return ret(hipErrorInvalidValue);
   uint8_t* a;

@@ -216,3 +216,14 @@ HIP_EXPORT hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_
   *ms = float(double(ticks) * 1000.0 / double(a->dev->timestamp_hz()));
   return hipSuccess;
 }
+
+// kfdrt extension (declared weak by hc, detail/kfdrt_ext.h): the AQL queue (hsa_queue_t*, the
+// amd_queue_t at its start) that `h`'s packets go to, for hc's accelerator_view::get_hsa_queue.
+HIP_EXPORT hipError_t kfdrtStreamGetAqlQueue(hipStream_t h, void** queue) {
+  if (!queue) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  std::shared_ptr<Stream> s;
+  if (hipError_t e = rt->stream(h, &s); e != hipSuccess) return ret(e);
+  *queue = reinterpret_cast<void*>(s->hw().queue_address());
+  return hipSuccess;
+}

@@ -19,6 +19,10 @@ typedef int am_status_t;
 #define amDeviceFinegrained 0x4 // fine-grained device memory (hipExtMallocWithFlags)
 #define amHostUnmapped 0x8      // with a host flag: map only for the allocating accelerator
 
+// The names of later hcc releases. am_host_coherent (3) has the coherent bit; am_host_noncoherent
+// (2) is the amHostCoherent bit, so it gets coherent memory too (a superset: it only costs speed).
+enum am_memory_t { am_device = 0, am_host_pinned = 1, am_host_noncoherent = 2, am_host_coherent = 3 };
+
 namespace hc {
 
 // What the tracker knows about one allocation (field names as in hcc).
@@ -35,8 +39,8 @@ struct AmPointerInfo {
   unsigned _appAllocationFlags = 0;
   void* _appPtr = nullptr;
 
-  AmPointerInfo(void* host, void* device, size_t bytes, hc::accelerator& acc, bool in_device,
-                bool am_managed)
+  AmPointerInfo(void* host, void* device, size_t bytes, hc::accelerator& acc, bool in_device = false,
+                bool am_managed = false)
       : AmPointerInfo(host, device, device, bytes, acc, in_device, am_managed) {}
   AmPointerInfo(void* host, void* device, void* unaligned, size_t bytes, hc::accelerator& acc,
                 bool in_device, bool am_managed)

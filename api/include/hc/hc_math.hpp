@@ -5,6 +5,10 @@
 #include "hc.hpp"
 
 #include <cmath>
+// hcc's hc_math.hpp made the C math functions callable unqualified, integer arguments included,
+// on the host as on the device; <math.h> puts libstdc++'s std:: overloads (isnormal(int), ...)
+// into the global namespace next to clang's device ones.
+#include <math.h>
 
 namespace hc {
 

@@ -4,7 +4,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+// Real HIP's header brings in <string.h> (memcpy, memset); programs rely on that. hc.hpp opts out
+// with KFDRT_HIP_NO_STRING_H: glibc's <strings.h> declares a global function `index`, which
+// makes `index<N>` ambiguous under `using namespace hc;`, the usual style of hc programs.
+#ifndef KFDRT_HIP_NO_STRING_H
 #include <string.h>
+#endif
 
 #include "hip/hip_version.h"
 #include "hip/kfdrt/hip_common.h"

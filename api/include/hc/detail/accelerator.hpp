@@ -43,6 +43,8 @@ public:
 
   static accelerator_view get_auto_selection_view();
   accelerator_view get_default_view() const;
+  // The default view and every view create_view made that is still in use, oldest first.
+  std::vector<accelerator_view> get_all_views() const;
   accelerator_view create_view(execute_order order = execute_in_order,
                                queuing_mode mode = queuing_mode_automatic,
                                queue_priority priority = priority_normal);
@@ -172,6 +174,8 @@ public:
   unsigned int get_version() const { return get_accelerator().get_version(); }
   size_t get_max_tile_static_size() const { return get_accelerator().get_max_tile_static_size(); }
   bool is_hsa_accelerator() const { return true; }
+  // Whether the view is an HSA (AQL) queue: kfdrt's streams always are.
+  bool get_hsa_interop() const { return true; }
 
   // Waits for everything enqueued so far; Active spins on the queue instead of sleeping.
   void wait(hcWaitMode mode = hcWaitModeBlocked) const {
@@ -281,7 +285,15 @@ inline accelerator_view accelerator::get_auto_selection_view() {
 
 inline accelerator_view accelerator::create_view(execute_order order, queuing_mode mode,
                                                  queue_priority priority) {
-  return accelerator_view(std::make_shared<detail::view_state>(dev_, order, mode, priority));
+  auto v = std::make_shared<detail::view_state>(dev_, order, mode, priority);
+  detail::runtime::get().device(dev_).add_view(v);
+  return accelerator_view(std::move(v));
+}
+
+inline std::vector<accelerator_view> accelerator::get_all_views() const {
+  std::vector<accelerator_view> r;
+  for (auto& v : detail::runtime::get().device(dev_).all_views()) r.emplace_back(std::move(v));
+  return r;
 }
 
 inline void accelerator_view::dispatch_hsa_kernel(const hsa_kernel_dispatch_packet_t* aql,

@@ -36,6 +36,24 @@ public:
   template <class It> array(int e0, It first, It last) requires(N == 1) : array(extent<1>(e0)) {
     copy_in(first, last);
   }
+  template <class It> array(int e0, It first) requires(N == 1) : array(extent<1>(e0)) { copy_in(first); }
+  template <class It> array(int e0, int e1, It first) requires(N == 2) : array(extent<2>(e0, e1)) {
+    copy_in(first);
+  }
+  template <class It>
+  array(int e0, int e1, int e2, It first) requires(N == 3) : array(extent<3>(e0, e1, e2)) {
+    copy_in(first);
+  }
+  // An array over existing device memory (another array's accelerator_pointer(), or am_alloc
+  // memory). Over an array's memory it shares that array's data and synchronisation; other
+  // memory is used as it is and never freed by the array.
+  array(const extent<N>& ext, void* accelerator_pointer)
+      : array(ext, accelerator().get_default_view(), accelerator_pointer) {}
+  array(const extent<N>& ext, accelerator_view av, void* accelerator_pointer)
+      : v_(wrap(ext, av, accelerator_pointer)) {}
+  array(int e0, void* p) requires(N == 1) : array(extent<1>(e0), p) {}
+  array(int e0, int e1, void* p) requires(N == 2) : array(extent<2>(e0, e1), p) {}
+  array(int e0, int e1, int e2, void* p) requires(N == 3) : array(extent<3>(e0, e1, e2), p) {}
   explicit array(const array_view<const T, N>& src) : array(src.get_extent()) { copy_from(src); }
   explicit array(const array_view<const T, N>& src, accelerator_view av) : array(src.get_extent(), av) {
     copy_from(src);
@@ -109,6 +127,14 @@ private:
     b->host_valid = false;
     b->device_ptr(av.state()->device);
     b->dev_valid = true;
+    array_view<T, N> v(ext, b);
+    v.dev_ = static_cast<T*>(b->dev);
+    return v;
+  }
+  static array_view<T, N> wrap(const extent<N>& ext, const accelerator_view& av, void* p) {
+    for (int i = 0; i < N; ++i)
+      if (ext[i] < 0) throw runtime_exception("hc: array with a negative extent", -1);
+    auto* b = detail::buffer_over_device_memory(p, ext.size64() * sizeof(T), av.state());
     array_view<T, N> v(ext, b);
     v.dev_ = static_cast<T*>(b->dev);
     return v;

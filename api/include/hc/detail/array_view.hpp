@@ -36,6 +36,10 @@ public:
   array_view(const extent<N>& ext, C& c) : array_view(ext, c.data()) {}
   template <class C, class = decltype(std::declval<C&>().data())>
   array_view(int e0, C& c) requires(N == 1) : array_view(extent<1>(e0), c.data()) {}
+  template <class C, class = decltype(std::declval<C&>().data())>
+  array_view(int e0, int e1, C& c) requires(N == 2) : array_view(extent<2>(e0, e1), c.data()) {}
+  template <class C, class = decltype(std::declval<C&>().data())>
+  array_view(int e0, int e1, int e2, C& c) requires(N == 3) : array_view(extent<3>(e0, e1, e2), c.data()) {}
   array_view(int e0, T* src) requires(N == 1) : array_view(extent<1>(e0), src) {}
   array_view(int e0, int e1, T* src) requires(N == 2) : array_view(extent<2>(e0, e1), src) {}
   array_view(int e0, int e1, int e2, T* src) requires(N == 3) : array_view(extent<3>(e0, e1, e2), src) {}
@@ -49,6 +53,9 @@ public:
     host_ = static_cast<value_type*>(buf_->host);
   }
   explicit array_view(int e0) requires(N == 1 && !std::is_const_v<T>) : array_view(extent<1>(e0)) {}
+  array_view(int e0, int e1) requires(N == 2 && !std::is_const_v<T>) : array_view(extent<2>(e0, e1)) {}
+  array_view(int e0, int e1, int e2) requires(N == 3 && !std::is_const_v<T>)
+      : array_view(extent<3>(e0, e1, e2)) {}
   // Views of an array.
   array_view(array<value_type, N>& a);
   array_view(const array<value_type, N>& a) requires(std::is_const_v<T>);

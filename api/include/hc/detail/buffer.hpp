@@ -24,7 +24,6 @@
 #include "accelerator.hpp"
 
 #include <atomic>
-#include <cstring>
 
 namespace hc::detail {
 
@@ -38,6 +37,30 @@ struct transfer_stats {
   }
 };
 
+struct buffer;
+
+// Device allocations of live buffers by address, so that an array built over another array's
+// accelerator_pointer() shares that array's buffer (and so its synchronisation state).
+struct device_registry {
+  std::mutex m;
+  std::map<void*, buffer*> by_dev;
+  static device_registry& get() {
+    static device_registry* r = new device_registry;  // outlives static destruction
+    return *r;
+  }
+  void add(void* dev, buffer* b) {
+    std::lock_guard<std::mutex> lock(m);
+    by_dev[dev] = b;
+  }
+  void remove(void* dev, buffer* b) {
+    std::lock_guard<std::mutex> lock(m);
+    auto it = by_dev.find(dev);
+    if (it != by_dev.end() && it->second == b) by_dev.erase(it);
+  }
+  // The live buffer whose device copy starts at `dev`, with a reference taken; null if none.
+  buffer* acquire(void* dev, int device, size_t bytes);
+};
+
 struct buffer {
   std::atomic<int> refs{1};
   std::mutex m;
@@ -46,6 +69,7 @@ struct buffer {
   bool owns_host = false;
   void* dev = nullptr;
   int dev_device = -1;
+  bool owns_dev = true;  // false: memory the program allocated (array over a device pointer)
   bool host_valid = false;
   bool dev_valid = false;
   bool discarded = false;
@@ -76,9 +100,14 @@ struct buffer {
   }
   void* device_ptr_locked(int device) {
     if (dev && dev_device == device) return dev;
+    if (dev && !owns_dev)
+      throw runtime_exception("hc: an array over a device pointer of accelerator " +
+                                  std::to_string(dev_device) + " cannot be used on accelerator " +
+                                  std::to_string(device), -1);
     if (dev) {  // another device: bring the data home first, then reallocate
       make_host_current_locked();
       wait_dev_users_locked();
+      device_registry::get().remove(dev, this);
       device_guard g(dev_device);
       (void)hipFree(dev);
       dev = nullptr;
@@ -87,6 +116,7 @@ struct buffer {
     device_guard g(device);
     check(hipMalloc(&dev, bytes ? bytes : 1), "hipMalloc (array storage)");
     dev_device = device;
+    device_registry::get().add(dev, this);
     if (!home || home->device != device)
       home = runtime::get().device(device).get_default_view();
     return dev;
@@ -211,7 +241,8 @@ struct buffer {
       wait_dev_users_locked();
     } catch (...) {
     }
-    if (dev) {
+    if (dev) device_registry::get().remove(dev, this);
+    if (dev && owns_dev) {
       int prev = 0;
       (void)hipGetDevice(&prev);
       (void)hipSetDevice(dev_device);
@@ -221,6 +252,31 @@ struct buffer {
     if (owns_host) ::operator delete(host);
   }
 };
+
+inline buffer* device_registry::acquire(void* dev, int device, size_t bytes) {
+  std::lock_guard<std::mutex> lock(m);
+  auto it = by_dev.find(dev);
+  if (it == by_dev.end()) return nullptr;
+  buffer* b = it->second;
+  if (b->dev_device != device || b->bytes < bytes) return nullptr;
+  // A buffer whose last reference is being dropped is not revived.
+  for (int r = b->refs.load(); r > 0;)
+    if (b->refs.compare_exchange_weak(r, r + 1)) return b;
+  return nullptr;
+}
+
+// A buffer for `bytes` of device memory at `dev` on `view`'s device: the live buffer that
+// allocated it if there is one, else a new buffer that uses (and never frees) that memory.
+inline buffer* buffer_over_device_memory(void* dev, size_t bytes, std::shared_ptr<view_state> view) {
+  if (!dev) throw runtime_exception("hc: array over a null device pointer", -1);
+  if (buffer* b = device_registry::get().acquire(dev, view->device, bytes)) return b;
+  auto* b = new buffer(bytes, nullptr, view);
+  b->dev = dev;
+  b->dev_device = b->home->device;
+  b->owns_dev = false;
+  b->dev_valid = true;
+  return b;
+}
 
 inline void retain(buffer* b) {
   if (b) b->refs.fetch_add(1, std::memory_order_relaxed);

@@ -10,10 +10,12 @@
 // rewrite libstdc++'s own `__attribute__((__noinline__))` (bits/shared_ptr_base.h).
 #include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -22,6 +24,11 @@
 #include <thread>
 #include <vector>
 
+// hcc's headers brought <cassert> and <functional> (std::bind) with them, and hc programs lean on
+// that. They did not bring <string.h>: see KFDRT_HIP_NO_STRING_H in hip_runtime_api.h.
+#ifndef KFDRT_HIP_NO_STRING_H
+#define KFDRT_HIP_NO_STRING_H 1
+#endif
 #include <hip/hip_runtime.h>
 
 // hcc marked device code with [[hc]] / __attribute__((hc)). clang has no such attribute: it

@@ -64,6 +64,12 @@ HC_BUILTIN int __amdgcn_ds_bpermute(int index, int src) {
 HC_BUILTIN float __amdgcn_ds_bpermute(int index, float src) {
   return __builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute(index, __builtin_bit_cast(int, src)));
 }
+HC_BUILTIN unsigned int __amdgcn_ds_bpermute(int index, unsigned int src) {
+  return static_cast<unsigned>(__builtin_amdgcn_ds_bpermute(index, static_cast<int>(src)));
+}
+HC_BUILTIN unsigned int __amdgcn_ds_permute(int index, unsigned int src) {
+  return static_cast<unsigned>(__builtin_amdgcn_ds_permute(index, static_cast<int>(src)));
+}
 HC_BUILTIN int __amdgcn_ds_permute(int index, int src) {
   return __builtin_amdgcn_ds_permute(index, src);
 }
@@ -191,8 +197,16 @@ __device__ inline unsigned int get_group_segment_size() {
   const char* packet = (const char*)__builtin_amdgcn_dispatch_ptr();
   return *reinterpret_cast<const unsigned int*>(packet + 28);  // layout: HSA kernel dispatch packet
 }
-// The kernel's statically allocated LDS (tile_static variables).
-__device__ inline unsigned int get_static_group_segment_size() { return __builtin_amdgcn_groupstaticsize(); }
+// The kernel's statically allocated LDS (tile_static variables): group_segment_fixed_size of
+// the kernel descriptor the dispatch packet names. (__builtin_amdgcn_groupstaticsize would give
+// the LDS of the function it is compiled into, 0 in a kernel lambda that is not inlined.)
+__device__ inline unsigned int get_static_group_segment_size() {
+  const char* packet = (const char*)__builtin_amdgcn_dispatch_ptr();
+  // layout: HSA kernel dispatch packet (kernel_object at 32); AMDGPU kernel descriptor
+  // (group_segment_fixed_size at 0).
+  const char* kd = reinterpret_cast<const char*>(*reinterpret_cast<const uint64_t*>(packet + 32));
+  return *reinterpret_cast<const unsigned int*>(kd);
+}
 __device__ inline unsigned int get_dynamic_group_segment_size() {
   return get_group_segment_size() - get_static_group_segment_size();
 }

@@ -23,6 +23,19 @@ __device__ inline int hc_item_id(int axis) {
                    : axis == 1 ? __builtin_amdgcn_workitem_id_y() : __builtin_amdgcn_workitem_id_z();
 }
 
+// Calls the kernel functor in the forms hcc accepted: with the index as a value, a const or a
+// non-const reference (`[=](hc::index<1>& i)`), or with no argument at all (`[]() [[hc]] {}`).
+template <class F, class I> __device__ inline void call_kernel(F& f, I& idx) {
+  if constexpr (std::is_invocable_v<F&, I&>) {
+    f(idx);
+  } else {
+    static_assert(std::is_invocable_v<F&>,
+                  "parallel_for_each: the kernel must take the index (hc::index<N> or "
+                  "hc::tiled_index<N>, by value or reference) or nothing");
+    f();
+  }
+}
+
 template <int N, class F> __global__ void pfe_kernel(F f, grid_desc<N> g) {
   constexpr int K = N < 3 ? N : 3;  // dimensions carried by the grid
   index<N> idx;
@@ -32,14 +45,14 @@ template <int N, class F> __global__ void pfe_kernel(F f, grid_desc<N> g) {
     if (idx[d] >= g.ext[d]) return;
   }
   if constexpr (N <= 3) {
-    f(idx);
+    call_kernel(f, idx);
   } else {
     uint64_t lead = 1;
     for (int d = 0; d < N - 3; ++d) lead *= static_cast<uint64_t>(g.ext[d]);
     for (uint64_t l = 0; l < lead; ++l) {
       uint64_t r = l;
       for (int d = N - 4; d >= 0; --d) idx[d] = static_cast<int>(r % g.ext[d]), r /= g.ext[d];
-      f(idx);
+      call_kernel(f, idx);
     }
   }
 }
@@ -58,7 +71,8 @@ template <int N, class F> __global__ void pfe_tiled_kernel(F f, grid_desc<N> g) 
     const int left = g.ext[d] - origin[d];
     dim[d] = left < g.tile[a] ? left : g.tile[a];
   }
-  f(tiled_index<N>(global, local, tile, origin, dim));
+  tiled_index<N> t(global, local, tile, origin, dim);
+  call_kernel(f, t);
 }
 
 inline void check_extent(const int* ext, int n) {

@@ -131,6 +131,9 @@ struct device_state {
   std::once_flag view_once;
   std::shared_ptr<view_state> default_view;
 
+  std::mutex views_m;
+  std::vector<std::weak_ptr<view_state>> created;  // create_view's views, oldest first
+
   std::shared_ptr<view_state> get_default_view() {
     std::call_once(view_once, [this] {
       default_view = std::make_shared<view_state>(id, execute_in_order, queuing_mode_automatic,
@@ -138,6 +141,19 @@ struct device_state {
       default_view->is_default = true;
     });
     return default_view;
+  }
+  void add_view(const std::shared_ptr<view_state>& v) {
+    std::lock_guard<std::mutex> lock(views_m);
+    std::erase_if(created, [](const std::weak_ptr<view_state>& w) { return w.expired(); });
+    created.push_back(v);
+  }
+  // The default view, then the views made by create_view that are still alive, in order.
+  std::vector<std::shared_ptr<view_state>> all_views() {
+    std::vector<std::shared_ptr<view_state>> all{get_default_view()};
+    std::lock_guard<std::mutex> lock(views_m);
+    for (const auto& w : created)
+      if (auto v = w.lock()) all.push_back(std::move(v));
+    return all;
   }
 };
 
