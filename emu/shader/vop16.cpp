@@ -256,9 +256,10 @@ void pk32(Wave& w, const Inst& in, unsigned n, F f) {
       if ((in.neg_hi >> i) & 1) hi[i] = -hi[i];
     }
     float fl = f(lo[0], lo[1], lo[2]), fh = f(hi[0], hi[1], hi[2]);
-    if (in.clamp) {
-      fl = std::isnan(fl) ? 0.0f : std::fmin(std::fmax(fl, 0.0f), 1.0f);
-      fh = std::isnan(fh) ? 0.0f : std::fmin(std::fmax(fh, 0.0f), 1.0f);
+    if (in.clamp) {  // as for f32 VOP3 clamp: NaN becomes 0 under MODE.DX10_CLAMP
+      bool dx10 = (w.mode >> 8) & 1;
+      fl = std::isnan(fl) ? (dx10 ? 0.0f : fl) : std::fmin(std::fmax(fl, 0.0f), 1.0f);
+      fh = std::isnan(fh) ? (dx10 ? 0.0f : fh) : std::fmin(std::fmax(fh, 0.0f), 1.0f);
     }
     uint32_t rl = u32(fl), rh = u32(fh);
     if (!(w.mode & 0x20)) {
