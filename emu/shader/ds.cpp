@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// DS execution: LDS loads/stores (incl. read2/write2), LDS atomics, and the LDS-free cross-lane
-// ops ds_swizzle_b32, ds_permute_b32, ds_bpermute_b32.
+// DS execution: LDS loads/stores (incl. read2/write2), LDS atomics, append/consume counters, and
+// the LDS-free cross-lane ops ds_swizzle_b32, ds_permute_b32, ds_bpermute_b32.
 #include <string>
 #include <vector>
 
@@ -102,6 +102,23 @@ void ds_atomic(Wave& w, const Inst& in) {
 
 void ds_nop(Wave&, const Inst&) {}
 
+// ds_append / ds_consume: one LDS counter at M0 + offset (clang puts the counter's address in
+// M0) gains / loses the number of active lanes; every active lane gets the pre-op value.
+// An address past the LDS reads 0 and changes nothing, like other DS accesses.
+template <bool Append>
+void ds_counter(Wave& w, const Inst& in) {
+  uint64_t ex = w.exec();
+  uint32_t addr = w.s[124] + offset16(in), old = 0, n = static_cast<uint32_t>(std::popcount(ex));
+  if (uint8_t* p = lane_atomic_ptr(w, lds_at(addr), 4)) {
+    std::memcpy(&old, p, 4);
+    uint32_t now = Append ? old + n : old - n;
+    std::memcpy(p, &now, 4);
+  }
+  uint32_t* d = row(w, in, in.dst);
+  VLOOP if ((ex >> l) & 1) d[l] = old;
+  w.lane_ops += n;
+}
+
 // ds_swizzle_b32 offset: bit 15 = quad-perm mode (2-bit selectors), else bit mask mode on
 // groups of 32 lanes: and_mask [4:0], or_mask [9:5], xor_mask [14:10] (AMD Vega ISA).
 void ds_swizzle_b32(Wave& w, const Inst& in) {
@@ -159,7 +176,8 @@ const Op kDsOps[] = {
     {"ds_write2_b32", ds_write2<1, 1>}, {"ds_write2st64_b32", ds_write2<1, 64>},
     {"ds_write2_b64", ds_write2<2, 1>}, {"ds_write2st64_b64", ds_write2<2, 64>},
     {"ds_nop", ds_nop}, {"ds_swizzle_b32", ds_swizzle_b32}, {"ds_bpermute_b32", ds_bpermute_b32},
-    {"ds_permute_b32", ds_permute_b32},
+    {"ds_permute_b32", ds_permute_b32}, {"ds_append", ds_counter<true>},
+    {"ds_consume", ds_counter<false>},
 };
 
 // Atomic names: ds_<op>_<type> and ds_<op>_rtn_<type>.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// MUBUF execution: buffer loads/stores through a V#, for the private segment (scratch spills)
-// and for plain linear buffers.
+// MUBUF execution: buffer loads/stores/atomics through a V#, for the private segment (scratch
+// spills) and for plain linear buffers.
 #include <cstdio>
 
 #include "emu/shader/memops.h"
@@ -87,6 +87,46 @@ void buffer_store(Wave& w, const Inst& in) {
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
+// Atomics through a V#: the data VGPRs hold the operand (then the compare value for cmpswap);
+// with GLC the pre-op value comes back in the data VGPRs. Out-of-range lanes do nothing and
+// return 0. Linear buffers use host atomics like GLOBAL; scratch read-modify-writes.
+template <AtomicOp Op, bool Wide>
+void buffer_atomic(Wave& w, const Inst& in) {
+  Vsharp v = read_vsharp(w, in);
+  uint64_t ex = w.exec();
+  constexpr unsigned regs = Wide ? 2 : 1;
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    bool ok, bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, ok, bad);
+    if (!check_supported(w, in, bad)) return;
+    uint64_t val = data_row(w, in, in.vdata)[l], cmp = 0, old = 0;
+    if (Wide) val |= uint64_t{data_row(w, in, in.vdata + 1)[l]} << 32;
+    if (Op == AtomicOp::CmpSwap) {
+      cmp = data_row(w, in, in.vdata + regs)[l];
+      if (Wide) cmp |= uint64_t{data_row(w, in, in.vdata + regs + 1)[l]} << 32;
+    }
+    if (ok) {
+      if (uint8_t* p = lane_atomic_ptr(w, a, 4 * regs)) {
+        old = Wide ? atomic64(Op, reinterpret_cast<uint64_t*>(p), val, cmp)
+                   : atomic32(Op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(val), static_cast<uint32_t>(cmp));
+      } else {
+        if (w.state == WaveState::Fault) return;
+        uint64_t cur = 0;
+        if (!lane_read(w, a, l, &cur, 4 * regs)) return;
+        old = Wide ? rmw64(Op, &cur, val, cmp)
+                   : rmw32(Op, reinterpret_cast<uint32_t*>(&cur), static_cast<uint32_t>(val), static_cast<uint32_t>(cmp));
+        if (!lane_write(w, a, l, &cur, 4 * regs)) return;
+      }
+    }
+    if (in.flags & kGlc) {
+      data_row(w, in, in.vdata)[l] = static_cast<uint32_t>(old);
+      if (Wide) data_row(w, in, in.vdata + 1)[l] = static_cast<uint32_t>(old >> 32);
+    }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
 void buffer_wbinvl1(Wave&, const Inst&) {}
 
 const HandlerEntry kMubuf[] = {
@@ -103,6 +143,17 @@ const HandlerEntry kMubuf[] = {
     {"buffer_store_byte_d16_hi", buffer_store<1, true>}, {"buffer_store_short_d16_hi", buffer_store<2, true>},
     {"buffer_wbinvl1", buffer_wbinvl1}, {"buffer_wbinvl1_vol", buffer_wbinvl1},
     {"buffer_wbl2", buffer_wbinvl1}, {"buffer_invl2", buffer_wbinvl1},
+#define A(n, op) {"buffer_atomic_" n, buffer_atomic<AtomicOp::op, false>}, \
+                 {"buffer_atomic_" n "_x2", buffer_atomic<AtomicOp::op, true>},
+    A("swap", Swap) A("cmpswap", CmpSwap) A("add", Add) A("sub", Sub) A("smin", SMin)
+    A("umin", UMin) A("smax", SMax) A("umax", UMax) A("and", And) A("or", Or) A("xor", Xor)
+    A("inc", Inc) A("dec", Dec)
+#undef A
+    {"buffer_atomic_add_f32", buffer_atomic<AtomicOp::FAdd, false>},
+    {"buffer_atomic_pk_add_f16", buffer_atomic<AtomicOp::PkAddF16, false>},
+    {"buffer_atomic_add_f64", buffer_atomic<AtomicOp::FAdd, true>},
+    {"buffer_atomic_min_f64", buffer_atomic<AtomicOp::FMin, true>},
+    {"buffer_atomic_max_f64", buffer_atomic<AtomicOp::FMax, true>},
 };
 
 }  // namespace

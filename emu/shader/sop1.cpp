@@ -75,6 +75,11 @@ void s_quadmask_b64(Wave& w, const Inst& in) {
   for (int q = 0; q < 16; ++q) if ((a >> (4 * q)) & 15) d |= 1ull << q;
   w.scc = d != 0; swrite64(w, in.dst, d);
 }
+void s_quadmask_b32(Wave& w, const Inst& in) {
+  uint32_t a = S0(w, in), d = 0;
+  for (int q = 0; q < 8; ++q) if ((a >> (4 * q)) & 15) d |= 1u << q;
+  w.scc = d != 0; swrite32(w, in.dst, d);
+}
 void s_bitreplicate_b64_b32(Wave& w, const Inst& in) {
   uint32_t a = S0(w, in); uint64_t d = 0;
   for (int i = 0; i < 32; ++i) if ((a >> i) & 1) d |= 3ull << (2 * i);
@@ -147,7 +152,7 @@ const HandlerEntry kSop1[] = {
     E(s_bcnt1_i32_b64) E(s_ff0_i32_b32) E(s_ff1_i32_b32) E(s_ff0_i32_b64) E(s_ff1_i32_b64)
     E(s_flbit_i32_b32) E(s_flbit_i32_b64) E(s_flbit_i32) E(s_flbit_i32_i64) E(s_sext_i32_i8)
     E(s_sext_i32_i16) E(s_bitset0_b32) E(s_bitset1_b32) E(s_bitset0_b64) E(s_bitset1_b64)
-    E(s_abs_i32) E(s_wqm_b64) E(s_wqm_b32) E(s_quadmask_b64) E(s_bitreplicate_b64_b32)
+    E(s_abs_i32) E(s_wqm_b64) E(s_wqm_b32) E(s_quadmask_b64) E(s_quadmask_b32) E(s_bitreplicate_b64_b32)
     E(s_getpc_b64) E(s_setpc_b64) E(s_swappc_b64) E(s_and_saveexec_b64) E(s_or_saveexec_b64)
     E(s_xor_saveexec_b64) E(s_andn2_saveexec_b64) E(s_orn2_saveexec_b64) E(s_nand_saveexec_b64)
     E(s_nor_saveexec_b64) E(s_xnor_saveexec_b64) E(s_andn1_saveexec_b64) E(s_orn1_saveexec_b64)

@@ -175,10 +175,12 @@ uint32_t sdwa_merge(const Inst& in, uint32_t old, uint32_t v) {
 }  // namespace
 
 void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
-  if (in.omod || in.clamp) {
+  bool saturated = t == Ty::B32Sat || t == Ty::B16Sat;
+  if (saturated) t = t == Ty::B32Sat ? Ty::B32 : Ty::B16;
+  if (in.omod || (in.clamp && !saturated)) {
     if (t == Ty::F32) fp_output_mods32(w, in, r);
     else if (t == Ty::F16) fp_output_mods16(in, r);
-    else { wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "integer clamp: " + describe(in, w.pc - in.size)); return; }
+    else { wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "integer clamp/omod: " + describe(in, w.pc - in.size)); return; }
   }
   if (t == Ty::F32 && !(w.mode & 0x20)) flush32(r);
   if (t == Ty::F16 && !(w.mode & 0x80)) flush16(r);

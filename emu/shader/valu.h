@@ -13,7 +13,9 @@ namespace emu::shader {
 
 // How an operand is interpreted: selects which sign bit abs/neg touch and opsel halves.
 // M32: f32 abs/neg modifiers but no denormal flushing (bit moves such as v_cndmask, classify).
-enum class Ty : uint8_t { B32, F32, F16, B16, M32 };
+// B32Sat/B16Sat (store32 only): integer results the handler already saturated for the clamp
+// bit (integer add/sub/dot: clamp means saturate instead of wrap).
+enum class Ty : uint8_t { B32, F32, F16, B16, M32, B32Sat, B16Sat };
 
 // EXEC for this instruction, minus lanes DPP disables (row/bank masks, invalid source lanes
 // without bound_ctrl).

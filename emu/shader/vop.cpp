@@ -133,9 +133,19 @@ U2(v_and_b32, a & b)
 U2(v_or_b32, a | b)
 U2(v_xor_b32, a ^ b)
 U2(v_xnor_b32, ~(a ^ b))
-U2(v_add_u32, a + b)
-U2(v_sub_u32, a - b)
-U2(v_subrev_u32, b - a)
+// Add/sub whose VOP3 clamp bit saturates (to [LO, HI]) instead of wrapping; EXACT is the
+// result in 64 bits. clang uses this for the saturating-arithmetic builtins.
+#define U2SAT(NAME, EXACT, LO, HI) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
+  if (!in.clamp) { VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(EXACT); } \
+                   store32(w, in, ex, r, Ty::B32); return; } \
+  VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(std::clamp<int64_t>(EXACT, LO, HI)); } \
+  store32(w, in, ex, r, Ty::B32Sat); }
+inline int64_t s64(uint32_t x) { return static_cast<int32_t>(x); }
+U2SAT(v_add_u32, int64_t{a} + b, 0, UINT32_MAX)
+U2SAT(v_sub_u32, int64_t{a} - b, 0, UINT32_MAX)
+U2SAT(v_subrev_u32, int64_t{b} - a, 0, UINT32_MAX)
+U2SAT(v_add_i32, s64(a) + s64(b), INT32_MIN, INT32_MAX)
+U2SAT(v_sub_i32, s64(a) - s64(b), INT32_MIN, INT32_MAX)
 U2(v_mul_lo_u32, a * b)
 U2(v_mul_hi_u32, static_cast<uint32_t>((uint64_t{a} * b) >> 32))
 U2(v_mul_hi_i32, static_cast<uint32_t>(static_cast<uint64_t>(int64_t{static_cast<int32_t>(a)} * static_cast<int32_t>(b)) >> 32))
@@ -188,39 +198,45 @@ void v_madak_f32(Wave& w, const Inst& in) {
   store32(w, in, ex, r, Ty::F32);
 }
 
-// Carry ops: carry-out to sdst (VCC for VOP2), carry-in from VCC or the VOP3 src2 pair.
+// Carry ops: carry-out to sdst (VCC for VOP2), carry-in from VCC or the VOP3 src2 pair. With
+// VOP3 clamp, lanes that carried (borrowed) get UINT32_MAX (0) instead of the wrapped sum.
+void store_carry(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, uint64_t co, uint32_t sat) {
+  if (in.clamp) VLOOP if ((co >> l) & 1) r[l] = sat;
+  store32(w, in, ex, r, in.clamp ? Ty::B32Sat : Ty::B32);
+  store_mask(w, in, co & ex);
+}
 void v_add_co_u32(Wave& w, const Inst& in) {
   FETCH2(Ty::B32) uint64_t co = 0;
   VLOOP { uint64_t s = uint64_t{A[l]} + B[l]; r[l] = static_cast<uint32_t>(s); co |= (s >> 32) << l; }
-  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+  store_carry(w, in, ex, r, co, UINT32_MAX);
 }
 void v_sub_co_u32(Wave& w, const Inst& in) {
   FETCH2(Ty::B32) uint64_t co = 0;
   VLOOP { r[l] = A[l] - B[l]; co |= uint64_t{B[l] > A[l]} << l; }
-  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+  store_carry(w, in, ex, r, co, 0);
 }
 void v_subrev_co_u32(Wave& w, const Inst& in) {
   FETCH2(Ty::B32) uint64_t co = 0;
   VLOOP { r[l] = B[l] - A[l]; co |= uint64_t{A[l] > B[l]} << l; }
-  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+  store_carry(w, in, ex, r, co, 0);
 }
 void v_addc_co_u32(Wave& w, const Inst& in) {
   uint64_t ci = mask_source(w, in);
   FETCH2(Ty::B32) uint64_t co = 0;
   VLOOP { uint64_t s = uint64_t{A[l]} + B[l] + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(s); co |= (s >> 32) << l; }
-  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+  store_carry(w, in, ex, r, co, UINT32_MAX);
 }
 void v_subb_co_u32(Wave& w, const Inst& in) {
   uint64_t ci = mask_source(w, in);
   FETCH2(Ty::B32) uint64_t co = 0;
   VLOOP { uint64_t b = uint64_t{B[l]} + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(A[l] - b); co |= uint64_t{b > A[l]} << l; }
-  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+  store_carry(w, in, ex, r, co, 0);
 }
 void v_subbrev_co_u32(Wave& w, const Inst& in) {
   uint64_t ci = mask_source(w, in);
   FETCH2(Ty::B32) uint64_t co = 0;
   VLOOP { uint64_t a = uint64_t{A[l]} + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(B[l] - a); co |= uint64_t{a > B[l]} << l; }
-  store32(w, in, ex, r, Ty::B32); store_mask(w, in, co & ex);
+  store_carry(w, in, ex, r, co, 0);
 }
 void v_cndmask_b32(Wave& w, const Inst& in) {
   uint64_t m = mask_source(w, in);
@@ -243,7 +259,7 @@ const HandlerEntry kVop[] = {
     E(v_ffbh_i32) E(v_mul_i32_i24) E(v_mul_hi_i32_i24) E(v_mul_u32_u24) E(v_mul_hi_u32_u24)
     E(v_min_i32) E(v_max_i32) E(v_min_u32) E(v_max_u32) E(v_lshrrev_b32) E(v_ashrrev_i32)
     E(v_lshlrev_b32) E(v_and_b32) E(v_or_b32) E(v_xor_b32) E(v_xnor_b32) E(v_add_u32)
-    E(v_sub_u32) E(v_subrev_u32) E(v_mul_lo_u32) E(v_mul_hi_u32) E(v_mul_hi_i32)
+    E(v_sub_u32) E(v_subrev_u32) E(v_add_i32) E(v_sub_i32) E(v_mul_lo_u32) E(v_mul_hi_u32) E(v_mul_hi_i32)
     E(v_bcnt_u32_b32) E(v_bfm_b32) E(v_mad_i32_i24) E(v_mad_u32_u24) E(v_bfe_u32) E(v_bfe_i32)
     E(v_bfi_b32) E(v_alignbit_b32) E(v_alignbyte_b32) E(v_min3_i32) E(v_max3_i32)
     E(v_min3_u32) E(v_max3_u32) E(v_med3_i32) E(v_med3_u32) E(v_lshl_add_u32)

@@ -49,9 +49,16 @@ H1(v_rndne_f16, std::nearbyint(a))
 H1(v_fract_f16, std::isinf(a) ? std::nanf("") : a - std::floor(a))
 H1(v_sin_f16, static_cast<float>(std::sin(a * 6.283185307179586)))
 H1(v_cos_f16, static_cast<float>(std::cos(a * 6.283185307179586)))
-I2(v_add_u16, a + b)
-I2(v_sub_u16, a - b)
-I2(v_subrev_u16, b - a)
+// 16-bit add/sub: the VOP3 clamp bit saturates to [LO, HI] (EXACT: the result in 32 bits).
+#define I2SAT(NAME, EXACT, LO, HI) void NAME(Wave& w, const Inst& in) { H_FETCH(2, Ty::B16) \
+  VLOOP { uint32_t a = A[l] & 0xFFFF, b = B[l] & 0xFFFF; int32_t e = (EXACT); \
+          r[l] = static_cast<uint32_t>(in.clamp ? std::clamp(e, LO, HI) : e) & 0xFFFF; } \
+  store32(w, in, ex, r, in.clamp ? Ty::B16Sat : Ty::B16); }
+I2SAT(v_add_u16, static_cast<int32_t>(a + b), 0, 0xFFFF)
+I2SAT(v_sub_u16, static_cast<int32_t>(a) - static_cast<int32_t>(b), 0, 0xFFFF)
+I2SAT(v_subrev_u16, static_cast<int32_t>(b) - static_cast<int32_t>(a), 0, 0xFFFF)
+I2SAT(v_add_i16, int32_t{static_cast<int16_t>(a)} + static_cast<int16_t>(b), -32768, 32767)
+I2SAT(v_sub_i16, int32_t{static_cast<int16_t>(a)} - static_cast<int16_t>(b), -32768, 32767)
 I2(v_mul_lo_u16, a * b)
 I2(v_lshlrev_b16, b << (a & 15))
 I2(v_lshrrev_b16, b >> (a & 15))
@@ -153,11 +160,28 @@ void v_pack_b32_f16(Wave& w, const Inst& in) {
   store32(w, in, ex, r, Ty::B32);
 }
 
+// f16 clamp: [0, 1], NaN becomes 0.
+inline uint32_t clamp01_f16(uint32_t h) {
+  float x = h2f(h);
+  return f32_to_f16(std::isnan(x) ? 0.0f : std::fmin(std::fmax(x, 0.0f), 1.0f));
+}
+// Saturating 16-bit add/sub for packed ops: exact 32-bit result, clamped when `c`.
+inline uint32_t usat16(int32_t e, bool c) { return static_cast<uint32_t>(c ? std::clamp(e, 0, 0xFFFF) : e) & 0xFFFF; }
+inline uint32_t ssat16(int32_t e, bool c) { return static_cast<uint32_t>(c ? std::clamp(e, -32768, 32767) : e) & 0xFFFF; }
+
 // VOP3P: each half of the result takes its sources' halves per op_sel (low result) and
 // op_sel_hi (high result); neg_lo/neg_hi negate per half.
 inline uint32_t half(uint32_t v, bool hi) { return hi ? v >> 16 : v & 0xFFFF; }
+// Kind of packed op for the clamp bit: f16 results clamp to [0, 1]; integer ops with a
+// saturating form get the clamp bit passed to `f`; others refuse it.
+enum class Pk : uint8_t { F16, IntSat, Int };
 template <class F>
-void pk16(Wave& w, const Inst& in, unsigned n, bool fp, F f) {
+void pk16(Wave& w, const Inst& in, unsigned n, Pk kind, F f) {
+  if (in.clamp && kind == Pk::Int) {
+    wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "packed integer clamp: " + describe(in, w.pc - in.size));
+    return;
+  }
+  bool fp = kind == Pk::F16;
   uint64_t ex = w.exec();
   uint32_t t[3][64], r[64];
   const uint32_t* S[3];
@@ -171,34 +195,36 @@ void pk16(Wave& w, const Inst& in, unsigned n, bool fp, F f) {
       if (fp && ((in.neg >> i) & 1)) lo[i] ^= 0x8000;
       if (fp && ((in.neg_hi >> i) & 1)) hi[i] ^= 0x8000;
     }
-    r[l] = (f(lo[0], lo[1], lo[2]) & 0xFFFF) | (f(hi[0], hi[1], hi[2]) << 16);
+    uint32_t rl = f(lo[0], lo[1], lo[2]) & 0xFFFF, rh = f(hi[0], hi[1], hi[2]) & 0xFFFF;
+    if (fp && in.clamp) { rl = clamp01_f16(rl); rh = clamp01_f16(rh); }
+    r[l] = rl | (rh << 16);
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
   uint32_t* d = w.v[in.dst];
   VLOOP if ((ex >> l) & 1) d[l] = r[l];
 }
-void v_pk_add_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(h2f(a) + h2f(b)); }); }
-void v_pk_mul_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(h2f(a) * h2f(b)); }); }
+void v_pk_add_f16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::F16, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(h2f(a) + h2f(b)); }); }
+void v_pk_mul_f16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::F16, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(h2f(a) * h2f(b)); }); }
 void v_pk_fma_f16(Wave& w, const Inst& in) {
-  pk16(w, in, 3, true, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t {
+  pk16(w, in, 3, Pk::F16, [](uint32_t a, uint32_t b, uint32_t c) -> uint32_t {
     return f64_to_f16(static_cast<double>(h2f(a)) * h2f(b) + h2f(c)); });
 }
-void v_pk_min_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(hmin(h2f(a), h2f(b))); }); }
-void v_pk_max_f16(Wave& w, const Inst& in) { pk16(w, in, 2, true, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(hmax(h2f(a), h2f(b))); }); }
-void v_pk_add_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a + b; }); }
-void v_pk_sub_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a - b; }); }
-void v_pk_mul_lo_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a * b; }); }
-void v_pk_lshlrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return b << (a & 15); }); }
-void v_pk_ashrrev_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(s16(b) >> (a & 15)); }); }
-void v_pk_add_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a + b; }); }
-void v_pk_sub_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return a - b; }); }
-void v_pk_max_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(std::max(s16(a), s16(b))); }); }
-void v_pk_min_i16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(std::min(s16(a), s16(b))); }); }
-void v_pk_max_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return std::max(a, b); }); }
-void v_pk_min_u16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return std::min(a, b); }); }
-void v_pk_mad_u16(Wave& w, const Inst& in) { pk16(w, in, 3, false, [](uint32_t a, uint32_t b, uint32_t c) { return a * b + c; }); }
-void v_pk_mad_i16(Wave& w, const Inst& in) { pk16(w, in, 3, false, [](uint32_t a, uint32_t b, uint32_t c) { return static_cast<uint32_t>(s16(a) * s16(b) + s16(c)); }); }
-void v_pk_lshrrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, false, [](uint32_t a, uint32_t b, uint32_t) { return b >> (a & 15); }); }
+void v_pk_min_f16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::F16, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(hmin(h2f(a), h2f(b))); }); }
+void v_pk_max_f16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::F16, [](uint32_t a, uint32_t b, uint32_t) -> uint32_t { return f32_to_f16(hmax(h2f(a), h2f(b))); }); }
+void v_pk_add_u16(Wave& w, const Inst& in) { bool c = in.clamp; pk16(w, in, 2, Pk::IntSat, [c](uint32_t a, uint32_t b, uint32_t) { return usat16(static_cast<int32_t>(a + b), c); }); }
+void v_pk_sub_u16(Wave& w, const Inst& in) { bool c = in.clamp; pk16(w, in, 2, Pk::IntSat, [c](uint32_t a, uint32_t b, uint32_t) { return usat16(static_cast<int32_t>(a) - static_cast<int32_t>(b), c); }); }
+void v_pk_mul_lo_u16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return a * b; }); }
+void v_pk_lshlrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return b << (a & 15); }); }
+void v_pk_ashrrev_i16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(s16(b) >> (a & 15)); }); }
+void v_pk_add_i16(Wave& w, const Inst& in) { bool c = in.clamp; pk16(w, in, 2, Pk::IntSat, [c](uint32_t a, uint32_t b, uint32_t) { return ssat16(int32_t{s16(a)} + s16(b), c); }); }
+void v_pk_sub_i16(Wave& w, const Inst& in) { bool c = in.clamp; pk16(w, in, 2, Pk::IntSat, [c](uint32_t a, uint32_t b, uint32_t) { return ssat16(int32_t{s16(a)} - s16(b), c); }); }
+void v_pk_max_i16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(std::max(s16(a), s16(b))); }); }
+void v_pk_min_i16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return static_cast<uint32_t>(std::min(s16(a), s16(b))); }); }
+void v_pk_max_u16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return std::max(a, b); }); }
+void v_pk_min_u16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return std::min(a, b); }); }
+void v_pk_mad_u16(Wave& w, const Inst& in) { pk16(w, in, 3, Pk::Int, [](uint32_t a, uint32_t b, uint32_t c) { return a * b + c; }); }
+void v_pk_mad_i16(Wave& w, const Inst& in) { pk16(w, in, 3, Pk::Int, [](uint32_t a, uint32_t b, uint32_t c) { return static_cast<uint32_t>(s16(a) * s16(b) + s16(c)); }); }
+void v_pk_lshrrev_b16(Wave& w, const Inst& in) { pk16(w, in, 2, Pk::Int, [](uint32_t a, uint32_t b, uint32_t) { return b >> (a & 15); }); }
 
 // gfx90a packed f32: sources are VGPR pairs; op_sel picks the element for the low result,
 // op_sel_hi for the high result.
@@ -229,7 +255,13 @@ void pk32(Wave& w, const Inst& in, unsigned n, F f) {
       if ((in.neg >> i) & 1) lo[i] = -lo[i];
       if ((in.neg_hi >> i) & 1) hi[i] = -hi[i];
     }
-    uint32_t rl = u32(f(lo[0], lo[1], lo[2])), rh = u32(f(hi[0], hi[1], hi[2]));
+    float fl = f(lo[0], lo[1], lo[2]), fh = f(hi[0], hi[1], hi[2]);
+    if (in.clamp) {  // as for f32 VOP3 clamp: NaN becomes 0 under MODE.DX10_CLAMP
+      bool dx10 = (w.mode >> 8) & 1;
+      fl = std::isnan(fl) ? (dx10 ? 0.0f : fl) : std::fmin(std::fmax(fl, 0.0f), 1.0f);
+      fh = std::isnan(fh) ? (dx10 ? 0.0f : fh) : std::fmin(std::fmax(fh, 0.0f), 1.0f);
+    }
+    uint32_t rl = u32(fl), rh = u32(fh);
     if (!(w.mode & 0x20)) {
       if ((rl & 0x7F800000u) == 0) rl &= 0x80000000u;
       if ((rh & 0x7F800000u) == 0) rh &= 0x80000000u;
@@ -314,10 +346,10 @@ void dot(Wave& w, const Inst& in, bool fp, F f) {
   const uint32_t* B = fetch32(w, plain, 1, Ty::B32, t1);
   const uint32_t* C = fetch32(w, plain, 2, fp ? Ty::F32 : Ty::B32, t2);
   VLOOP r[l] = f(A[l], B[l], C[l], in);
-  store32(w, in, ex, r, fp ? Ty::F32 : Ty::B32);
+  store32(w, in, ex, r, fp ? Ty::F32 : Ty::B32Sat);  // integer clamp applied by dot_int
 }
 template <int Bits, bool Signed>
-uint32_t dot_int(uint32_t a, uint32_t b, uint32_t c, const Inst&) {
+uint32_t dot_int(uint32_t a, uint32_t b, uint32_t c, const Inst& in) {
   int64_t sum = Signed ? static_cast<int64_t>(static_cast<int32_t>(c)) : static_cast<int64_t>(c);
   for (int i = 0; i < 32 / Bits; ++i) {
     uint32_t ea = (a >> (i * Bits)) & ((1u << Bits) - 1), eb = (b >> (i * Bits)) & ((1u << Bits) - 1);
@@ -325,6 +357,7 @@ uint32_t dot_int(uint32_t a, uint32_t b, uint32_t c, const Inst&) {
     if (Signed) { x = static_cast<int32_t>(ea << (32 - Bits)) >> (32 - Bits); y = static_cast<int32_t>(eb << (32 - Bits)) >> (32 - Bits); }
     sum += x * y;
   }
+  if (in.clamp) sum = Signed ? std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX) : std::clamp<int64_t>(sum, 0, UINT32_MAX);
   return static_cast<uint32_t>(sum);
 }
 uint32_t dot2_f16(uint32_t a, uint32_t b, uint32_t c, const Inst& in) {
@@ -357,7 +390,7 @@ const HandlerEntry kVop16[] = {
     E(v_add_f16) E(v_sub_f16) E(v_subrev_f16) E(v_mul_f16) E(v_min_f16) E(v_max_f16) E(v_fma_f16)
     E(v_mac_f16) E(v_mad_f16) E(v_sqrt_f16) E(v_rcp_f16) E(v_rsq_f16) E(v_log_f16) E(v_exp_f16)
     E(v_floor_f16) E(v_ceil_f16) E(v_trunc_f16) E(v_rndne_f16) E(v_fract_f16) E(v_sin_f16)
-    E(v_cos_f16) E(v_add_u16) E(v_sub_u16) E(v_subrev_u16) E(v_mul_lo_u16) E(v_lshlrev_b16)
+    E(v_cos_f16) E(v_add_u16) E(v_sub_u16) E(v_subrev_u16) E(v_add_i16) E(v_sub_i16) E(v_mul_lo_u16) E(v_lshlrev_b16)
     E(v_lshrrev_b16) E(v_ashrrev_i16) E(v_max_u16) E(v_min_u16) E(v_max_i16) E(v_min_i16)
     E(v_ldexp_f16) E(v_cvt_f16_f32) E(v_cvt_f32_f16) E(v_cvt_f16_u16) E(v_cvt_f16_i16)
     E(v_cvt_pkrtz_f16_f32) E(v_pack_b32_f16) E(v_pk_add_f16) E(v_pk_mul_f16) E(v_pk_fma_f16)

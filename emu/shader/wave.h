@@ -167,6 +167,7 @@ HandlerList sop2_handlers();
 HandlerList sop1_handlers();
 HandlerList sopp_handlers();
 HandlerList vop16_handlers();
+HandlerList vop_media_handlers();
 HandlerList smem_handlers();
 HandlerList vop_handlers();
 HandlerList vop3_handlers();
