@@ -1,33 +1,44 @@
 // SPDX-License-Identifier: MIT
-// hc::pinned_vector<T>: a std::vector whose storage is pinned host memory from am_alloc (amHostPinned).
+// hc::pinned_vector<T>: std::vector storage in pinned host memory (am_alloc, amHostPinned).
 #pragma once
 
 #include "hc_am.hpp"
 
+#include <cstddef>
+#include <limits>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 namespace hc {
 
-// A minimal allocator over am_alloc(amHostPinned) on the default accelerator.
-template <class T> struct am_allocator {
-  typedef T value_type;
-  am_allocator() = default;
-  template <class U> am_allocator(const am_allocator<U>&) {}
+// Every instance draws from the default accelerator, so any two compare equal and storage moves
+// freely between containers. Kernels may dereference the elements: the memory is GPU-mapped.
+template <class T> class am_allocator {
+ public:
+  using value_type = T;
+  using is_always_equal = std::true_type;
+  using propagate_on_container_move_assignment = std::true_type;
 
-  T* allocate(size_t n) {
-    hc::accelerator acc;
-    T* p = hc::am_alloc(n * sizeof(T), acc, amHostPinned);
-    if (!p && n) throw std::bad_alloc();
-    return p;
+  constexpr am_allocator() noexcept = default;
+  template <class U> constexpr am_allocator(const am_allocator<U>&) noexcept {}
+
+  [[nodiscard]] T* allocate(std::size_t count) {
+    if (count > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
+    hc::accelerator device;
+    void* block = hc::am_alloc(count * sizeof(T), device, amHostPinned);
+    if (block == nullptr && count != 0) throw std::bad_alloc();
+    return static_cast<T*>(block);
   }
-  // Cannot report failure from here; am_free of a tracked block does not fail in practice.
-  void deallocate(T* p, size_t) { (void)hc::am_free(p); }
-};
 
-template <class T, class U> bool operator==(const am_allocator<T>&, const am_allocator<U>&) { return true; }
-template <class T, class U> bool operator!=(const am_allocator<T>&, const am_allocator<U>&) { return false; }
+  // am_free only fails for memory it does not track, which vector never hands back.
+  void deallocate(T* block, std::size_t) noexcept {
+    if (block != nullptr) (void)hc::am_free(block);
+  }
+
+  template <class U> constexpr bool operator==(const am_allocator<U>&) const noexcept { return true; }
+};
 
 template <class T> using pinned_vector = std::vector<T, am_allocator<T>>;
 
-} // namespace hc
+}  // namespace hc
