@@ -25,8 +25,9 @@ void put(uint8_t* ka, const KernelInfo::Hidden& h, T v) {
 }
 
 // Hidden arguments by value kind (REFERENCE §3); kinds not listed stay zero (no printf buffer,
-// hostcall buffer, default queue, heap or multigrid support).
-void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& dev, uint64_t queue) {
+// default queue, heap or multigrid support).
+void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& dev, uint64_t queue,
+                  uint64_t hostcall) {
   using loader::ValueKind;
   unsigned dims = d.items[2] > 1 ? 3 : d.items[1] > 1 ? 2 : 1;
   uint32_t blocks[3], rest[3];  // whole and partial blocks per dimension
@@ -47,9 +48,26 @@ void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& d
       case ValueKind::HiddenPrivateBase: put<uint32_t>(ka, h, uint32_t(dev.scratch_aperture_hi())); break;
       case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, uint32_t(dev.lds_aperture_hi())); break;
       case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
+      case ValueKind::HiddenHostcallBuffer: put<uint64_t>(ka, h, hostcall); break;
       default: break;  // global offsets are 0: HIP launches start at work-item 0
     }
   }
+}
+
+// Kernels that call printf (they have a hidden_hostcall_buffer argument) get the device's
+// hostcall buffer, set up on the first such launch; others get 0.
+hipError_t hostcall_address(Device& dev, const KernelInfo& k, const char* api, uint64_t* out) {
+  *out = 0;
+  for (const KernelInfo::Hidden& h : k.hidden) {
+    if (h.kind != loader::ValueKind::HiddenHostcallBuffer) continue;
+    auto buf = dev.hostcall_buffer();
+    if (!buf) {
+      debug_log(api, buf.message());
+      return from_error(buf.error(), hipErrorOutOfMemory);
+    }
+    *out = *buf;
+  }
+  return hipSuccess;
 }
 
 hipError_t kernel_error(const char* api, const kfd::Error& e) {
@@ -125,7 +143,9 @@ hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t
   d.kernarg = ka;
   d.kernarg_size = k.kernarg_size;
   d.kernarg_align = k.kernarg_align;
-  write_hidden(ka, k, d, dev, s->hw().queue_address());
+  uint64_t hostcall = 0;
+  if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
+  write_hidden(ka, k, d, dev, s->hw().queue_address(), hostcall);
   return s->launch(d);
 }
 
