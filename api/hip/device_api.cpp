@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include <mutex>
+
+#include "api/hip/code.h"
 #include "api/hip/props.h"
 #include "api/hip/runtime.h"
 
@@ -11,6 +14,17 @@ using namespace hip;
 namespace {
 
 Device* device_at(Runtime* rt, int id) { return rt->device(id); }
+
+// Which device enabled access to which peer (hipDeviceEnablePeerAccess). Every allocation is
+// mappable by every GPU anyway; the table gives the calls HIP's answers for repeats.
+struct PeerTable {
+  std::mutex mu;
+  bool enabled[kMaxDevices][kMaxDevices] = {};
+};
+PeerTable& peers() {
+  static PeerTable* t = new PeerTable();
+  return *t;
+}
 
 }  // namespace
 
@@ -128,6 +142,11 @@ HIP_EXPORT hipError_t hipDeviceSynchronize(void) {
 
 HIP_EXPORT hipError_t hipDeviceReset(void) {
   HIP_INIT(rt);
+  int self = rt->current_index();
+  if (self < kMaxDevices) {  // the device's peer access goes with its state
+    std::lock_guard lk(peers().mu);
+    for (bool& e : peers().enabled[self]) e = false;
+  }
   return ret(rt->current().reset());
 }
 
@@ -199,13 +218,25 @@ HIP_EXPORT hipError_t hipDeviceCanAccessPeer(int* can, int id, int peer) {
 HIP_EXPORT hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
   if (flags != 0) return ret(hipErrorInvalidValue);
   HIP_INIT(rt);
-  if (!device_at(rt, peer) || peer == rt->current_index()) return ret(hipErrorInvalidDevice);
+  int self = rt->current_index();
+  if (!device_at(rt, peer) || peer == self || peer >= kMaxDevices || self >= kMaxDevices)
+    return ret(hipErrorInvalidDevice);
+  std::lock_guard lk(peers().mu);
+  bool& e = peers().enabled[self][peer];
+  if (e) return ret(hipErrorPeerAccessAlreadyEnabled);
+  e = true;
   return hipSuccess;
 }
 
 HIP_EXPORT hipError_t hipDeviceDisablePeerAccess(int peer) {
   HIP_INIT(rt);
-  if (!device_at(rt, peer)) return ret(hipErrorInvalidDevice);
+  int self = rt->current_index();
+  if (!device_at(rt, peer) || peer == self || peer >= kMaxDevices || self >= kMaxDevices)
+    return ret(hipErrorInvalidDevice);
+  std::lock_guard lk(peers().mu);
+  bool& e = peers().enabled[self][peer];
+  if (!e) return ret(hipErrorPeerAccessNotEnabled);
+  e = false;
   return hipSuccess;
 }
 

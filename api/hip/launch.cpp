@@ -25,15 +25,21 @@ void put(uint8_t* ka, const KernelInfo::Hidden& h, T v) {
 }
 
 // Hidden arguments by value kind (REFERENCE §3); kinds not listed stay zero (no printf buffer,
-// hostcall buffer, default queue, heap or multigrid support).
-void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& dev, uint64_t queue) {
+// default queue, heap or multigrid support).
+void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& dev, uint64_t queue,
+                  uint64_t hostcall) {
   using loader::ValueKind;
-  unsigned dims = d.grid[2] * d.block[2] > 1 ? 3 : d.grid[1] * d.block[1] > 1 ? 2 : 1;
+  unsigned dims = d.items[2] > 1 ? 3 : d.items[1] > 1 ? 2 : 1;
+  uint32_t blocks[3], rest[3];  // whole and partial blocks per dimension
+  for (int i = 0; i < 3; ++i) blocks[i] = d.items[i] / d.block[i], rest[i] = d.items[i] % d.block[i];
   for (const KernelInfo::Hidden& h : k.hidden) {
     switch (h.kind) {
-      case ValueKind::HiddenBlockCountX: put<uint32_t>(ka, h, d.grid[0]); break;
-      case ValueKind::HiddenBlockCountY: put<uint32_t>(ka, h, d.grid[1]); break;
-      case ValueKind::HiddenBlockCountZ: put<uint32_t>(ka, h, d.grid[2]); break;
+      case ValueKind::HiddenBlockCountX: put<uint32_t>(ka, h, blocks[0]); break;
+      case ValueKind::HiddenBlockCountY: put<uint32_t>(ka, h, blocks[1]); break;
+      case ValueKind::HiddenBlockCountZ: put<uint32_t>(ka, h, blocks[2]); break;
+      case ValueKind::HiddenRemainderX: put<uint16_t>(ka, h, uint16_t(rest[0])); break;
+      case ValueKind::HiddenRemainderY: put<uint16_t>(ka, h, uint16_t(rest[1])); break;
+      case ValueKind::HiddenRemainderZ: put<uint16_t>(ka, h, uint16_t(rest[2])); break;
       case ValueKind::HiddenGroupSizeX: put<uint16_t>(ka, h, d.block[0]); break;
       case ValueKind::HiddenGroupSizeY: put<uint16_t>(ka, h, d.block[1]); break;
       case ValueKind::HiddenGroupSizeZ: put<uint16_t>(ka, h, d.block[2]); break;
@@ -42,9 +48,26 @@ void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& d
       case ValueKind::HiddenPrivateBase: put<uint32_t>(ka, h, uint32_t(dev.scratch_aperture_hi())); break;
       case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, uint32_t(dev.lds_aperture_hi())); break;
       case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
-      default: break;  // global offsets and remainders are 0: HIP launches whole blocks from 0
+      case ValueKind::HiddenHostcallBuffer: put<uint64_t>(ka, h, hostcall); break;
+      default: break;  // global offsets are 0: HIP launches start at work-item 0
     }
   }
+}
+
+// Kernels that call printf (they have a hidden_hostcall_buffer argument) get the device's
+// hostcall buffer, set up on the first such launch; others get 0.
+hipError_t hostcall_address(Device& dev, const KernelInfo& k, const char* api, uint64_t* out) {
+  *out = 0;
+  for (const KernelInfo::Hidden& h : k.hidden) {
+    if (h.kind != loader::ValueKind::HiddenHostcallBuffer) continue;
+    auto buf = dev.hostcall_buffer();
+    if (!buf) {
+      debug_log(api, buf.message());
+      return from_error(buf.error(), hipErrorOutOfMemory);
+    }
+    *out = *buf;
+  }
+  return hipSuccess;
 }
 
 hipError_t kernel_error(const char* api, const kfd::Error& e) {
@@ -54,18 +77,15 @@ hipError_t kernel_error(const char* api, const kfd::Error& e) {
   return from_error(e, hipErrorInvalidImage);
 }
 
-hipError_t check_config(const Device& dev, const KernelInfo& k, dim3 grid, dim3 block, size_t shared) {
+hipError_t check_config(const Device& dev, const KernelInfo& k, const uint32_t items[3], dim3 block,
+                        size_t shared) {
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
   const hipDeviceProp_t& p = dev.props();
-  if (block.x == 0 || block.y == 0 || block.z == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0)
+  if (block.x == 0 || block.y == 0 || block.z == 0 || items[0] == 0 || items[1] == 0 || items[2] == 0)
     return hipErrorInvalidConfiguration;
   if (block.x > uint32_t(p.maxThreadsDim[0]) || block.y > uint32_t(p.maxThreadsDim[1]) ||
       block.z > uint32_t(p.maxThreadsDim[2]) || threads > uint64_t(p.maxThreadsPerBlock) ||
       threads > k.max_workgroup)
-    return hipErrorInvalidConfiguration;
-  // The packet's grid size is in work-items and 32 bits wide.
-  if (uint64_t(grid.x) * block.x > UINT32_MAX || uint64_t(grid.y) * block.y > UINT32_MAX ||
-      uint64_t(grid.z) * block.z > UINT32_MAX)
     return hipErrorInvalidConfiguration;
   if (k.group_segment + shared > p.sharedMemPerBlock) return hipErrorInvalidValue;
   return hipSuccess;
@@ -75,6 +95,16 @@ hipError_t check_config(const Device& dev, const KernelInfo& k, dim3 grid, dim3 
 
 hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
                   const ArgSource& args, const char* api) {
+  // The packet's grid size is in work-items and 32 bits wide.
+  uint64_t items[3] = {uint64_t(grid.x) * block.x, uint64_t(grid.y) * block.y, uint64_t(grid.z) * block.z};
+  if (items[0] > UINT32_MAX || items[1] > UINT32_MAX || items[2] > UINT32_MAX)
+    return hipErrorInvalidConfiguration;
+  const uint32_t items32[3] = {uint32_t(items[0]), uint32_t(items[1]), uint32_t(items[2])};
+  return launch_items(f, items32, block, shared, stream, args, api);
+}
+
+hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t shared,
+                        hipStream_t stream, const ArgSource& args, const char* api) {
   if (!f) return hipErrorInvalidDeviceFunction;
   HIP_INIT(rt);
   std::shared_ptr<Stream> s;
@@ -83,7 +113,7 @@ hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t
   auto ki = f->info(dev);
   if (!ki) return kernel_error(api, ki.error());
   const KernelInfo& k = **ki;
-  if (hipError_t e = check_config(dev, k, grid, block, shared); e != hipSuccess) return e;
+  if (hipError_t e = check_config(dev, k, items, block, shared); e != hipSuccess) return e;
 
   alignas(64) uint8_t local[HwQueue::kSlotSize];
   std::vector<uint8_t> heap;
@@ -106,15 +136,31 @@ hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t
   }
   Dispatch d;
   d.kernel_object = k.kernel_object;
-  d.grid[0] = grid.x, d.grid[1] = grid.y, d.grid[2] = grid.z;
+  d.items[0] = items[0], d.items[1] = items[1], d.items[2] = items[2];
   d.block[0] = uint16_t(block.x), d.block[1] = uint16_t(block.y), d.block[2] = uint16_t(block.z);
   d.group_segment = uint32_t(k.group_segment + shared);
   d.private_segment = k.private_segment;
   d.kernarg = ka;
   d.kernarg_size = k.kernarg_size;
   d.kernarg_align = k.kernarg_align;
-  write_hidden(ka, k, d, dev, s->hw().queue_address());
+  uint64_t hostcall = 0;
+  if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
+  write_hidden(ka, k, d, dev, s->hw().queue_address(), hostcall);
   return s->launch(d);
+}
+
+hipError_t parse_launch_extra(void** extra, ArgSource* args) {
+  for (size_t i = 0; extra[i] != HIP_LAUNCH_PARAM_END; i += 2) {
+    if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER) {
+      args->buffer = extra[i + 1];
+    } else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE) {
+      if (!extra[i + 1]) return hipErrorInvalidValue;
+      args->buffer_size = *static_cast<size_t*>(extra[i + 1]);
+    } else {
+      return hipErrorInvalidValue;
+    }
+  }
+  return args->buffer ? hipSuccess : hipErrorInvalidValue;
 }
 
 hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {

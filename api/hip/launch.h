@@ -18,6 +18,13 @@ struct ArgSource {
 // in blocks.
 hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
                   const ArgSource& args, const char* api);
+// The same with the grid in work-items (hipExtModuleLaunchKernel): a size that is not a multiple
+// of the block size ends in a partial block, as in an AQL packet.
+hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t shared,
+                        hipStream_t stream, const ArgSource& args, const char* api);
+
+// hipModuleLaunchKernel's `extra`: HIP_LAUNCH_PARAM_BUFFER_POINTER / _SIZE pairs up to _END.
+hipError_t parse_launch_extra(void** extra, ArgSource* args);
 
 hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr);
 

@@ -71,21 +71,6 @@ bool read_file(const char* path, std::vector<uint8_t>* out, int* err) {
   return true;
 }
 
-// `extra`: {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, END}.
-hipError_t parse_extra(void** extra, ArgSource* args) {
-  for (size_t i = 0; extra[i] != HIP_LAUNCH_PARAM_END; i += 2) {
-    if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER) {
-      args->buffer = extra[i + 1];
-    } else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE) {
-      if (!extra[i + 1]) return hipErrorInvalidValue;
-      args->buffer_size = *static_cast<size_t*>(extra[i + 1]);
-    } else {
-      return hipErrorInvalidValue;
-    }
-  }
-  return args->buffer ? hipSuccess : hipErrorInvalidValue;
-}
-
 }  // namespace
 
 HIP_EXPORT hipError_t hipModuleLoadData(hipModule_t* out, const void* image) {
@@ -168,7 +153,7 @@ HIP_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, un
   ArgSource args;
   args.params = params;
   if (extra)
-    if (hipError_t e = parse_extra(extra, &args); e != hipSuccess) return ret(e);
+    if (hipError_t e = parse_launch_extra(extra, &args); e != hipSuccess) return ret(e);
   return ret(launch(reinterpret_cast<Function*>(f), dim3(gx, gy, gz), dim3(bx, by, bz), shared, stream,
                     args, "hipModuleLaunchKernel"));
 }

@@ -20,6 +20,7 @@
 namespace hip {
 
 class Device;
+class Hostcall;
 class Stream;
 
 // One AQL queue shared by the streams mapped to it, with a kernel-argument slot per packet slot.
@@ -95,6 +96,9 @@ class Device {
   std::vector<std::shared_ptr<Stream>> streams();  // every live stream incl. the null stream
   Stream* null_stream_if_created() { return null_.load(std::memory_order_acquire); }
 
+  // The device's hostcall buffer (device printf), set up with its service thread on first use.
+  kfd::Result<uint64_t> hostcall_buffer();
+
   // Waits for every stream of the device (system-scope release, as hipDeviceSynchronize).
   hipError_t synchronize(const char* api);
   // hipDeviceReset: synchronises and destroys the device's streams.
@@ -118,6 +122,8 @@ class Device {
   uint32_t next_queue_ = 0;
   std::vector<std::shared_ptr<Stream>> streams_;
   std::atomic<Stream*> null_{nullptr};
+  std::mutex hostcall_mu_;
+  Hostcall* hostcall_ = nullptr;  // never freed: its thread serves the device until exit
 };
 
 // The process's HIP runtime: opened on first use, never destroyed (kernels may still reference

@@ -114,10 +114,10 @@ hipError_t Stream::launch(const Dispatch& d) {
   add_legacy_deps(pkts);
   queues::DispatchParams p;
   p.fence = kDispatchFence;
-  p.dims = d.grid[2] * d.block[2] > 1 ? 3 : d.grid[1] * d.block[1] > 1 ? 2 : 1;
+  p.dims = d.items[2] > 1 ? 3 : d.items[1] > 1 ? 2 : 1;
   for (int i = 0; i < 3; ++i) {
     p.workgroup[i] = d.block[i];
-    p.grid[i] = d.grid[i] * d.block[i];
+    p.grid[i] = d.items[i];
   }
   p.group_segment_size = d.group_segment;
   p.private_segment_size = d.private_segment;

@@ -39,10 +39,13 @@ class Event {
   std::shared_ptr<EventRecord> rec_;
 };
 
+// Whether `h` names a live event (hipEventCreate'd and not destroyed).
+bool event_valid(hipEvent_t h);
+
 // What a kernel launch puts in a dispatch packet.
 struct Dispatch {
   uint64_t kernel_object = 0;
-  uint32_t grid[3] = {1, 1, 1};    // in blocks
+  uint32_t items[3] = {1, 1, 1};   // grid size in work-items; the last block may be partial
   uint16_t block[3] = {1, 1, 1};
   uint32_t group_segment = 0;      // static + dynamic LDS bytes
   uint32_t private_segment = 0;

@@ -72,6 +72,8 @@ hipError_t add_host_fn(hipStream_t h, std::function<void()> fn) {
 
 }  // namespace
 
+bool hip::event_valid(hipEvent_t h) { return valid(h); }
+
 HIP_EXPORT hipError_t hipStreamCreate(hipStream_t* s) { return ret(create(s, hipStreamDefault, 0)); }
 HIP_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned int flags) {
   return ret(create(s, flags, 0));

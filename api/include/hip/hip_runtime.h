@@ -9,6 +9,7 @@
 #include "hip/hip_vector_types.h"
 #include "hip/kfdrt/device_builtins.h"
 #include "hip/kfdrt/device_functions.h"
+#include "hip/kfdrt/device_intrinsics.h"
 #endif
 
 // hipLaunchKernelGGL(kernel, grid, block, shared bytes, stream, args...): a <<<>>> launch.

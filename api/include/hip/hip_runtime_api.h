@@ -57,6 +57,28 @@ hipError_t hipDeviceCanAccessPeer(int* canAccessPeer, int deviceId, int peerDevi
 hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
 hipError_t hipDeviceDisablePeerAccess(int peerDeviceId);
 
+// ---- Contexts (deprecated in HIP: a context stands for its device) ----
+hipError_t hipCtxCreate(hipCtx_t* ctx, unsigned int flags, hipDevice_t device);
+hipError_t hipCtxDestroy(hipCtx_t ctx);
+hipError_t hipCtxPushCurrent(hipCtx_t ctx);
+hipError_t hipCtxPopCurrent(hipCtx_t* ctx);
+hipError_t hipCtxSetCurrent(hipCtx_t ctx);
+hipError_t hipCtxGetCurrent(hipCtx_t* ctx);
+hipError_t hipCtxGetDevice(hipDevice_t* device);
+hipError_t hipCtxGetFlags(unsigned int* flags);
+hipError_t hipCtxSynchronize(void);
+hipError_t hipCtxGetCacheConfig(hipFuncCache_t* cacheConfig);
+hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig);
+hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig* pConfig);
+hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config);
+hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags);
+hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx);
+hipError_t hipDevicePrimaryCtxRetain(hipCtx_t* pctx, hipDevice_t dev);
+hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev);
+hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int* flags, int* active);
+hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev);
+hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags);
+
 // ---- Memory ----
 hipError_t hipMalloc(void** ptr, size_t size);
 hipError_t hipExtMallocWithFlags(void** ptr, size_t sizeBytes, unsigned int flags);

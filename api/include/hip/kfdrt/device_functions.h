@@ -234,6 +234,10 @@ __KFDRT_DEV float atomicMin(float* p, float v) {
 #undef __KFDRT_ATOMIC_INTS
 #undef __KFDRT_ATOMIC_CAS
 
+// ---- Device printf: clang turns each call into ockl hostcalls; the runtime's hostcall thread
+// formats and prints the message (api/hip/hostcall.cpp). ----
+extern "C" __device__ int printf(const char* format, ...);
+
 // ---- Device-side assert: a trap stops the queue; the host sees a launch failure. ----
 extern "C" __device__ __attribute__((weak, noinline)) void __assert_fail(const char*, const char*,
                                                                        unsigned int, const char*) {

@@ -91,6 +91,14 @@ typedef enum __HIP_NODISCARD hipError_t {
   hipErrorTbd
 } hipError_t;
 
+// Driver-API style status names HIP also provides; note their numbering is not hipError_t's past 1.
+enum {
+  HIP_SUCCESS = 0,
+  HIP_ERROR_INVALID_VALUE,
+  HIP_ERROR_NOT_INITIALIZED,
+  HIP_ERROR_LAUNCH_OUT_OF_RESOURCES
+};
+
 // Grid and block sizes. A C++ constructor fills unspecified dimensions with 1.
 typedef struct dim3 {
   uint32_t x;

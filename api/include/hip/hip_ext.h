@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// AMD's HIP launch extensions: module launches with the grid in work-items, launches that record events.
+#pragma once
+
+#include "hip/hip_runtime.h"
+
+#ifdef __cplusplus
+#include <cstdint>
+#include <tuple>
+#include <utility>
+#endif
+
+// hipExtModuleLaunchKernel / hipExtLaunchKernel `flags`: the kernel may run out of stream order.
+#define hipExtAnyOrderLaunch 0x01
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Like hipModuleLaunchKernel, but globalWorkSize* count work-items (a size that is not a multiple
+// of the block ends in a partial block); startEvent / stopEvent, when not null, are recorded on
+// the stream just before and just after the kernel.
+hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY,
+                                    uint32_t globalWorkSizeZ, uint32_t localWorkSizeX,
+                                    uint32_t localWorkSizeY, uint32_t localWorkSizeZ,
+                                    size_t sharedMemBytes, hipStream_t hStream, void** kernelParams,
+                                    void** extra, hipEvent_t startEvent __HIP_DEFAULT(NULL),
+                                    hipEvent_t stopEvent __HIP_DEFAULT(NULL),
+                                    uint32_t flags __HIP_DEFAULT(0));
+// The older name of hipExtModuleLaunchKernel.
+hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY,
+                                    uint32_t globalWorkSizeZ, uint32_t localWorkSizeX,
+                                    uint32_t localWorkSizeY, uint32_t localWorkSizeZ,
+                                    size_t sharedMemBytes, hipStream_t hStream, void** kernelParams,
+                                    void** extra, hipEvent_t startEvent __HIP_DEFAULT(NULL),
+                                    hipEvent_t stopEvent __HIP_DEFAULT(NULL));
+// hipLaunchKernel (grid in blocks) with start / stop events as above.
+hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
+                              size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent,
+                              hipEvent_t stopEvent, int flags);
+
+#ifdef __cplusplus
+}  // extern "C"
+
+// hipLaunchKernelGGL with events: the arguments are converted to the kernel's parameter types,
+// then passed by address.
+template <class... Params, class... Args, std::size_t... I>
+inline void __kfdrt_ext_launch(void (*kernel)(Params...), const dim3& grid, const dim3& block,
+                               std::uint32_t shared, hipStream_t stream, hipEvent_t start,
+                               hipEvent_t stop, std::uint32_t flags, std::index_sequence<I...>,
+                               Args&&... args) {
+  std::tuple<Params...> values(static_cast<Params>(std::forward<Args>(args))...);
+  void* pointers[sizeof...(Params) + 1] = {
+      const_cast<void*>(static_cast<const void*>(&std::get<I>(values)))...};
+  (void)hipExtLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, pointers, shared, stream,
+                           start, stop, static_cast<int>(flags));
+}
+
+template <class... Params, class... Args>
+inline void hipExtLaunchKernelGGL(void (*kernel)(Params...), const dim3& numBlocks, const dim3& dimBlocks,
+                                  std::uint32_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent,
+                                  hipEvent_t stopEvent, std::uint32_t flags, Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "hipExtLaunchKernelGGL: wrong number of kernel arguments");
+  __kfdrt_ext_launch(kernel, numBlocks, dimBlocks, sharedMemBytes, stream, startEvent, stopEvent, flags,
+                     std::index_sequence_for<Params...>{}, std::forward<Args>(args)...);
+}
+#endif  // __cplusplus

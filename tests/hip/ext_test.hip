@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// GoogleTest suite (compiled as HIP): hip_ext.h launches, the context API and peer access state.
+#include <gtest/gtest.h>
+#include <hip/hip_ext.h>
+#include <hip/hip_hcc.h>
+#include <hip/hip_runtime.h>
+
+#include <vector>
+
+namespace {
+
+__global__ void store_sum(int* out, int a, char b) { out[blockIdx.x * blockDim.x + threadIdx.x] = a + b; }
+
+int device_count() {
+  int n = 0;
+  EXPECT_EQ(hipGetDeviceCount(&n), hipSuccess);
+  return n;
+}
+
+TEST(HipExt, DriverStyleStatusNamesHaveHipsNumbers) {
+  EXPECT_EQ(HIP_SUCCESS, 0);
+  EXPECT_EQ(HIP_ERROR_INVALID_VALUE, 1);
+  EXPECT_EQ(HIP_ERROR_NOT_INITIALIZED, 2);
+  EXPECT_EQ(HIP_ERROR_LAUNCH_OUT_OF_RESOURCES, 3);
+  EXPECT_EQ(hipExtAnyOrderLaunch, 1);
+}
+
+// A grid of 100 work-items in blocks of 64 runs one whole and one partial block: items 100..127
+// keep their sentinel.
+TEST(HipExt, ModuleLaunchTakesTheGridInWorkItems) {
+  hipModule_t m;
+  ASSERT_EQ(hipModuleLoad(&m, KFDRT_TEST_CO), hipSuccess);
+  hipFunction_t fill;
+  ASSERT_EQ(hipModuleGetFunction(&fill, m, "fill"), hipSuccess);
+  int* out;
+  ASSERT_EQ(hipMalloc(&out, 128 * sizeof(int)), hipSuccess);
+  ASSERT_EQ(hipMemset(out, 0xff, 128 * sizeof(int)), hipSuccess);
+  hipEvent_t start, stop;
+  ASSERT_EQ(hipEventCreate(&start), hipSuccess);
+  ASSERT_EQ(hipEventCreate(&stop), hipSuccess);
+  int value = 1000, n = 128;
+  void* params[] = {&out, &value, &n};
+  ASSERT_EQ(hipExtModuleLaunchKernel(fill, 100, 1, 1, 64, 1, 1, 0, 0, params, nullptr, start, stop, 0),
+            hipSuccess);
+  ASSERT_EQ(hipEventSynchronize(stop), hipSuccess);
+  float ms = -1;
+  EXPECT_EQ(hipEventElapsedTime(&ms, start, stop), hipSuccess);
+  EXPECT_GE(ms, 0.0f);
+  std::vector<int> h(128);
+  ASSERT_EQ(hipMemcpy(h.data(), out, 128 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  for (int i = 0; i < 128; ++i) EXPECT_EQ(h[i], i < 100 ? 1000 + i : -1) << i;
+  // The older name, events left out.
+  value = 5;
+  ASSERT_EQ(hipHccModuleLaunchKernel(fill, 64, 1, 1, 64, 1, 1, 0, 0, params, nullptr), hipSuccess);
+  ASSERT_EQ(hipMemcpy(h.data(), out, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[0], 5);
+  EXPECT_EQ(hipEventDestroy(start), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(stop), hipSuccess);
+  EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  EXPECT_EQ(hipFree(out), hipSuccess);
+}
+
+TEST(HipExt, ModuleLaunchRejectsBadArguments) {
+  hipModule_t m;
+  ASSERT_EQ(hipModuleLoad(&m, KFDRT_TEST_CO), hipSuccess);
+  hipFunction_t fill;
+  ASSERT_EQ(hipModuleGetFunction(&fill, m, "fill"), hipSuccess);
+  int* out;
+  ASSERT_EQ(hipMalloc(&out, sizeof(int)), hipSuccess);
+  ASSERT_EQ(hipMemset(out, 0, sizeof(int)), hipSuccess);
+  int value = 9, n = 1;
+  void* params[] = {&out, &value, &n};
+  hipEvent_t dead;
+  ASSERT_EQ(hipEventCreate(&dead), hipSuccess);
+  ASSERT_EQ(hipEventDestroy(dead), hipSuccess);
+  EXPECT_EQ(hipExtModuleLaunchKernel(fill, 1, 1, 1, 1, 1, 1, 0, 0, params, nullptr, dead, nullptr, 0),
+            hipErrorInvalidHandle);
+  EXPECT_EQ(hipExtModuleLaunchKernel(fill, 0, 1, 1, 1, 1, 1, 0, 0, params, nullptr), hipErrorInvalidConfiguration);
+  EXPECT_EQ(hipExtModuleLaunchKernel(fill, 1, 1, 1, 0, 1, 1, 0, 0, params, nullptr), hipErrorInvalidConfiguration);
+  EXPECT_EQ(hipExtModuleLaunchKernel(fill, 1, 1, 1, 1, 1, 1, 0, 0, params, nullptr, nullptr, nullptr, 7),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipExtModuleLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, 0, params, nullptr), hipErrorInvalidHandle);
+  int got = -1;
+  ASSERT_EQ(hipMemcpy(&got, out, sizeof got, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(got, 0);  // none of the refused launches ran
+  EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  EXPECT_EQ(hipFree(out), hipSuccess);
+  (void)hipGetLastError();
+}
+
+TEST(HipExt, LaunchKernelRecordsEventsAroundIt) {
+  int* out;
+  ASSERT_EQ(hipMalloc(&out, 128 * sizeof(int)), hipSuccess);
+  hipEvent_t start, stop;
+  ASSERT_EQ(hipEventCreate(&start), hipSuccess);
+  ASSERT_EQ(hipEventCreate(&stop), hipSuccess);
+  int a = 40;
+  char b = 2;
+  void* args[] = {&out, &a, &b};
+  ASSERT_EQ(hipExtLaunchKernel(reinterpret_cast<const void*>(store_sum), dim3(2), dim3(64), args, 0, 0, start,
+                               stop, 0),
+            hipSuccess);
+  ASSERT_EQ(hipEventSynchronize(stop), hipSuccess);
+  EXPECT_EQ(hipEventQuery(start), hipSuccess);
+  std::vector<int> h(128);
+  ASSERT_EQ(hipMemcpy(h.data(), out, 128 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[0], 42);
+  EXPECT_EQ(h[127], 42);
+  // The template converts each argument to the kernel's parameter type (long -> int, int -> char).
+  hipExtLaunchKernelGGL(store_sum, dim3(1), dim3(64), 0, 0, nullptr, stop, 0, out, 7L, 3);
+  ASSERT_EQ(hipEventSynchronize(stop), hipSuccess);
+  ASSERT_EQ(hipMemcpy(h.data(), out, sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h[0], 10);
+  EXPECT_EQ(hipExtLaunchKernel(reinterpret_cast<const void*>(&h), dim3(1), dim3(1), args, 0, 0, nullptr,
+                               nullptr, 0),
+            hipErrorInvalidDeviceFunction);
+  EXPECT_EQ(hipExtLaunchKernel(reinterpret_cast<const void*>(store_sum), dim3(1), dim3(1), args, 0, 0, nullptr,
+                               nullptr, 2),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipEventDestroy(start), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(stop), hipSuccess);
+  EXPECT_EQ(hipFree(out), hipSuccess);
+  (void)hipGetLastError();
+}
+
+TEST(HipContexts, CreatePushPopAndDestroy) {
+  hipCtx_t ctx = nullptr, cur = nullptr, popped = nullptr;
+  ASSERT_EQ(hipCtxCreate(&ctx, 0, 0), hipSuccess);
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_EQ(hipCtxGetCurrent(&cur), hipSuccess);
+  EXPECT_EQ(cur, ctx);
+  hipDevice_t dev = -1;
+  EXPECT_EQ(hipCtxGetDevice(&dev), hipSuccess);
+  EXPECT_EQ(dev, 0);
+  hipCtx_t primary = nullptr;
+  EXPECT_EQ(hipDevicePrimaryCtxRetain(&primary, 0), hipSuccess);
+  EXPECT_EQ(primary, ctx);  // a context stands for its device
+  EXPECT_EQ(hipCtxPushCurrent(ctx), hipSuccess);
+  EXPECT_EQ(hipCtxPopCurrent(&popped), hipSuccess);
+  EXPECT_EQ(popped, ctx);
+  EXPECT_EQ(hipCtxSynchronize(), hipSuccess);
+  unsigned flags = 99;
+  EXPECT_EQ(hipCtxGetFlags(&flags), hipSuccess);
+  EXPECT_EQ(hipCtxDestroy(ctx), hipSuccess);
+  EXPECT_EQ(hipCtxPopCurrent(&popped), hipErrorInvalidContext);  // the stack is empty again
+  EXPECT_EQ(hipDevicePrimaryCtxRelease(0), hipSuccess);
+  unsigned pflags = 99;
+  int active = -1;
+  EXPECT_EQ(hipDevicePrimaryCtxGetState(0, &pflags, &active), hipSuccess);
+  EXPECT_EQ(active, 1);
+  EXPECT_EQ(hipDevicePrimaryCtxSetFlags(0, 0), hipErrorContextAlreadyInUse);
+}
+
+TEST(HipContexts, RejectBadHandlesAndDevices) {
+  hipCtx_t ctx = nullptr;
+  int bogus = 0;
+  EXPECT_EQ(hipCtxCreate(nullptr, 0, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipCtxCreate(&ctx, 0, 64), hipErrorInvalidDevice);
+  EXPECT_EQ(hipCtxCreate(&ctx, 0x100, 0), hipErrorInvalidValue);  // not a device flag
+  EXPECT_EQ(hipCtxDestroy(reinterpret_cast<hipCtx_t>(&bogus)), hipErrorInvalidContext);
+  EXPECT_EQ(hipCtxPushCurrent(nullptr), hipErrorInvalidContext);
+  EXPECT_EQ(hipCtxSetCurrent(reinterpret_cast<hipCtx_t>(&bogus)), hipErrorInvalidContext);
+  EXPECT_EQ(hipCtxGetCurrent(nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipCtxGetDevice(nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipDevicePrimaryCtxRetain(&ctx, -1), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDevicePrimaryCtxGetState(0, nullptr, nullptr), hipErrorInvalidValue);
+  (void)hipGetLastError();
+}
+
+TEST(HipContexts, SelectTheDeviceOfTheContext) {
+  if (device_count() < 2) GTEST_SKIP() << "needs two devices";
+  hipCtx_t c0, c1, cur;
+  ASSERT_EQ(hipCtxCreate(&c0, 0, 0), hipSuccess);
+  ASSERT_EQ(hipCtxCreate(&c1, 0, 1), hipSuccess);
+  int dev = -1;
+  EXPECT_EQ(hipGetDevice(&dev), hipSuccess);
+  EXPECT_EQ(dev, 1);
+  EXPECT_EQ(hipCtxPopCurrent(&cur), hipSuccess);
+  EXPECT_EQ(cur, c1);
+  EXPECT_EQ(hipGetDevice(&dev), hipSuccess);
+  EXPECT_EQ(dev, 0);  // back to the context below
+  EXPECT_EQ(hipCtxSetCurrent(c1), hipSuccess);
+  EXPECT_EQ(hipGetDevice(&dev), hipSuccess);
+  EXPECT_EQ(dev, 1);
+  EXPECT_EQ(hipCtxSetCurrent(nullptr), hipSuccess);
+  EXPECT_EQ(hipSetDevice(0), hipSuccess);
+}
+
+TEST(HipPeers, EnableOnceDisableOnce) {
+  if (device_count() < 2) {
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    EXPECT_EQ(hipDeviceEnablePeerAccess(0, 0), hipErrorInvalidDevice);
+    GTEST_SKIP() << "needs two devices";
+  }
+  int can = -1;
+  ASSERT_EQ(hipDeviceCanAccessPeer(&can, 0, 1), hipSuccess);
+  ASSERT_EQ(can, 1);
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 0), hipSuccess);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 0), hipErrorPeerAccessAlreadyEnabled);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 1), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(0, 0), hipErrorInvalidDevice);  // itself
+  hipCtx_t c1;
+  ASSERT_EQ(hipDevicePrimaryCtxRetain(&c1, 1), hipSuccess);
+  EXPECT_EQ(hipCtxDisablePeerAccess(c1), hipSuccess);  // the same state through the context API
+  EXPECT_EQ(hipCtxDisablePeerAccess(c1), hipErrorPeerAccessNotEnabled);
+  EXPECT_EQ(hipCtxEnablePeerAccess(c1, 0), hipSuccess);
+  EXPECT_EQ(hipDeviceReset(), hipSuccess);  // a reset forgets it
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
+  (void)hipGetLastError();
+}
+
+}  // namespace
