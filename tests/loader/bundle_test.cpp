@@ -224,6 +224,30 @@ TEST(Bundle, RejectsCorruptCompressedBundles) {
   EXPECT_EQ(msg(t), "CCOB total size at offset 0x8: needs 4 bytes, input has 0xa");
 }
 
+// A zstd CCOB whose payload is no zstd frame cannot bound its uncompressed size: rejected from the
+// header, before the (here almost 1 GiB) output is allocated.
+TEST(Bundle, RejectsUnboundedZstdSizeBeforeAllocating) {
+  std::vector<uint8_t> b(32 + 64, 0x5a);
+  std::memcpy(b.data(), "CCOB", 4);
+  loader_test::put_le<uint16_t>(b, 4, 3);
+  loader_test::put_le<uint16_t>(b, 6, 1);  // zstd
+  loader_test::put_le<uint64_t>(b, 8, b.size());
+  loader_test::put_le<uint64_t>(b, 16, 0x3ffff000);
+  loader_test::put_le<uint64_t>(b, 24, 0);
+  std::string want = "CCOB zstd frame at offset 0x20: not a complete zstd frame, so uncompressed size 0x3ffff000 "
+                     "cannot be checked";
+  EXPECT_EQ(loader::parse_compressed_header(b).message(), want);
+  EXPECT_EQ(loader::parse_bundle(b).message(), want);
+  // A real frame cut short: its block headers cannot be walked either.
+  auto good = loader_test::make_ccob(loader_test::read_data("multi.bundle"), 3, 1);
+  std::vector<uint8_t> cut(good.begin(), good.begin() + good.size() / 2);
+  loader_test::put_le<uint64_t>(cut, 8, cut.size());
+  uint64_t usize;
+  std::memcpy(&usize, good.data() + 16, 8);
+  EXPECT_EQ(loader::parse_bundle(cut).message(), "CCOB zstd frame at offset 0x20: not a complete zstd frame, so uncompressed size " +
+                                                     kfd::hex(usize) + " cannot be checked");
+}
+
 TEST(Bundle, FindsFatBinaryInHostLibrary) {
   auto so = loader_test::read_data("libhost_launch.so");
   auto fat = loader::find_hip_fatbin(so);
