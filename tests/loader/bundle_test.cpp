@@ -296,4 +296,49 @@ TEST(Bundle, FindsFatBinaryInExecutable) {
   EXPECT_EQ(fat2->data() - exe.data(), fat->data() - orig.data());
 }
 
+// Each translation unit with device code adds a bundle to .hip_fatbin and a wrapper to
+// .hipFatBinSegment; both ways of finding them must see both.
+TEST(Bundle, FindsEveryBundleOfTwoUnitLibrary) {
+  auto so = loader_test::read_data("libtwo_units.so");
+  auto fats = loader::find_hip_fatbins(so);
+  ASSERT_TRUE(fats.ok()) << fats.message();
+  ASSERT_EQ(fats->size(), 2u);
+  const char* kernels[] = {"host_scale", "host_offset"};
+  std::vector<uint64_t> starts;
+  for (size_t i = 0; i < 2; ++i) {
+    auto b = loader::parse_bundle((*fats)[i]);
+    ASSERT_TRUE(b.ok()) << i << ": " << b.message();
+    auto e = loader::select_code_object(*b, *TargetId::parse("gfx1030"));
+    ASSERT_TRUE(e.ok()) << e.message();
+    auto co = loader::CodeObject::parse((*e)->data);
+    ASSERT_TRUE(co.ok()) << co.message();
+    ASSERT_EQ(co->kernels().size(), 1u);
+    EXPECT_EQ(co->kernels()[0].meta.name, kernels[i]);
+    starts.push_back((*fats)[i].data() - so.data());
+  }
+  // The first bundle is also what find_hip_fatbin returns.
+  EXPECT_EQ(loader::find_hip_fatbin(so)->data() - so.data(), int64_t(starts[0]));
+
+  // Without the .hip_fatbin name: the two wrappers (pointers set by relocations) lead to the same places.
+  auto renamed = so;
+  std::string name = ".hip_fatbin";
+  auto it = std::search(renamed.begin(), renamed.end(), name.begin(), name.end() + 1);
+  ASSERT_NE(it, renamed.end());
+  it[10] = 'X';
+  auto wrapped = loader::find_hip_fatbins(renamed);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.message();
+  ASSERT_EQ(wrapped->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) EXPECT_EQ(uint64_t((*wrapped)[i].data() - renamed.data()), starts[i]);
+
+  // Bytes between the bundles must be zero padding.
+  auto b0 = loader::parse_bundle((*fats)[0]);
+  ASSERT_TRUE(b0.ok());
+  uint64_t pad = starts[0] + b0->size;
+  ASSERT_LT(pad, starts[1]);
+  auto junk = so;
+  junk[pad] = 0x42;
+  EXPECT_EQ(loader::find_hip_fatbins(junk).message(),
+            ".hip_fatbin at offset " + kfd::hex(pad) + ": bytes after bundle 0 are neither zero padding nor a bundle");
+}
+
 }  // namespace
