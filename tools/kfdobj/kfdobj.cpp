@@ -16,13 +16,35 @@ namespace {
 using loader::msgpack::Kind;
 using loader::msgpack::Value;
 
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlongs, no surrogates, at
+// most U+10FFFF), or 0 when the bytes there are not one.
+size_t utf8_length(std::string_view s, size_t i) {
+  auto at = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  unsigned c = at(0);
+  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(k) >= lo && at(k) <= hi; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    bool second = c == 0xE0 ? cont(1, 0xA0) : c == 0xED ? cont(1, 0x80, 0x9F) : cont(1);
+    return second && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    bool second = c == 0xF0 ? cont(1, 0x90) : c == 0xF4 ? cont(1, 0x80, 0x8F) : cont(1);
+    return second && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// A JSON string. ELF strings and metadata are bytes, JSON text is UTF-8: a byte that does not
+// start a well-formed sequence becomes U+FFFD, so the output always parses.
 std::string json_str(std::string_view s) {
   std::string o = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (u < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", u); o += b; }
-    else o += c;
+  for (size_t i = 0; i < s.size();) {
+    auto u = static_cast<unsigned char>(s[i]);
+    if (u == '"' || u == '\\') { o += '\\'; o += char(u); ++i; }
+    else if (u < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", u); o += b; ++i; }
+    else if (u < 0x80) { o += char(u); ++i; }
+    else if (size_t n = utf8_length(s, i)) { o.append(s.substr(i, n)); i += n; }
+    else { o += "\\ufffd"; ++i; }
   }
   return o + "\"";
 }
