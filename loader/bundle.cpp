@@ -160,9 +160,16 @@ kfd::Result<CompressedHeader> parse_compressed_header(Bytes b) {
     if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR && fcs != h.uncompressed_size)
       return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
                                                                  " disagrees with the zstd frame's " + kfd::hex(fcs));
-    // Without a stated size, the block headers still bound what the data can expand to.
-    unsigned long long bound = ZSTD_decompressBound(b.data() + h.header_size, payload);
-    if (bound != ZSTD_CONTENTSIZE_ERROR && h.uncompressed_size > bound)
+    // Without a stated size, the block headers still bound what the data can expand to; data
+    // whose block headers cannot be walked is rejected here, before anything is allocated.
+    // Only the first frame counts: a v1 bundle has no total size, so padding may follow it.
+    size_t frame = ZSTD_findFrameCompressedSize(b.data() + h.header_size, payload);
+    unsigned long long bound = ZSTD_isError(frame) ? ZSTD_CONTENTSIZE_ERROR
+                                                   : ZSTD_decompressBound(b.data() + h.header_size, frame);
+    if (bound == ZSTD_CONTENTSIZE_ERROR)
+      return field_error("CCOB zstd frame", h.header_size, "not a complete zstd frame, so uncompressed size " +
+                                                               kfd::hex(h.uncompressed_size) + " cannot be checked");
+    if (h.uncompressed_size > bound)
       return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
                                                                  " is more than the zstd data can expand to (" +
                                                                  kfd::hex(bound) + ")");

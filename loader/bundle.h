@@ -71,5 +71,9 @@ kfd::Result<const BundleEntry*> select_code_object(const Bundle& b, const Target
 // The offload bundle embedded in a host ELF executable or shared library: the .hip_fatbin
 // section, else what the .hipFatBinSegment wrapper (magic "HIPF") points at.
 kfd::Result<Bytes> find_hip_fatbin(Bytes host_elf);
+// Every bundle in a host ELF, one per translation unit that had device code: the .hip_fatbin
+// section split at each bundle's end (zero padding may follow), else one per .hipFatBinSegment
+// wrapper. Each view runs from its bundle's start to the end of the section.
+kfd::Result<std::vector<Bytes>> find_hip_fatbins(Bytes host_elf);
 
 }  // namespace loader

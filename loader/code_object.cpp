@@ -79,11 +79,11 @@ kfd::Status CodeObject::read_metadata() {
   return {};
 }
 
-kfd::Status CodeObject::bind_kernel(Kernel& k, const std::vector<Symbol>& syms, size_t index) {
+kfd::Status CodeObject::bind_kernel(Kernel& k, const SymbolIndex& syms, size_t index) {
   std::string path = "amdhsa.kernels[" + std::to_string(index) + "] .symbol";
-  auto it = std::find_if(syms.begin(), syms.end(),
-                         [&](const Symbol& s) { return s.name == k.meta.symbol && s.shndx != 0; });
-  if (it == syms.end()) return kfd::Error::msg(path + ": no defined symbol '" + k.meta.symbol + "'");
+  auto found = syms.find(k.meta.symbol);
+  if (found == syms.end()) return kfd::Error::msg(path + ": no defined symbol '" + k.meta.symbol + "'");
+  const Symbol* it = found->second;
   if (it->size != sizeof(KernelDescriptor))
     return kfd::Error::msg(path + ": symbol '" + k.meta.symbol + "' has size " + std::to_string(it->size) + ", not 64");
   if (it->value % 64)
@@ -101,11 +101,16 @@ kfd::Status CodeObject::bind_kernel(Kernel& k, const std::vector<Symbol>& syms, 
 
 kfd::Status CodeObject::read_symbols() {
   KFD_ASSIGN(std::vector<Symbol> syms, elf_.symbols());
+  // By name, the first defined symbol of each: lookups stay linear in kernels plus symbols.
+  SymbolIndex by_name;
+  by_name.reserve(syms.size());
+  for (const Symbol& s : syms)
+    if (s.shndx != 0) by_name.emplace(s.name, &s);
   kernels_.reserve(metadata_.kernels.size());
   for (size_t i = 0; i < metadata_.kernels.size(); ++i) {
     Kernel k;
     k.meta = metadata_.kernels[i];
-    KFD_TRY(bind_kernel(k, syms, i));
+    KFD_TRY(bind_kernel(k, by_name, i));
     kernels_.push_back(std::move(k));
   }
   for (const Symbol& s : syms) {

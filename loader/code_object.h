@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "kfd/result.h"
@@ -51,7 +53,8 @@ class CodeObject {
   kfd::Status check_segments();
   kfd::Status read_metadata();
   kfd::Status read_symbols();
-  kfd::Status bind_kernel(Kernel& k, const std::vector<Symbol>& syms, size_t index);
+  using SymbolIndex = std::unordered_map<std::string_view, const Symbol*>;
+  kfd::Status bind_kernel(Kernel& k, const SymbolIndex& syms, size_t index);
 
   ElfFile elf_;
   unsigned version_ = 0;

@@ -197,6 +197,10 @@ Bytes ElfFile::section_data(const Section& s) const {
 
 kfd::Result<std::vector<Symbol>> ElfFile::symbols(const Section& st) const {
   std::string label = "section " + std::string(st.name);
+  // parse_sections() checked sh_link (below, the string table's index) only for symbol and
+  // relocation tables, and a caller may hand in whatever a .rela.dyn's sh_link names.
+  if (st.type != kShtSymtab && st.type != kShtDynsym)
+    return field_error(label + " sh_type", st.header_offset + 4, std::to_string(st.type) + " is not SHT_SYMTAB or SHT_DYNSYM");
   if (st.entsize != kSymSize)
     return field_error(label + " sh_entsize", st.header_offset + 56, std::to_string(st.entsize) + " is not 24");
   if (st.size % kSymSize) return field_error(label + " sh_size", st.header_offset + 32, kfd::hex(st.size) + " is not a multiple of 24");

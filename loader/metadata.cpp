@@ -2,6 +2,8 @@
 // Decoding and validation of the amdhsa.* metadata map into the Metadata model.
 #include "loader/metadata.h"
 
+#include <algorithm>
+
 namespace loader {
 namespace {
 
@@ -76,8 +78,28 @@ class Fields {
   uint64_t base_;
 };
 
+// Map keys must be strings, each once. MessagePack leaves duplicate keys undefined; a second copy would let readers of the same note
+// (find() takes the first, a tool walking the map sees both) disagree, so it is a lie.
+kfd::Status check_unique_keys(const Value& m, const std::string& path, uint64_t base) {
+  std::vector<const Value*> keys;
+  keys.reserve(m.map.size());
+  for (const msgpack::MapEntry& e : m.map) {
+    if (!e.key.is_str())
+      return field_error((path.empty() ? "metadata" : path) + " key", base + e.key.offset,
+                         std::string("expected str, found ") + msgpack::kind_name(e.key.kind));
+    keys.push_back(&e.key);
+  }
+  std::stable_sort(keys.begin(), keys.end(), [](const Value* a, const Value* b) { return a->s < b->s; });
+  for (size_t i = 1; i < keys.size(); ++i)
+    if (keys[i]->s == keys[i - 1]->s)
+      return field_error((path.empty() ? "" : path + " ") + std::string(keys[i]->s), base + keys[i]->offset,
+                         "key appears twice");
+  return {};
+}
+
 kfd::Result<KernelArg> parse_arg(const Value& v, const std::string& path, uint64_t base) {
   if (v.kind != Kind::Map) return field_error(path, base + v.offset, "expected a map");
+  KFD_TRY(check_unique_keys(v, path, base));
   Fields f(v, path, base);
   KernelArg a;
   KFD_ASSIGN(a.name, f.opt_str(".name"));
@@ -147,6 +169,7 @@ kfd::Status parse_args(KernelMeta& k, const Value& v, const std::string& path, u
 
 kfd::Result<KernelMeta> parse_kernel(const Value& v, const std::string& path, uint64_t base) {
   if (v.kind != Kind::Map) return field_error(path, base + v.offset, "expected a map");
+  KFD_TRY(check_unique_keys(v, path, base));
   Fields f(v, path, base);
   KernelMeta k;
   KFD_ASSIGN(k.name, f.str(".name"));
@@ -200,6 +223,7 @@ kfd::Result<Metadata> parse_metadata(Bytes note_desc, uint64_t base) {
   KFD_ASSIGN(msgpack::Value root, msgpack::parse(note_desc, base));
   base = 0;  // value offsets are file offsets already
   if (root.kind != Kind::Map) return field_error("metadata", base, "top level is not a map");
+  KFD_TRY(check_unique_keys(root, "", base));
   Metadata md;
   KFD_TRY(parse_version(md, root, base));
   Fields top(root, "metadata", base);

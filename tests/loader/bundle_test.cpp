@@ -224,6 +224,30 @@ TEST(Bundle, RejectsCorruptCompressedBundles) {
   EXPECT_EQ(msg(t), "CCOB total size at offset 0x8: needs 4 bytes, input has 0xa");
 }
 
+// A zstd CCOB whose payload is no zstd frame cannot bound its uncompressed size: rejected from the
+// header, before the (here almost 1 GiB) output is allocated.
+TEST(Bundle, RejectsUnboundedZstdSizeBeforeAllocating) {
+  std::vector<uint8_t> b(32 + 64, 0x5a);
+  std::memcpy(b.data(), "CCOB", 4);
+  loader_test::put_le<uint16_t>(b, 4, 3);
+  loader_test::put_le<uint16_t>(b, 6, 1);  // zstd
+  loader_test::put_le<uint64_t>(b, 8, b.size());
+  loader_test::put_le<uint64_t>(b, 16, 0x3ffff000);
+  loader_test::put_le<uint64_t>(b, 24, 0);
+  std::string want = "CCOB zstd frame at offset 0x20: not a complete zstd frame, so uncompressed size 0x3ffff000 "
+                     "cannot be checked";
+  EXPECT_EQ(loader::parse_compressed_header(b).message(), want);
+  EXPECT_EQ(loader::parse_bundle(b).message(), want);
+  // A real frame cut short: its block headers cannot be walked either.
+  auto good = loader_test::make_ccob(loader_test::read_data("multi.bundle"), 3, 1);
+  std::vector<uint8_t> cut(good.begin(), good.begin() + good.size() / 2);
+  loader_test::put_le<uint64_t>(cut, 8, cut.size());
+  uint64_t usize;
+  std::memcpy(&usize, good.data() + 16, 8);
+  EXPECT_EQ(loader::parse_bundle(cut).message(), "CCOB zstd frame at offset 0x20: not a complete zstd frame, so uncompressed size " +
+                                                     kfd::hex(usize) + " cannot be checked");
+}
+
 TEST(Bundle, FindsFatBinaryInHostLibrary) {
   auto so = loader_test::read_data("libhost_launch.so");
   auto fat = loader::find_hip_fatbin(so);
@@ -270,6 +294,51 @@ TEST(Bundle, FindsFatBinaryInExecutable) {
   auto fat2 = loader::find_hip_fatbin(exe);
   ASSERT_TRUE(fat2.ok()) << fat2.message();
   EXPECT_EQ(fat2->data() - exe.data(), fat->data() - orig.data());
+}
+
+// Each translation unit with device code adds a bundle to .hip_fatbin and a wrapper to
+// .hipFatBinSegment; both ways of finding them must see both.
+TEST(Bundle, FindsEveryBundleOfTwoUnitLibrary) {
+  auto so = loader_test::read_data("libtwo_units.so");
+  auto fats = loader::find_hip_fatbins(so);
+  ASSERT_TRUE(fats.ok()) << fats.message();
+  ASSERT_EQ(fats->size(), 2u);
+  const char* kernels[] = {"host_scale", "host_offset"};
+  std::vector<uint64_t> starts;
+  for (size_t i = 0; i < 2; ++i) {
+    auto b = loader::parse_bundle((*fats)[i]);
+    ASSERT_TRUE(b.ok()) << i << ": " << b.message();
+    auto e = loader::select_code_object(*b, *TargetId::parse("gfx1030"));
+    ASSERT_TRUE(e.ok()) << e.message();
+    auto co = loader::CodeObject::parse((*e)->data);
+    ASSERT_TRUE(co.ok()) << co.message();
+    ASSERT_EQ(co->kernels().size(), 1u);
+    EXPECT_EQ(co->kernels()[0].meta.name, kernels[i]);
+    starts.push_back((*fats)[i].data() - so.data());
+  }
+  // The first bundle is also what find_hip_fatbin returns.
+  EXPECT_EQ(loader::find_hip_fatbin(so)->data() - so.data(), int64_t(starts[0]));
+
+  // Without the .hip_fatbin name: the two wrappers (pointers set by relocations) lead to the same places.
+  auto renamed = so;
+  std::string name = ".hip_fatbin";
+  auto it = std::search(renamed.begin(), renamed.end(), name.begin(), name.end() + 1);
+  ASSERT_NE(it, renamed.end());
+  it[10] = 'X';
+  auto wrapped = loader::find_hip_fatbins(renamed);
+  ASSERT_TRUE(wrapped.ok()) << wrapped.message();
+  ASSERT_EQ(wrapped->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) EXPECT_EQ(uint64_t((*wrapped)[i].data() - renamed.data()), starts[i]);
+
+  // Bytes between the bundles must be zero padding.
+  auto b0 = loader::parse_bundle((*fats)[0]);
+  ASSERT_TRUE(b0.ok());
+  uint64_t pad = starts[0] + b0->size;
+  ASSERT_LT(pad, starts[1]);
+  auto junk = so;
+  junk[pad] = 0x42;
+  EXPECT_EQ(loader::find_hip_fatbins(junk).message(),
+            ".hip_fatbin at offset " + kfd::hex(pad) + ": bytes after bundle 0 are neither zero padding nor a bundle");
 }
 
 }  // namespace

@@ -271,6 +271,21 @@ TEST_F(Corrupt, RejectsLyingMetadata) {
                            ": unknown value kind 'global_buffeX'");
 }
 
+// A key given twice lets two readers of one note disagree (a lookup takes the first, kfdobj's
+// dump walked both and indexed the kernels by the second's length): rejected by name and place.
+TEST_F(Corrupt, RejectsDuplicateMetadataKeys) {
+  auto b = good;
+  size_t sgpr = find(".sgpr_count"), vgpr = find(".vgpr_count");
+  ASSERT_LT(sgpr, vgpr);  // LLVM writes map keys in order
+  std::memcpy(b.data() + sgpr, ".vgpr_count", 11);
+  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .vgpr_count at offset " + kfd::hex(vgpr - 1) + ": key appears twice");
+  b = good;
+  size_t kernels = find("amdhsa.kernels"), version = find("amdhsa.version");
+  ASSERT_LT(kernels, version);
+  std::memcpy(b.data() + version, "amdhsa.kernels", 14);
+  EXPECT_EQ(reject(b), "amdhsa.kernels at offset " + kfd::hex(version - 1) + ": key appears twice");
+}
+
 TEST_F(Corrupt, RejectsLyingDescriptor) {
   auto co = CodeObject::parse(good);
   ASSERT_TRUE(co.ok());

@@ -190,6 +190,30 @@ TEST(Load, RejectsBadRelocations) {
   EXPECT_EQ(mem.live_allocations(), 0u);  // failed loads free their memory
 }
 
+// .rela.dyn's sh_link names the symbol table ABS64 needs; when that section is not a symbol table
+// (here .dynsym retyped to PROGBITS, with an sh_link past the section headers) loading must fail
+// naming it, not index the section headers with its sh_link.
+TEST(Load, RejectsRelocationSymbolTableOfWrongType) {
+  auto bytes = loader_test::read_data("global_var-gfx90a.co");
+  auto co0 = CodeObject::parse(bytes);
+  ASSERT_TRUE(co0.ok());
+  RelaInfo ri = locate(*co0, "kt_buffer");
+  ASSERT_NE(ri.sym_index, 0u);
+  loader_test::put_le<uint64_t>(bytes, ri.rela_off + 8, (uint64_t(ri.sym_index) << 32) | 3);  // R_AMDGPU_ABS64
+  const loader::Section* rs = co0->elf().find_section(".rela.dyn");
+  const loader::Section& dynsym = co0->elf().sections()[rs->link];
+  ASSERT_EQ(dynsym.name, ".dynsym");
+  loader_test::put_le<uint32_t>(bytes, dynsym.header_offset + 4, 1);        // sh_type = SHT_PROGBITS
+  loader_test::put_le<uint32_t>(bytes, dynsym.header_offset + 40, 0xffff);  // sh_link
+  auto co = CodeObject::parse(bytes);  // kernels and globals come from .symtab
+  ASSERT_TRUE(co.ok()) << co.message();
+  HostSegmentMemory mem;
+  EXPECT_EQ(LoadedCodeObject::load(*co, mem).message(),
+            "section .dynsym sh_type at offset " + kfd::hex(dynsym.header_offset + 4) +
+                ": 1 is not SHT_SYMTAB or SHT_DYNSYM");
+  EXPECT_EQ(mem.live_allocations(), 0u);
+}
+
 TEST(Load, ReportsAllocatorFailure) {
   struct FailingMemory : loader::SegmentMemory {
     kfd::Result<loader::Span> allocate(size_t, size_t, bool) override {

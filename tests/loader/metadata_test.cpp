@@ -103,4 +103,11 @@ TEST(Metadata, HasHiddenArgumentsOfBothVersions) {
   EXPECT_FALSE(has(*c4, loader::ValueKind::HiddenBlockCountX));
 }
 
+TEST(Metadata, RejectsNonStringKeys) {
+  // {1: 2}: a map whose only key is an integer.
+  const uint8_t top[] = {0x81, 0x01, 0x02};
+  EXPECT_EQ(loader::parse_metadata(loader::Bytes(top, sizeof top), 0x100).message(),
+            "metadata key at offset 0x101: expected str, found uint");
+}
+
 }  // namespace

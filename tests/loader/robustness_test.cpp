@@ -79,6 +79,16 @@ TEST(Robustness, SurvivesDamagedBundles) {
   }
   auto so = loader_test::read_data("libhost_launch.so");
   mutate_all(so, [](const std::vector<uint8_t>& b) { (void)loader::find_hip_fatbin(b); return true; }, 5);
+  auto two = loader_test::read_data("libtwo_units.so");
+  mutate_all(two, [](const std::vector<uint8_t>& b) {
+    auto fats = loader::find_hip_fatbins(b);
+    if (!fats) {
+      EXPECT_FALSE(fats.message().empty());
+      return false;
+    }
+    for (loader::Bytes f : *fats) (void)try_bundle(std::vector<uint8_t>(f.begin(), f.end()));
+    return true;
+  }, 9);
 }
 
 }  // namespace

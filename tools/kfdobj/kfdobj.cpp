@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 // kfdobj: dumps the targets, kernels, arguments and kernel descriptors of a code object, an offload
 // bundle, or a host executable/shared library with an embedded HIP fat binary.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,13 +16,35 @@ namespace {
 using loader::msgpack::Kind;
 using loader::msgpack::Value;
 
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlongs, no surrogates, at
+// most U+10FFFF), or 0 when the bytes there are not one.
+size_t utf8_length(std::string_view s, size_t i) {
+  auto at = [&](size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  unsigned c = at(0);
+  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(k) >= lo && at(k) <= hi; };
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    bool second = c == 0xE0 ? cont(1, 0xA0) : c == 0xED ? cont(1, 0x80, 0x9F) : cont(1);
+    return second && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    bool second = c == 0xF0 ? cont(1, 0x90) : c == 0xF4 ? cont(1, 0x80, 0x8F) : cont(1);
+    return second && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// A JSON string. ELF strings and metadata are bytes, JSON text is UTF-8: a byte that does not
+// start a well-formed sequence becomes U+FFFD, so the output always parses.
 std::string json_str(std::string_view s) {
   std::string o = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (u < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", u); o += b; }
-    else o += c;
+  for (size_t i = 0; i < s.size();) {
+    auto u = static_cast<unsigned char>(s[i]);
+    if (u == '"' || u == '\\') { o += '\\'; o += char(u); ++i; }
+    else if (u < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", u); o += b; ++i; }
+    else if (u < 0x80) { o += char(u); ++i; }
+    else if (size_t n = utf8_length(s, i)) { o.append(s.substr(i, n)); i += n; }
+    else { o += "\\ufffd"; ++i; }
   }
   return o + "\"";
 }
@@ -59,46 +80,99 @@ std::string json_value(const Value& v) {
   return "null";
 }
 
+// A JSON object built field by field: {"a":1,"b":true}.
+class JsonObject {
+ public:
+  JsonObject& num(const char* k, long long v) { return raw(k, std::to_string(v)); }
+  JsonObject& unum(const char* k, uint64_t v) { return raw(k, std::to_string(v)); }
+  JsonObject& flag(const char* k, bool v) { return raw(k, v ? "true" : "false"); }
+  JsonObject& raw(const char* k, const std::string& v) {
+    s_ += (s_.size() > 1 ? "," : "") + json_str(k) + ":" + v;
+    return *this;
+  }
+  std::string str() const { return s_ + "}"; }
+
+ private:
+  std::string s_ = "{";
+};
+
+std::string json_rsrc1(const loader::KernelDescriptor& d, const loader::TargetId& t) {
+  auto r1 = loader::decode_rsrc1(d.compute_pgm_rsrc1);
+  JsonObject o;
+  o.num("granulated_workitem_vgpr_count", r1.granulated_workitem_vgpr_count)
+      .num("granulated_wavefront_sgpr_count", r1.granulated_wavefront_sgpr_count)
+      .num("vgprs", loader::vgprs_from_descriptor(d, t));
+  // SGPRs in granules of 8 (what clang writes and llvm-objdump reads back); gfx10+ ignores the field.
+  if (t.processor.rfind("gfx1", 0) != 0) o.num("sgprs", (r1.granulated_wavefront_sgpr_count + 1) * 8);
+  o.num("priority", r1.priority).num("float_round_mode_32", r1.float_round_mode_32)
+      .num("float_round_mode_16_64", r1.float_round_mode_16_64).num("float_denorm_mode_32", r1.float_denorm_mode_32)
+      .num("float_denorm_mode_16_64", r1.float_denorm_mode_16_64).flag("priv", r1.priv)
+      .flag("dx10_clamp", r1.enable_dx10_clamp).flag("debug_mode", r1.debug_mode).flag("ieee_mode", r1.enable_ieee_mode)
+      .flag("bulky", r1.bulky).flag("cdbg_user", r1.cdbg_user).flag("fp16_ovfl", r1.fp16_ovfl)
+      .flag("wgp_mode", r1.wgp_mode).flag("mem_ordered", r1.mem_ordered).flag("fwd_progress", r1.fwd_progress);
+  return o.str();
+}
+
+std::string json_rsrc2(uint32_t v) {
+  auto r2 = loader::decode_rsrc2(v);
+  return JsonObject()
+      .flag("enable_private_segment", r2.enable_private_segment).num("user_sgpr_count", r2.user_sgpr_count)
+      .flag("enable_trap_handler", r2.enable_trap_handler).flag("workgroup_id_x", r2.enable_sgpr_workgroup_id_x)
+      .flag("workgroup_id_y", r2.enable_sgpr_workgroup_id_y).flag("workgroup_id_z", r2.enable_sgpr_workgroup_id_z)
+      .flag("workgroup_info", r2.enable_sgpr_workgroup_info).num("vgpr_workitem_id", r2.enable_vgpr_workitem_id)
+      .flag("exception_address_watch", r2.enable_exception_address_watch)
+      .flag("exception_memory", r2.enable_exception_memory).num("granulated_lds_size", r2.granulated_lds_size)
+      .num("exceptions", r2.enable_exceptions)
+      .str();
+}
+
+// RSRC3 has a layout per family: gfx90a/gfx94x, gfx10, gfx11; elsewhere only the raw word is shown.
+std::string json_rsrc3(uint32_t v, const loader::TargetId& t) {
+  JsonObject o;
+  if (loader::is_gfx90a_family(t)) {
+    auto r3 = loader::decode_rsrc3_gfx90a(v);
+    o.num("accum_offset", (r3.accum_offset + 1) * 4).flag("tg_split", r3.tg_split);
+  } else if (t.processor.rfind("gfx10", 0) == 0 || t.processor.rfind("gfx11", 0) == 0) {
+    auto r3 = loader::decode_rsrc3_gfx10(v);
+    o.num("shared_vgpr_count", r3.shared_vgpr_count);
+    if (t.processor.rfind("gfx11", 0) == 0)
+      o.num("inst_pref_size", r3.inst_pref_size).flag("trap_on_start", r3.trap_on_start)
+          .flag("trap_on_end", r3.trap_on_end).flag("image_op", r3.image_op);
+  }
+  return o.str();
+}
+
+std::string json_properties(uint16_t v) {
+  auto p = loader::decode_code_properties(v);
+  return JsonObject()
+      .flag("private_segment_buffer", p.private_segment_buffer).flag("dispatch_ptr", p.dispatch_ptr)
+      .flag("queue_ptr", p.queue_ptr).flag("kernarg_segment_ptr", p.kernarg_segment_ptr)
+      .flag("dispatch_id", p.dispatch_id).flag("flat_scratch_init", p.flat_scratch_init)
+      .flag("private_segment_size", p.private_segment_size).flag("wavefront_size32", p.wavefront_size32)
+      .flag("uses_dynamic_stack", p.uses_dynamic_stack)
+      .str();
+}
+
 std::string json_descriptor(const loader::Kernel& k, const loader::TargetId& t) {
   const loader::KernelDescriptor& d = k.descriptor;
-  auto r1 = loader::decode_rsrc1(d.compute_pgm_rsrc1);
-  auto r2 = loader::decode_rsrc2(d.compute_pgm_rsrc2);
-  auto p = loader::decode_code_properties(d.kernel_code_properties);
-  char b[2048];
-  std::snprintf(b, sizeof b,
-      "{\"address\":%llu,\"group_segment_fixed_size\":%u,\"private_segment_fixed_size\":%u,\"kernarg_size\":%u,"
-      "\"kernel_code_entry_byte_offset\":%lld,\"compute_pgm_rsrc1\":%u,\"compute_pgm_rsrc2\":%u,\"compute_pgm_rsrc3\":%u,"
-      "\"kernel_code_properties\":%u,\"kernarg_preload\":%u,"
-      "\"rsrc1\":{\"granulated_workitem_vgpr_count\":%u,\"granulated_wavefront_sgpr_count\":%u,\"vgprs\":%u,"
-      "\"float_round_mode_32\":%u,\"float_round_mode_16_64\":%u,\"float_denorm_mode_32\":%u,\"float_denorm_mode_16_64\":%u,"
-      "\"dx10_clamp\":%s,\"ieee_mode\":%s,\"fp16_ovfl\":%s,\"wgp_mode\":%s,\"mem_ordered\":%s},"
-      "\"rsrc2\":{\"enable_private_segment\":%s,\"user_sgpr_count\":%u,\"enable_trap_handler\":%s,"
-      "\"workgroup_id_x\":%s,\"workgroup_id_y\":%s,\"workgroup_id_z\":%s,\"workgroup_info\":%s,"
-      "\"vgpr_workitem_id\":%u,\"granulated_lds_size\":%u,\"exceptions\":%u},"
-      "\"properties\":{\"private_segment_buffer\":%s,\"dispatch_ptr\":%s,\"queue_ptr\":%s,\"kernarg_segment_ptr\":%s,"
-      "\"dispatch_id\":%s,\"flat_scratch_init\":%s,\"private_segment_size\":%s,\"wavefront_size32\":%s,"
-      "\"uses_dynamic_stack\":%s}}",
-      (unsigned long long)k.descriptor_vaddr, d.group_segment_fixed_size, d.private_segment_fixed_size, d.kernarg_size,
-      (long long)d.kernel_code_entry_byte_offset, d.compute_pgm_rsrc1, d.compute_pgm_rsrc2, d.compute_pgm_rsrc3,
-      d.kernel_code_properties, d.kernarg_preload, r1.granulated_workitem_vgpr_count,
-      r1.granulated_wavefront_sgpr_count, loader::vgprs_from_descriptor(d, t), r1.float_round_mode_32,
-      r1.float_round_mode_16_64, r1.float_denorm_mode_32, r1.float_denorm_mode_16_64,
-      r1.enable_dx10_clamp ? "true" : "false", r1.enable_ieee_mode ? "true" : "false", r1.fp16_ovfl ? "true" : "false",
-      r1.wgp_mode ? "true" : "false", r1.mem_ordered ? "true" : "false", r2.enable_private_segment ? "true" : "false",
-      r2.user_sgpr_count, r2.enable_trap_handler ? "true" : "false", r2.enable_sgpr_workgroup_id_x ? "true" : "false",
-      r2.enable_sgpr_workgroup_id_y ? "true" : "false", r2.enable_sgpr_workgroup_id_z ? "true" : "false",
-      r2.enable_sgpr_workgroup_info ? "true" : "false", r2.enable_vgpr_workitem_id, r2.granulated_lds_size,
-      r2.enable_exceptions, p.private_segment_buffer ? "true" : "false", p.dispatch_ptr ? "true" : "false",
-      p.queue_ptr ? "true" : "false", p.kernarg_segment_ptr ? "true" : "false", p.dispatch_id ? "true" : "false",
-      p.flat_scratch_init ? "true" : "false", p.private_segment_size ? "true" : "false",
-      p.wavefront_size32 ? "true" : "false", p.uses_dynamic_stack ? "true" : "false");
-  return b;
+  return JsonObject()
+      .unum("address", k.descriptor_vaddr).num("group_segment_fixed_size", d.group_segment_fixed_size)
+      .num("private_segment_fixed_size", d.private_segment_fixed_size).num("kernarg_size", d.kernarg_size)
+      .num("kernel_code_entry_byte_offset", d.kernel_code_entry_byte_offset)
+      .num("compute_pgm_rsrc1", d.compute_pgm_rsrc1).num("compute_pgm_rsrc2", d.compute_pgm_rsrc2)
+      .num("compute_pgm_rsrc3", d.compute_pgm_rsrc3).num("kernel_code_properties", d.kernel_code_properties)
+      .num("kernarg_preload", d.kernarg_preload)
+      .num("kernarg_preload_length", loader::kernarg_preload_length(d.kernarg_preload))
+      .num("kernarg_preload_offset", loader::kernarg_preload_offset(d.kernarg_preload))
+      .raw("rsrc1", json_rsrc1(d, t)).raw("rsrc2", json_rsrc2(d.compute_pgm_rsrc2))
+      .raw("rsrc3", json_rsrc3(d.compute_pgm_rsrc3, t)).raw("properties", json_properties(d.kernel_code_properties))
+      .str();
 }
 
 // One code object as JSON: its metadata map, each kernel gaining a ".descriptor" key.
-std::string json_code_object(const loader::CodeObject& co, const std::string& bundle_id) {
+std::string json_code_object(const loader::CodeObject& co, const std::string& bundle_id, const std::string& tag) {
   std::string o = "{";
-  if (!bundle_id.empty()) o += "\"bundle_id\":" + json_str(bundle_id) + ",";
+  if (!bundle_id.empty()) o += "\"bundle_id\":" + json_str(bundle_id) + tag + ",";
   o += "\"target_id\":" + json_str(co.target().str()) + ",\"code_object_version\":" + std::to_string(co.version());
   for (const auto& [k, v] : co.metadata().raw.map) {
     if (k.kind != Kind::Str) continue;
@@ -159,9 +233,96 @@ void print_code_object(const loader::CodeObject& co) {
                 (unsigned long long)g.size);
 }
 
-}  // namespace
 
-int kfdobj_main(const std::string& path, bool json);
+// The whole file, or an error naming the file and the reason (a directory, a read error).
+bool read_input(const std::string& path, std::vector<uint8_t>& data) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    std::fprintf(stderr, "kfdobj: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  uint8_t buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.insert(data.end(), buf, buf + n);
+  int err = std::ferror(f) ? errno : 0;
+  std::fclose(f);
+  if (err) std::fprintf(stderr, "kfdobj: cannot read %s: %s\n", path.c_str(), std::strerror(err));
+  return err == 0;
+}
+
+// Output being built: JSON arrays, or text printed as it goes.
+struct Dump {
+  bool json = false;
+  std::string entries, objs;
+  int rc = 0;
+  std::string path;
+  int fail(const std::string& m) {
+    std::fprintf(stderr, "kfdobj: %s: %s\n", path.c_str(), m.c_str());
+    return rc = 1;
+  }
+};
+
+// One bundle's entries and code objects; `index` is its place among a host ELF's bundles (or -1).
+void dump_bundle(Dump& out, loader::Bytes bytes, int index) {
+  std::string where = index < 0 ? "" : "bundle " + std::to_string(index) + ": ";
+  auto b = loader::parse_bundle(bytes);
+  if (!b) { out.fail(where + b.message()); return; }
+  std::string tag = index < 0 ? "" : ",\"bundle\":" + std::to_string(index);
+  if (!out.json && index >= 0)
+    std::printf("bundle %d%s with %zu entries\n", index, b->compressed ? " (compressed)" : "", b->entries.size());
+  for (const auto& e : b->entries) {
+    out.entries += (out.entries.empty() ? "" : ",") + std::string("{\"id\":") + json_str(e.id) + tag +
+                   ",\"offset\":" + std::to_string(e.offset) + ",\"size\":" + std::to_string(e.size) + "}";
+    if (!out.json)
+      std::printf("entry %s: offset 0x%llx, %llu bytes\n", e.id.c_str(), (unsigned long long)e.offset,
+                  (unsigned long long)e.size);
+    if (!e.is_amdgpu() || e.size == 0) continue;
+    auto co = loader::CodeObject::parse(e.data);
+    if (!co) { out.fail(where + e.id + ": " + co.message()); continue; }
+    if (out.json) out.objs += (out.objs.empty() ? "" : ",") + json_code_object(*co, e.id, tag);
+    else print_code_object(*co);
+  }
+}
+
+// Identifies the input, then prints each code object it holds.
+int kfdobj_main(const std::string& path, bool json) {
+  std::vector<uint8_t> data;
+  if (!read_input(path, data)) return 1;
+  loader::Bytes in(data.data(), data.size());
+  Dump out;
+  out.json = json;
+  out.path = path;
+  bool is_elf = data.size() >= 20 && std::memcmp(data.data(), "\x7f" "ELF", 4) == 0;
+  bool amdgpu = is_elf && data[18] == (loader::kEmAmdgpu & 0xff) && data[19] == (loader::kEmAmdgpu >> 8);
+  if (amdgpu) {
+    auto co = loader::CodeObject::parse(in);
+    if (!co) return out.fail(co.message());
+    if (json) std::printf("{\"file\":%s,\"kind\":\"code object\",\"code_objects\":[%s]}\n", json_str(path).c_str(),
+                          json_code_object(*co, "", "").c_str());
+    else print_code_object(*co);
+    return 0;
+  }
+  std::string kind;
+  if (is_elf) {
+    auto fats = loader::find_hip_fatbins(in);
+    if (!fats) return out.fail(fats.message());
+    kind = "host elf";
+    if (!json) std::printf("host elf with %zu bundles\n", fats->size());
+    for (size_t i = 0; i < fats->size(); ++i) dump_bundle(out, (*fats)[i], int(i));
+  } else if (loader::is_offload_bundle(in) || loader::is_compressed_bundle(in)) {
+    kind = loader::is_compressed_bundle(in) ? "compressed bundle" : "bundle";
+    if (!json) std::printf("%s\n", kind.c_str());
+    dump_bundle(out, in, -1);
+  } else {
+    return out.fail("not an AMDGPU code object, an offload bundle (__CLANG_OFFLOAD_BUNDLE__ or CCOB) or an ELF file");
+  }
+  if (json)
+    std::printf("{\"file\":%s,\"kind\":%s,\"entries\":[%s],\"code_objects\":[%s]}\n", json_str(path).c_str(),
+                json_str(kind).c_str(), out.entries.c_str(), out.objs.c_str());
+  return out.rc;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::string path;
@@ -173,49 +334,4 @@ int main(int argc, char** argv) {
   }
   if (path.empty()) { std::fprintf(stderr, "usage: kfdobj FILE [--json]\n"); return 2; }
   return kfdobj_main(path, json);
-}
-
-// Identifies the input, then prints each code object it holds.
-int kfdobj_main(const std::string& path, bool json) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) { std::fprintf(stderr, "kfdobj: cannot open %s\n", path.c_str()); return 1; }
-  std::vector<uint8_t> data((std::istreambuf_iterator<char>(f)), {});
-  loader::Bytes in(data.data(), data.size());
-  auto fail = [&](const std::string& m) { std::fprintf(stderr, "kfdobj: %s: %s\n", path.c_str(), m.c_str()); return 1; };
-  bool is_elf = data.size() >= 20 && std::memcmp(data.data(), "\x7f" "ELF", 4) == 0;
-  bool amdgpu = is_elf && data[18] == (loader::kEmAmdgpu & 0xff) && data[19] == (loader::kEmAmdgpu >> 8);
-  if (amdgpu) {
-    auto co = loader::CodeObject::parse(in);
-    if (!co) return fail(co.message());
-    if (json) std::printf("{\"file\":%s,\"kind\":\"code object\",\"code_objects\":[%s]}\n", json_str(path).c_str(),
-                          json_code_object(*co, "").c_str());
-    else print_code_object(*co);
-    return 0;
-  }
-  loader::Bytes bundle_bytes = in;
-  if (is_elf) {
-    auto fat = loader::find_hip_fatbin(in);
-    if (!fat) return fail(fat.message());
-    bundle_bytes = *fat;
-  }
-  auto b = loader::parse_bundle(bundle_bytes);
-  if (!b) return fail(b.message());
-  std::string kind = is_elf ? "host elf" : b->compressed ? "compressed bundle" : "bundle";
-  std::string objs, entries;
-  if (!json) std::printf("%s with %zu entries\n", kind.c_str(), b->entries.size());
-  int rc = 0;
-  for (const auto& e : b->entries) {
-    entries += (entries.empty() ? "" : ",") + std::string("{\"id\":") + json_str(e.id) + ",\"offset\":" +
-               std::to_string(e.offset) + ",\"size\":" + std::to_string(e.size) + "}";
-    if (!json) std::printf("entry %s: offset 0x%llx, %llu bytes\n", e.id.c_str(), (unsigned long long)e.offset, (unsigned long long)e.size);
-    if (!e.is_amdgpu() || e.size == 0) continue;
-    auto co = loader::CodeObject::parse(e.data);
-    if (!co) { rc = fail(e.id + ": " + co.message()); continue; }
-    if (json) objs += (objs.empty() ? "" : ",") + json_code_object(*co, e.id);
-    else print_code_object(*co);
-  }
-  if (json)
-    std::printf("{\"file\":%s,\"kind\":%s,\"entries\":[%s],\"code_objects\":[%s]}\n", json_str(path).c_str(),
-                json_str(kind).c_str(), entries.c_str(), objs.c_str());
-  return rc;
 }

@@ -14,5 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto fat = loader::find_hip_fatbin(in);
   if (fat.ok()) (void)loader::parse_bundle(*fat);
+  auto fats = loader::find_hip_fatbins(in);
+  if (fats.ok())
+    for (loader::Bytes f : *fats) (void)loader::parse_bundle(f);
   return 0;
 }
