@@ -99,7 +99,7 @@ void CommandProcessor::backoff(unsigned idle) {
   }
 }
 
-// Executes what the doorbell announced; true when at least one packet retired.
+// Executes the published packets of one queue; true when at least one packet retired.
 bool CommandProcessor::service(Queue& q) {
   if (q.type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {
     auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
@@ -114,30 +114,29 @@ bool CommandProcessor::service(Queue& q) {
          rptr ? q.ring_va : q.rptr_va, true);
     return false;
   }
+  // The doorbell holds the index of a published packet, but on a multi-producer queue it may be
+  // rung with any index (hsa_queue_t: "If type is HSA_QUEUE_TYPE_MULTI, the doorbell signal value
+  // can be updated with any value"): racing producers can leave a lower index last. So a packet
+  // past the doorbell still runs when its header is valid and a producer has claimed its slot
+  // (below write_dispatch_id, read only then: the producers' atomic add hits that cache line).
   auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
-  // Packets below `end` may be ready. The doorbell holds the index of a published packet, but on
-  // a multi-producer queue it may be rung with any index (hsa_queue_t: "If type is
-  // HSA_QUEUE_TYPE_MULTI, the doorbell signal value can be updated with any value"): racing
-  // producers can leave a lower index last. Like the CP's write-pointer poll, also look up to
-  // write_dispatch_id; the header says whether a packet has been published.
   uint64_t end = __atomic_load_n(db, __ATOMIC_ACQUIRE) + 1;
-  bool end_from_wptr = false;
+  bool read_wptr = false;
   uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
   uint64_t npackets = q.ring_size / kPacketSize;
   bool progressed = false;
   for (unsigned n = 0; n < kPacketsPerTurn; ++n) {
-    if (int64_t(end - rd) <= 0) {
-      if (end_from_wptr) break;
-      end_from_wptr = true;
-      auto* wptr = reinterpret_cast<uint64_t*>(d_.translate(q.wptr_va, 8, false));
-      if (!wptr) break;
-      uint64_t w = __atomic_load_n(wptr, __ATOMIC_ACQUIRE);
-      if (int64_t(w - rd) <= 0) break;
-      end = w;
-    }
     uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
     uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
     if (header_type(header) == kTypeInvalid) break;  // not yet published
+    if (int64_t(end - rd) <= 0) {
+      auto* wptr = read_wptr ? nullptr : reinterpret_cast<uint64_t*>(d_.translate(q.wptr_va, 8, false));
+      read_wptr = true;
+      if (!wptr) break;
+      uint64_t w = __atomic_load_n(wptr, __ATOMIC_ACQUIRE);
+      if (int64_t(w - end) > 0) end = w;
+      if (int64_t(end - rd) <= 0) break;
+    }
     Step s = execute(q, pkt, rd);
     if (s != Step::Done) break;
     __atomic_store_n(reinterpret_cast<uint16_t*>(pkt), uint16_t(kTypeInvalid), __ATOMIC_RELEASE);

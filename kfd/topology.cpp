@@ -12,8 +12,6 @@ namespace kfd {
 
 namespace {
 
-constexpr int kMaxGenerationRetries = 10;
-
 uint32_t get32(const PropertyMap& m, std::string_view key, uint32_t def = 0) {
   auto it = m.find(key);
   return it == m.end() ? def : uint32_t(it->second);
@@ -270,7 +268,7 @@ const Node* Topology::find_gpu(uint32_t gpu_id) const {
 }
 
 Result<Topology> read_topology_at(const std::string& root) {
-  for (int attempt = 0; attempt < kMaxGenerationRetries; ++attempt) {
+  for (int attempt = 0; attempt < kTopologyAttempts; ++attempt) {
     KFD_ASSIGN(Topology t, read_once(root));
     KFD_ASSIGN(uint64_t gen, read_number(root + "/generation_id"));
     if (gen == t.generation_id) return t;

@@ -110,7 +110,10 @@ NodeProperties node_properties_from(const PropertyMap& map);
 // minor and stepping as hex digits: 90010 -> "gfx90a", 110000 -> "gfx1100", 90402 -> "gfx942".
 std::string gfx_name(uint32_t gfx_target_version);
 
-// Reads the whole topology, retrying while generation_id changes under us (at most 10 times).
+// How many times read_topology reads the tree before giving up on a changing generation_id.
+constexpr int kTopologyAttempts = 10;
+
+// Reads the whole topology, retrying while generation_id changes under us (kTopologyAttempts).
 Result<Topology> read_topology();
 // Same, under another root directory. For unit tests with a canned tree only.
 Result<Topology> read_topology_at(const std::string& root);

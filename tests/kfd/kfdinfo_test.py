@@ -30,6 +30,9 @@ def check_missing_device(kfdinfo):
     assert r.returncode != 0, "kfdinfo succeeded without a device"
     assert "/dev/kfd" in r.stderr and "LD_PRELOAD=" in r.stderr, r.stderr
     assert "libkfdemu.so" in r.stderr, r.stderr
+    # What is missing: no /dev/kfd means no amdgpu driver with KFD.
+    assert "amdgpu driver is not loaded" in r.stderr, r.stderr
+    assert r.stdout == "", "kfdinfo printed a report without a device: " + r.stdout
 
 
 def main():

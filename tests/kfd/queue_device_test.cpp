@@ -176,7 +176,9 @@ TEST_F(Queue, RejectsUnmappedRing) {
   a.ring_base_address = reinterpret_cast<uintptr_t>(va);
   auto q = kfd().create_queue(a);
   EXPECT_TRUE(fails_with(q, EINVAL, "AMDKFD_IOC_CREATE_QUEUE"));
-  if (q.ok()) EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+  if (q.ok()) {
+    EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+  }
   EXPECT_TRUE(kfd().free_memory(bo->handle).ok());
   munmap(va, kRingSize);
 }

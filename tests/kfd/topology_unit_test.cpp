@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Unit tests of the topology parsers on canned sysfs text in a temporary directory (no device).
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "kfd/topology.h"
 
@@ -153,6 +158,79 @@ TEST_F(CannedTopology, ReportsMissingGpuId) {
   auto t = kfd::read_topology_at(root_);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.message().find("gpu_id"), std::string::npos) << t.message();
+}
+
+// Serves generation_id as a sequence of values, one per read: the file is a FIFO whose writer
+// hands out the next value each time a reader opens it. Before writing a value the writer renames
+// a fresh FIFO (or, after the last value, a regular file holding `final`) over the path, so the
+// reader's next open can only reach the next value. Deterministic: no sleeps.
+class GenerationSequence {
+ public:
+  GenerationSequence(const std::string& root, std::vector<std::string> values, std::string final)
+      : path_(root + "/generation_id"), values_(std::move(values)), final_(std::move(final)) {
+    unlink(path_.c_str());
+    EXPECT_EQ(mkfifo(path_.c_str(), 0600), 0);
+    writer_ = std::thread([this] { serve(); });
+  }
+  ~GenerationSequence() {
+    stop_ = true;
+    // A writer still blocked in open() (the reader read less often than expected) is released
+    // by a non-blocking reader.
+    while (!done_) {
+      int fd = open(path_.c_str(), O_RDONLY | O_NONBLOCK);
+      if (fd >= 0) close(fd);
+      std::this_thread::yield();
+    }
+    writer_.join();
+  }
+  size_t served() const { return served_; }
+
+ private:
+  void serve() {
+    for (size_t i = 0; i < values_.size() && !stop_; ++i) {
+      int fd = open(path_.c_str(), O_WRONLY);  // blocks until the reader opens this FIFO
+      if (fd < 0) break;
+      const bool last = i + 1 == values_.size();
+      const std::string next = path_ + ".next";
+      if (last) std::ofstream(next) << final_ << "\n";
+      else mkfifo(next.c_str(), 0600);
+      rename(next.c_str(), path_.c_str());
+      if (!stop_) {
+        std::string v = values_[i] + "\n";
+        if (write(fd, v.data(), v.size()) == ssize_t(v.size())) ++served_;
+      }
+      close(fd);
+    }
+    done_ = true;
+  }
+  std::string path_;
+  std::vector<std::string> values_;
+  std::string final_;
+  std::thread writer_;
+  std::atomic<bool> stop_{false}, done_{false};
+  std::atomic<size_t> served_{0};
+};
+
+// The tree changed between the first read of generation_id (7) and its re-read (8): the reader
+// reads the whole tree again and returns the second, consistent pass.
+TEST_F(CannedTopology, RereadsTheTreeWhenGenerationIdChanges) {
+  GenerationSequence gen(root_, {"7", "8"}, "8");
+  auto t = kfd::read_topology_at(root_);
+  ASSERT_TRUE(t.ok()) << t.message();
+  EXPECT_EQ(t->generation_id, 8u);
+  EXPECT_EQ(gen.served(), 2u);
+  EXPECT_EQ(t->gpus().size(), 1u);
+}
+
+TEST_F(CannedTopology, GivesUpWhenGenerationIdKeepsChanging) {
+  std::vector<std::string> values;
+  for (int i = 0; i < 2 * kfd::kTopologyAttempts; ++i) values.push_back(std::to_string(100 + i));
+  GenerationSequence gen(root_, values, "999");
+  auto t = kfd::read_topology_at(root_);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.err(), EAGAIN);
+  EXPECT_NE(t.message().find("kept changing (generation_id)"), std::string::npos) << t.message();
+  EXPECT_EQ(gen.served(), values.size());
 }
 
 }  // namespace

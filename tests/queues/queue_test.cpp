@@ -197,6 +197,39 @@ TEST(AqlQueue, AppliesBackPressureWhenFull) {
   EXPECT_EQ(count->load(), 0);
 }
 
+// A retired packet: completion signal stamped (profiling queue) within the GPU clock's bounds, the
+// slot's header back to INVALID, read_dispatch_id past it.
+TEST(AqlQueue, RetiresPacketsWithTimestampsAndInvalidHeaders) {
+  queues::QueueOptions o;
+  o.packets = 64;
+  o.profiling = true;
+  auto made = rt().create_queue(o);
+  ASSERT_TRUE(made.ok()) << made.message();
+  auto q = std::move(made).value();
+  auto done = make_signal(1);
+  auto clock = [&] {
+    auto c = rt().memory().kfd().get_clock_counters(q->gpu_id());
+    EXPECT_TRUE(c.ok()) << c.message();
+    return c.ok() ? c->gpu_clock_counter : 0;
+  };
+  const uint64_t before = clock();
+  auto idx = q->reserve(1);
+  ASSERT_TRUE(idx.ok()) << idx.message();
+  q->write(*idx, queues::make_marker(done->handle()));
+  q->ring_doorbell(*idx);
+  ASSERT_TRUE(wait_eq(*done, 0).ok());
+  ASSERT_TRUE(q->wait_idle(5s).ok());
+  const uint64_t after = clock();
+  EXPECT_LE(before, done->amd()->start_ts);
+  EXPECT_LE(done->amd()->start_ts, done->amd()->end_ts);
+  EXPECT_LE(done->amd()->end_ts, after);
+  EXPECT_GT(done->amd()->end_ts, 0u);
+  auto* ring = reinterpret_cast<const uint16_t*>(q->amd_queue()->hsa_queue.base_address);
+  const uint16_t header = __atomic_load_n(&ring[(*idx % q->size()) * 32], __ATOMIC_ACQUIRE);
+  EXPECT_EQ(queues::aql::header_type(header), queues::aql::kTypeInvalid);
+  EXPECT_EQ(q->read_index(), *idx + 1);
+}
+
 // CPU time of the whole process (the emulator's command processor runs in it), in seconds.
 double process_cpu_seconds() {
   timespec t{};
