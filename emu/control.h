@@ -36,8 +36,16 @@ int kfdemu_configure(const struct kfdemu_config* config);
 // Fills `config` with the configuration in force.
 void kfdemu_get_config(struct kfdemu_config* config);
 
-// Makes the next GPU access to [va, va+size) on gpu_id fault as if unmapped (0 clears).
-void kfdemu_inject_fault(uint32_t gpu_id, uint64_t va, uint64_t size);
+// Fault injection; both need /dev/kfd open in this process. Return 0, or -1 with a message on
+// stderr (unknown gpu_id, device not open, a range that wraps around).
+
+// Makes every later GPU access to [va, va+size) on gpu_id fault as if unmapped: the queue stops
+// and MEMORY events report the address. size 0 clears all injected faults of gpu_id.
+int kfdemu_inject_fault(uint32_t gpu_id, uint64_t va, uint64_t size);
+
+// Signals a reset of gpu_id the way amdkfd does after a GPU hang: every HW_EXCEPTION event is set
+// with reset_type 0 (whole GPU), reset_cause 0 (hang) and memory_lost. Queues are not stopped.
+int kfdemu_inject_hw_exception(uint32_t gpu_id, int memory_lost);
 
 #ifdef __cplusplus
 }

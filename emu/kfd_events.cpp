@@ -165,13 +165,15 @@ uint32_t test_condition(std::map<uint32_t, Event>& events, const std::vector<kfd
   return activated == ws.size() ? KFD_IOC_WAIT_RESULT_COMPLETE : KFD_IOC_WAIT_RESULT_TIMEOUT;
 }
 
-// copy_signaled_event_data: only memory-fault data and (when asked for) signal ages go back.
+// copy_signaled_event_data: memory-fault data, hardware-exception data (since Linux 6.8) and
+// (when asked for) signal ages go back.
 void copy_signaled_data(std::map<uint32_t, Event>& events, std::vector<kfd_event_data>& data,
                         const std::vector<Waiter>& ws) {
   for (size_t i = 0; i < ws.size(); ++i) {
     if (!ws[i].activated) continue;
     const Event& e = events[data[i].event_id];
     if (e.type == KFD_IOC_EVENT_MEMORY) data[i].memory_exception_data = e.mem;
+    else if (e.type == KFD_IOC_EVENT_HW_EXCEPTION) data[i].hw_exception_data = e.hw;
     else if (e.type == KFD_IOC_EVENT_SIGNAL && ws[i].age_enabled)
       std::memcpy(&data[i], &e.age, sizeof e.age);
   }
@@ -262,6 +264,21 @@ void Process::raise_memory_fault(uint32_t gpu_id, uint64_t va, bool /*write*/) {
     e.mem.failure.NotPresent = 1;
     e.mem.failure.ReadOnly = 0;  // unmapped and read-only pages both look not-present here
     e.mem.ErrorType = 0;
+  }
+  ev_cv_.notify_all();
+}
+
+// kfd_signal_reset_event: a GPU reset sets every HW_EXCEPTION event with the reset's data.
+void Process::raise_hw_exception(uint32_t gpu_id, bool memory_lost) {
+  std::lock_guard<std::mutex> ek(ev_mu_);
+  for (auto& [id, e] : events_) {
+    if (e.type != KFD_IOC_EVENT_HW_EXCEPTION) continue;
+    set_event_locked(e);
+    e.hw = kfd_hsa_hw_exception_data{};
+    e.hw.gpu_id = gpu_id;
+    e.hw.memory_lost = memory_lost ? 1 : 0;
+    e.hw.reset_type = 0;   // kfd_events.h: KFD_HW_EXCEPTION_WHOLE_GPU_RESET
+    e.hw.reset_cause = 0;  // KFD_HW_EXCEPTION_GPU_HANG (1 would be ECC)
   }
   ev_cv_.notify_all();
 }

@@ -114,6 +114,10 @@ class Process {
   // Interrupts from the device side.
   void raise_signal_event(uint32_t event_id);
   void raise_memory_fault(uint32_t gpu_id, uint64_t va, bool write);
+  void raise_hw_exception(uint32_t gpu_id, bool memory_lost);
+  // Fault injection (emu/control.h): 0, or -1 with *why set.
+  int inject_fault(uint32_t gpu_id, uint64_t va, uint64_t size, std::string* why);
+  int inject_hw_exception(uint32_t gpu_id, bool memory_lost, std::string* why);
   DeviceState* device(uint32_t gpu_id);
   uint64_t gpu_clock();  // 100 MHz counter
 
