@@ -116,6 +116,21 @@ TEST(OpTables, AreKeyedByTarget) {
   EXPECT_NE(emu::shader::disassemble_name(Target::gfx90a, mov_b64, &len), "v_mov_b64");
 }
 
+TEST(OpTables, NameTheLiteralFormsOfVop2) {
+  // VOP2 0x17 with its 32-bit K: v_madmk_f32 before gfx940, v_fmamk_f32 on gfx942.
+  uint32_t madmk[3] = {(0x17u << 25) | (3u << 17) | (2u << 9) | 257u, 0x3f800000u, 0};
+  unsigned len = 0;
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx90a, madmk, &len), "v_madmk_f32");
+  EXPECT_EQ(len, 8u);
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx906, madmk, &len), "v_madmk_f32");
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx942, madmk, &len), "v_fmamk_f32");
+  EXPECT_EQ(len, 8u);
+  uint32_t madak16[3] = {(0x25u << 25) | (3u << 17) | (2u << 9) | 257u, 0x3c00u, 0};
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx90a, madak16, &len), "v_madak_f16");
+  for (const char* n : {"v_madmk_f32", "v_madak_f32", "v_fmamk_f32", "v_fmaak_f32", "v_madmk_f16", "v_madak_f16"})
+    EXPECT_TRUE(emu::shader::implemented(n)) << n;
+}
+
 TEST(OpTables, RejectsUndefinedEncodings) {
   uint32_t bad[3] = {0xfc000000u, 0, 0};
   unsigned len = 99;
