@@ -74,7 +74,8 @@ TEST_P(Oracle, DecodesLikeObjdump) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Oracle,
                          ::testing::Values("basic.co", "lds.co", "lanes.co", "math.co", "scratch.co", "more.co",
-                                           "intrin.co", "buffer.co", "basic.O0.co", "more.O0.co",
+                                           "intrin.co", "buffer.co", "ocml.co", "basic.O0.co", "more.O0.co",
+                                           "ocml.O0.co",
                                            "sop.co", "vop.co", "dpp_sdwa.co", "mem.co", "control.co"));
 
 // The project's other HIP sources at -O0..-O3 (EMU_ORACLE_WIDE: ';'-separated code objects in
