@@ -23,13 +23,15 @@ Vsharp read_vsharp(const Wave& w, const Inst& in) {
           ((s[3] >> 23) & 1) != 0};
 }
 
-// Lane address; `ok` false when out of range (loads read 0, stores are dropped).
-LaneAddr buffer_addr(Wave& w, const Inst& in, const Vsharp& v, unsigned l, bool& ok, bool& unsupported) {
+// Lane address; `avail` = how many bytes from there are inside the buffer's range (raw buffers:
+// num_records bytes; structured: whole records while index < num_records). Out-of-range dwords
+// read 0 and are not written (AMD Vega ISA "buffer range checking", per dword).
+LaneAddr buffer_addr(Wave& w, const Inst& in, const Vsharp& v, unsigned l, uint64_t& avail, bool& unsupported) {
   uint32_t idx = (in.flags & kIdxen) ? w.v[in.vaddr][l] : 0;
   uint32_t voff = (in.flags & kOffen) ? w.v[(in.vaddr + ((in.flags & kIdxen) ? 1 : 0)) & 255][l] : 0;
   uint32_t soff = sread32(w, in, in.src[1]);
   uint64_t off = uint64_t{voff} + static_cast<uint32_t>(in.offset);
-  ok = true;
+  avail = ~uint64_t{0};
   if (v.base == kScratchVa) {
     // The private segment V# we hand out: swizzled per lane (see memops.cpp). A wave offset
     // that is a multiple of 256 bytes is a per-lane offset of soffset/64.
@@ -38,7 +40,8 @@ LaneAddr buffer_addr(Wave& w, const Inst& in, const Vsharp& v, unsigned l, bool&
   }
   if (v.swizzle || v.add_tid) unsupported = true;
   uint64_t rel = uint64_t{idx} * v.stride + off;
-  if (v.stride == 0 ? off >= v.records : idx >= v.records) ok = false;
+  if (v.stride == 0) avail = off < v.records ? v.records - off : 0;
+  else if (idx >= v.records) avail = 0;
   return {Space::Global, v.base + soff + rel, 0};
 }
 
@@ -56,11 +59,20 @@ void buffer_load(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
-    bool ok, bad = false;
-    LaneAddr a = buffer_addr(w, in, v, l, ok, bad);
+    uint64_t avail;
+    bool bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, avail, bad);
     if (!check_supported(w, in, bad)) return;
     uint32_t buf[4] = {};
-    if (ok && !lane_read(w, a, l, buf, Bytes)) return;
+    if (avail >= Bytes) {
+      if (!lane_read(w, a, l, buf, Bytes)) return;
+    } else if (Bytes > 4) {  // partly in range: the dwords that are
+      for (unsigned i = 0; 4 * i + 4 <= avail; ++i) {
+        LaneAddr ai = a;
+        ai.addr += 4 * i;
+        if (!lane_read(w, ai, l, &buf[i], 4)) return;
+      }
+    }
     if (Bytes >= 4) { for (unsigned i = 0; i < Bytes / 4; ++i) data_row(w, in, in.vdata + i)[l] = buf[i]; continue; }
     uint32_t x = buf[0];
     if (S) x = Bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(x)) : static_cast<uint32_t>(static_cast<int16_t>(x));
@@ -76,13 +88,22 @@ void buffer_store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
-    bool ok, bad = false;
-    LaneAddr a = buffer_addr(w, in, v, l, ok, bad);
+    uint64_t avail;
+    bool bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, avail, bad);
     if (!check_supported(w, in, bad)) return;
     uint32_t buf[4];
     for (unsigned i = 0; i < (Bytes + 3) / 4; ++i) buf[i] = data_row(w, in, in.vdata + i)[l];
     if (Hi) buf[0] >>= 16;
-    if (ok && !lane_write(w, a, l, buf, Bytes)) return;
+    if (avail >= Bytes) {
+      if (!lane_write(w, a, l, buf, Bytes)) return;
+    } else if (Bytes > 4) {
+      for (unsigned i = 0; 4 * i + 4 <= avail; ++i) {
+        LaneAddr ai = a;
+        ai.addr += 4 * i;
+        if (!lane_write(w, ai, l, &buf[i], 4)) return;
+      }
+    }
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
@@ -97,8 +118,9 @@ void buffer_atomic(Wave& w, const Inst& in) {
   constexpr unsigned regs = Wide ? 2 : 1;
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
-    bool ok, bad = false;
-    LaneAddr a = buffer_addr(w, in, v, l, ok, bad);
+    uint64_t avail;
+    bool bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, avail, bad);
     if (!check_supported(w, in, bad)) return;
     uint64_t val = data_row(w, in, in.vdata)[l], cmp = 0, old = 0;
     if (Wide) val |= uint64_t{data_row(w, in, in.vdata + 1)[l]} << 32;
@@ -106,7 +128,7 @@ void buffer_atomic(Wave& w, const Inst& in) {
       cmp = data_row(w, in, in.vdata + regs)[l];
       if (Wide) cmp |= uint64_t{data_row(w, in, in.vdata + regs + 1)[l]} << 32;
     }
-    if (ok) {
+    if (avail >= 4 * regs) {
       if (uint8_t* p = lane_atomic_ptr(w, a, 4 * regs)) {
         old = Wide ? atomic64(Op, reinterpret_cast<uint64_t*>(p), val, cmp)
                    : atomic32(Op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(val), static_cast<uint32_t>(cmp));

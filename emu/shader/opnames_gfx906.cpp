@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Opcode mnemonics of gfx906 per encoding (from llvm-mc-15 -mcpu=gfx906 disassembly); "-" = invalid.
-// s_setreg_imm32_b32 (needs its literal, so the probe missed it) was added by hand.
+// s_setreg_imm32_b32 and the VOP2 literal forms v_mad{mk,ak}/v_fma{mk,ak} (they need their literal,
+// so the probe missed them) were added by hand.
 #include "emu/shader/decode.h"
 
 namespace emu::shader {
@@ -82,8 +83,8 @@ extern const char* const kOpNames_gfx906[16] = {
     "v_cndmask_b32 v_add_f32 v_sub_f32 v_subrev_f32 v_mul_legacy_f32 v_mul_f32 v_mul_i32_i24 "
     "v_mul_hi_i32_i24 v_mul_u32_u24 v_mul_hi_u32_u24 v_min_f32 v_max_f32 v_min_i32 v_max_i32 "
     "v_min_u32 v_max_u32 v_lshrrev_b32 v_ashrrev_i32 v_lshlrev_b32 v_and_b32 v_or_b32 "
-    "v_xor_b32 v_mac_f32 - - v_add_co_u32 v_sub_co_u32 v_subrev_co_u32 v_addc_co_u32 "
-    "v_subb_co_u32 v_subbrev_co_u32 v_add_f16 v_sub_f16 v_subrev_f16 v_mul_f16 v_mac_f16 - - "
+    "v_xor_b32 v_mac_f32 v_madmk_f32 v_madak_f32 v_add_co_u32 v_sub_co_u32 v_subrev_co_u32 v_addc_co_u32 "
+    "v_subb_co_u32 v_subbrev_co_u32 v_add_f16 v_sub_f16 v_subrev_f16 v_mul_f16 v_mac_f16 v_madmk_f16 v_madak_f16 "
     "v_add_u16 v_sub_u16 v_subrev_u16 v_mul_lo_u16 v_lshlrev_b16 v_lshrrev_b16 v_ashrrev_i16 "
     "v_max_f16 v_min_f16 v_max_u16 v_max_i16 v_min_u16 v_min_i16 v_ldexp_f16 v_add_u32 "
     "v_sub_u32 v_subrev_u32 - - - - v_fmac_f32 - v_xnor_b32 - v_mov_b32 "

@@ -45,7 +45,11 @@
 //   that sets another FP_ROUND mode stops with Unimplemented. Transcendentals (v_exp/log/rcp/
 //   rsq/sqrt/sin/cos) are computed exactly by the host libm, i.e. at least as accurate as the
 //   hardware's approximations. v_div_scale never scales (VCC = 0) and v_div_fixup returns the
-//   correctly rounded quotient, so the division sequence clang emits is exact.
+//   correctly rounded quotient, so the division sequence clang emits is exact. The clamp bit
+//   of integer add/sub/dot saturates; on float results it clamps to [0, 1] (DX10_CLAMP: NaN -> 0).
+// * Buffers (MUBUF) through a linear V# are range checked per dword against num_records (raw:
+//   bytes; structured: the index): out-of-range dwords read 0 and are not written; atomics
+//   there do nothing and return 0. Swizzled V#s other than the private segment's are refused.
 // * s_memtime/s_memrealtime: a constant 100 MHz clock (kShaderClockHz). s_sendmsg
 //   MSG_INTERRUPT calls Hooks::interrupt(M0); other messages are ignored. s_trap 2 ends the
 //   dispatch with Outcome::Trap; s_trap 3 is a no-op. Waves of a workgroup switch every 16 Ki

@@ -197,6 +197,17 @@ void v_madak_f32(Wave& w, const Inst& in) {
   VLOOP r[l] = u32(f32(A[l]) * f32(B[l]) + k);
   store32(w, in, ex, r, Ty::F32);
 }
+// gfx942's fused forms: v_fmamk = fma(S0, K, S1), v_fmaak = fma(S0, S1, K).
+void v_fmamk_f32(Wave& w, const Inst& in) {
+  FETCH2(Ty::F32) float k = f32(in.literal);
+  VLOOP r[l] = u32(std::fma(f32(A[l]), k, f32(B[l])));
+  store32(w, in, ex, r, Ty::F32);
+}
+void v_fmaak_f32(Wave& w, const Inst& in) {
+  FETCH2(Ty::F32) float k = f32(in.literal);
+  VLOOP r[l] = u32(std::fma(f32(A[l]), f32(B[l]), k));
+  store32(w, in, ex, r, Ty::F32);
+}
 
 // Carry ops: carry-out to sdst (VCC for VOP2), carry-in from VCC or the VOP3 src2 pair. With
 // VOP3 clamp, lanes that carried (borrowed) get UINT32_MAX (0) instead of the wrapped sum.
@@ -265,7 +276,7 @@ const HandlerEntry kVop[] = {
     E(v_min3_u32) E(v_max3_u32) E(v_med3_i32) E(v_med3_u32) E(v_lshl_add_u32)
     E(v_add_lshl_u32) E(v_add3_u32) E(v_lshl_or_b32) E(v_and_or_b32) E(v_or3_b32)
     E(v_xad_u32) E(v_mad_u32_u16) E(v_mad_i32_i16) E(v_sad_u32) E(v_perm_b32) E(v_madmk_f32)
-    E(v_madak_f32) E(v_add_co_u32) E(v_sub_co_u32) E(v_subrev_co_u32) E(v_addc_co_u32)
+    E(v_madak_f32) E(v_fmamk_f32) E(v_fmaak_f32) E(v_add_co_u32) E(v_sub_co_u32) E(v_subrev_co_u32) E(v_addc_co_u32)
     E(v_subb_co_u32) E(v_subbrev_co_u32) E(v_cndmask_b32)
 #undef E
 };

@@ -35,8 +35,22 @@ H2(v_mul_f16, a * b)
 H2(v_min_f16, hmin(a, b))
 H2(v_max_f16, hmax(a, b))
 H3(v_fma_f16, a * b + c)
-H3(v_mac_f16, a * b + c)
-H3(v_mad_f16, a * b + c)
+// mad/mac are not fused (LLVM selects them for separately rounded a*b+c): the product is
+// rounded to f16 first, like v_mad_f32 rounds its product to f32.
+inline double rnd16(double x) { return f16_to_f32(f64_to_f16(x)); }
+H3(v_mac_f16, rnd16(a * b) + c)
+H3(v_mad_f16, rnd16(a * b) + c)
+// v_madmk_f16: D = S0 * K + S1; v_madak_f16: D = S0 * S1 + K (K = the literal's low half).
+void v_madmk_f16(Wave& w, const Inst& in) {
+  H_FETCH(2, Ty::F16) double k = h2f(in.literal);
+  VLOOP r[l] = f64_to_f16(rnd16(h2f(A[l]) * k) + h2f(B[l]));
+  store32(w, in, ex, r, Ty::F16);
+}
+void v_madak_f16(Wave& w, const Inst& in) {
+  H_FETCH(2, Ty::F16) double k = h2f(in.literal);
+  VLOOP r[l] = f64_to_f16(rnd16(static_cast<double>(h2f(A[l])) * h2f(B[l])) + k);
+  store32(w, in, ex, r, Ty::F16);
+}
 H1(v_sqrt_f16, std::sqrt(a))
 H1(v_rcp_f16, 1.0f / a)
 H1(v_rsq_f16, 1.0f / std::sqrt(a))
@@ -388,7 +402,7 @@ const HandlerEntry kVop16[] = {
     {"v_fma_mix_f32", fma_mix<0>}, {"v_fma_mixlo_f16", fma_mix<1>}, {"v_fma_mixhi_f16", fma_mix<2>},
 #define E(n) {#n, n},
     E(v_add_f16) E(v_sub_f16) E(v_subrev_f16) E(v_mul_f16) E(v_min_f16) E(v_max_f16) E(v_fma_f16)
-    E(v_mac_f16) E(v_mad_f16) E(v_sqrt_f16) E(v_rcp_f16) E(v_rsq_f16) E(v_log_f16) E(v_exp_f16)
+    E(v_mac_f16) E(v_mad_f16) E(v_madmk_f16) E(v_madak_f16) E(v_sqrt_f16) E(v_rcp_f16) E(v_rsq_f16) E(v_log_f16) E(v_exp_f16)
     E(v_floor_f16) E(v_ceil_f16) E(v_trunc_f16) E(v_rndne_f16) E(v_fract_f16) E(v_sin_f16)
     E(v_cos_f16) E(v_add_u16) E(v_sub_u16) E(v_subrev_u16) E(v_add_i16) E(v_sub_i16) E(v_mul_lo_u16) E(v_lshlrev_b16)
     E(v_lshrrev_b16) E(v_ashrrev_i16) E(v_max_u16) E(v_min_u16) E(v_max_i16) E(v_min_i16)

@@ -234,4 +234,21 @@ TEST_F(CorpusIntrinsics, AccessesRawBuffersWithRangeChecksAndAtomics) {
   for (unsigned i = 0; i < grid; ++i) ASSERT_EQ(sorted[i], static_cast<int>(i)) << "pre-op values of the atomic add";
 }
 
+TEST_F(CorpusIntrinsics, ChecksBufferRangesPerDword) {
+  const unsigned vecs = 64, bytes = 16 * 40 + 8;  // vector 40 is half in range, 41.. are out
+  float* in = mem.alloc_array<float>(4 * vecs); float* out = mem.alloc_array<float>(4 * vecs);
+  float* sums = mem.alloc_array<float>(vecs);
+  for (unsigned i = 0; i < 4 * vecs; ++i) { in[i] = static_cast<float>(i); out[i] = -1.0f; }
+  run("buffer.co", "buffer_tail", vecs, 64, Args().add(in).add(out).add(sums).add(bytes));
+  for (unsigned i = 0; i < 4 * vecs; ++i) {
+    bool inside = 4 * i + 4 <= bytes;
+    ASSERT_EQ(out[i], inside ? in[i] + 1.0f : -1.0f) << i;
+  }
+  for (unsigned v = 0; v < vecs; ++v) {
+    float s = 0;
+    for (unsigned k = 0; k < 4; ++k) s += 16 * v + 4 * k + 4 <= bytes ? in[4 * v + k] : 0.0f;
+    ASSERT_EQ(sums[v], s) << v;
+  }
+}
+
 }  // namespace

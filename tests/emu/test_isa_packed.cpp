@@ -99,3 +99,31 @@ TEST_F(Packed, SelectsNegatesAndClampsPackedHalves) {
 }
 
 }  // namespace
+
+namespace {
+
+class MadLiteral : public Packed {};
+
+bool same32(uint32_t got, float want) { return std::isnan(want) ? std::isnan(f(got)) : got == fb(want); }
+
+TEST_F(MadLiteral, UsesTheLiteralAndRoundsTheF16Product) {
+  auto o = run_packed("k_mad_literal");
+  ASSERT_TRUE(o.ok()) << o.message;
+  unsigned unfused_differs = 0;
+  for (unsigned l = 0; l < 64; ++l) {
+    float x = ftz(f(a[l])), y = ftz(f(b[l]));
+    ASSERT_TRUE(same32(slot(0, l), ftz(ftz(x * f(0x40490fdbu)) + y))) << l;
+    ASSERT_TRUE(same32(slot(1, l), ftz(ftz(x * y) + f(0xc2f60000u)))) << l;
+    double hx = h(a[l]), hy = h(b[l]);
+    auto r16 = [](double v) { return static_cast<double>(static_cast<_Float16>(v)); };
+    ASSERT_TRUE(same16(slot(2, l) & 0xFFFF, hb(r16(hx * h(0x4248)) + hy))) << l;
+    ASSERT_TRUE(same16(slot(3, l) & 0xFFFF, hb(r16(hx * hy) + h(0xbc00)))) << l;
+    uint32_t mad = hb(r16(hx * hy) + hy), fma = hb(std::fma(hx, hy, hy));
+    ASSERT_TRUE(same16(slot(4, l) & 0xFFFF, mad)) << l;
+    ASSERT_TRUE(same16(slot(5, l) & 0xFFFF, fma)) << l;
+    unfused_differs += mad != fma;
+  }
+  EXPECT_GT(unfused_differs, 0u) << "inputs should tell the fused and unfused f16 results apart";
+}
+
+}  // namespace

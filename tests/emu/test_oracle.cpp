@@ -74,7 +74,8 @@ TEST_P(Oracle, DecodesLikeObjdump) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Oracle,
                          ::testing::Values("basic.co", "lds.co", "lanes.co", "math.co", "scratch.co", "more.co",
-                                           "intrin.co", "buffer.co", "basic.O0.co", "more.O0.co",
+                                           "intrin.co", "buffer.co", "ocml.co", "basic.O0.co", "more.O0.co",
+                                           "ocml.O0.co",
                                            "sop.co", "vop.co", "dpp_sdwa.co", "mem.co", "control.co"));
 
 // The project's other HIP sources at -O0..-O3 (EMU_ORACLE_WIDE: ';'-separated code objects in
@@ -114,6 +115,21 @@ TEST(OpTables, AreKeyedByTarget) {
   uint32_t mov_b64[3] = {0x7e007102u, 0, 0};
   EXPECT_EQ(emu::shader::disassemble_name(Target::gfx942, mov_b64, &len), "v_mov_b64");
   EXPECT_NE(emu::shader::disassemble_name(Target::gfx90a, mov_b64, &len), "v_mov_b64");
+}
+
+TEST(OpTables, NameTheLiteralFormsOfVop2) {
+  // VOP2 0x17 with its 32-bit K: v_madmk_f32 before gfx940, v_fmamk_f32 on gfx942.
+  uint32_t madmk[3] = {(0x17u << 25) | (3u << 17) | (2u << 9) | 257u, 0x3f800000u, 0};
+  unsigned len = 0;
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx90a, madmk, &len), "v_madmk_f32");
+  EXPECT_EQ(len, 8u);
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx906, madmk, &len), "v_madmk_f32");
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx942, madmk, &len), "v_fmamk_f32");
+  EXPECT_EQ(len, 8u);
+  uint32_t madak16[3] = {(0x25u << 25) | (3u << 17) | (2u << 9) | 257u, 0x3c00u, 0};
+  EXPECT_EQ(emu::shader::disassemble_name(Target::gfx90a, madak16, &len), "v_madak_f16");
+  for (const char* n : {"v_madmk_f32", "v_madak_f32", "v_fmamk_f32", "v_fmaak_f32", "v_madmk_f16", "v_madak_f16"})
+    EXPECT_TRUE(emu::shader::implemented(n)) << n;
 }
 
 TEST(OpTables, RejectsUndefinedEncodings) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ISA tests: VOP3 integer clamp (saturating add/sub, carry ops, 16-bit, dot), VOP3P packed
-// math with clamp, op_sel/op_sel_hi and neg_lo/neg_hi, and VOP3 op_sel writing the high half.
+// math with clamp, op_sel/op_sel_hi and neg_lo/neg_hi, VOP3 op_sel writing the high half, and
+// the VOP2 literal forms (v_madmk/v_madak) with the unfused f16 mad.
 // Inputs: in[64+lane] and in[128+lane] (u32 patterns) from the second kernel argument.
 .include "kernel.inc"
 
@@ -65,3 +66,21 @@ KBEGIN_IN k_packed
   STORE v10, 5
   s_endpgm
 KEND k_packed
+
+// VOP2 forms with a literal constant K (v_madmk: S0*K+S1, v_madak: S0*S1+K) and the unfused
+// f16 mad: the product is rounded before the add.
+KBEGIN_IN k_mad_literal
+  v_madmk_f32 v4, v2, 0x40490fdb, v3
+  STORE v4, 0
+  v_madak_f32 v5, v2, v3, 0xc2f60000
+  STORE v5, 1
+  v_madmk_f16 v6, v2, 0x4248, v3
+  STORE v6, 2
+  v_madak_f16 v7, v2, v3, 0xbc00
+  STORE v7, 3
+  v_mad_f16 v8, v2, v3, v3
+  STORE v8, 4
+  v_fma_f16 v9, v2, v3, v3
+  STORE v9, 5
+  s_endpgm
+KEND k_mad_literal

@@ -33,3 +33,16 @@ KERNEL void buffer_ops(const float* in, float* out, unsigned n, int* counters, i
   raw_fadd_f32(0.5f, rsrc(fsum, 4), 0, 0, 0);
   raw_umax_i64((long)i * 3, rsrc(mx, 8), 0, 0, 0);
 }
+
+typedef float float4_t __attribute__((ext_vector_type(4)));
+extern "C" __device__ float4_t raw_load_v4f32(int4_t rsrc, int voff, int soff, int aux) RAW("load.v4f32");
+extern "C" __device__ void raw_store_v4f32(float4_t v, int4_t rsrc, int voff, int soff, int aux) RAW("store.v4f32");
+
+// 16-byte loads and stores over buffers of `bytes`: range checking is per dword, so the vector
+// that straddles the end keeps its in-range dwords. sums[i] = sum of the loaded vector.
+KERNEL void buffer_tail(const float* in, float* out, float* sums, unsigned bytes) {
+  unsigned i = bid_x() * bdim_x() + tid_x();
+  float4_t v = raw_load_v4f32(rsrc(in, bytes), (int)(i * 16), 0, 0);
+  sums[i] = v.x + v.y + v.z + v.w;
+  raw_store_v4f32(v + 1.0f, rsrc(out, bytes), (int)(i * 16), 0, 0);
+}
