@@ -39,6 +39,9 @@ class Event {
   std::shared_ptr<EventRecord> rec_;
 };
 
+// The live event behind a handle; nullptr for null, unknown or destroyed handles (stream_api.cpp).
+Event* find_event(hipEvent_t h);
+
 // What a kernel launch puts in a dispatch packet.
 struct Dispatch {
   uint64_t kernel_object = 0;
@@ -71,6 +74,10 @@ class Stream {
   bool blocking() const { return (flags_ & hipStreamNonBlocking) == 0; }
 
   hipError_t launch(const Dispatch& d);
+  // kfdrtStreamDispatchAql (ext_api.cpp): a caller's checked dispatch packet; `completion`, if
+  // given, is recorded as completing with the dispatch itself.
+  hipError_t dispatch_aql(queues::DispatchParams p, const uint8_t* kernarg, size_t kernarg_size,
+                          Event* completion);
   hipError_t record(Event& e);
   // hipStreamWaitEvent: later packets wait for the record (no fence).
   hipError_t wait(const std::shared_ptr<EventRecord>& rec);
