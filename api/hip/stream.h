@@ -74,7 +74,7 @@ class Stream {
   bool blocking() const { return (flags_ & hipStreamNonBlocking) == 0; }
 
   hipError_t launch(const Dispatch& d);
-  // kfdrtStreamDispatchAql (ext_api.cpp): a caller's checked dispatch packet; `completion`, if
+  // kfdrtStreamDispatchAql (kfdrt_ext_api.cpp): a caller's checked dispatch packet; `completion`, if
   // given, is recorded as completing with the dispatch itself.
   hipError_t dispatch_aql(queues::DispatchParams p, const uint8_t* kernarg, size_t kernarg_size,
                           Event* completion);
