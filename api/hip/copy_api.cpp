@@ -246,7 +246,7 @@ HIP_EXPORT hipError_t hipGetSymbolAddress(void** dev_ptr, const void* sym) {
   *dev_ptr = a;
   return hipSuccess;
 }
-// kfdrt extension (declared weak by hc, detail/kfdrt_ext.h): a __device__ variable's address and
+// kfdrt extension (declared in hc's detail/kfdrt_ext.h): a __device__ variable's address and
 // size on `device` by its device symbol name, for hc's accelerator::get_symbol_address and
 // memcpy_symbol(const char*). hipErrorNotFound when no registered variable has that name.
 HIP_EXPORT hipError_t kfdrtModuleGetGlobalByName(int device, const char* name, void** address, size_t* bytes) {

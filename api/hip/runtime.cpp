@@ -129,6 +129,9 @@ kfd::Result<std::unique_ptr<HwQueue>> HwQueue::create(Device& dev, uint32_t prio
   qo.gpu_id = dev.gpu_id();
   qo.packets = kPackets;
   qo.priority = priority;
+  // Event timings (hipEventElapsedTime, kfdrtEventGetTimestamps) read the start/end timestamps
+  // the CP writes into completion signals, which it does only on a profiling queue.
+  qo.profiling = true;
   KFD_ASSIGN(h->q_, dev.qrt().create_queue(qo));
   h->ctx_ = &dev.memory();
   // Two slots per ring slot: a slot is rewritten only after its packet and the next one (which

@@ -42,6 +42,9 @@ class Event {
 // Whether `h` names a live event (hipEventCreate'd and not destroyed).
 bool event_valid(hipEvent_t h);
 
+// The live event behind a handle; nullptr for null, unknown or destroyed handles (stream_api.cpp).
+Event* find_event(hipEvent_t h);
+
 // What a kernel launch puts in a dispatch packet.
 struct Dispatch {
   uint64_t kernel_object = 0;
@@ -74,6 +77,10 @@ class Stream {
   bool blocking() const { return (flags_ & hipStreamNonBlocking) == 0; }
 
   hipError_t launch(const Dispatch& d);
+  // kfdrtStreamDispatchAql (kfdrt_ext_api.cpp): a caller's checked dispatch packet; `completion`, if
+  // given, is recorded as completing with the dispatch itself.
+  hipError_t dispatch_aql(queues::DispatchParams p, const uint8_t* kernarg, size_t kernarg_size,
+                          Event* completion);
   hipError_t record(Event& e);
   // hipStreamWaitEvent: later packets wait for the record (no fence).
   hipError_t wait(const std::shared_ptr<EventRecord>& rec);

@@ -73,6 +73,7 @@ hipError_t add_host_fn(hipStream_t h, std::function<void()> fn) {
 }  // namespace
 
 bool hip::event_valid(hipEvent_t h) { return valid(h); }
+Event* hip::find_event(hipEvent_t h) { return valid(h) ? ev(h) : nullptr; }
 
 HIP_EXPORT hipError_t hipStreamCreate(hipStream_t* s) { return ret(create(s, hipStreamDefault, 0)); }
 HIP_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned int flags) {
@@ -219,7 +220,7 @@ HIP_EXPORT hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_
   return hipSuccess;
 }
 
-// kfdrt extension (declared weak by hc, detail/kfdrt_ext.h): the AQL queue (hsa_queue_t*, the
+// kfdrt extension (declared in hc's detail/kfdrt_ext.h): the AQL queue (hsa_queue_t*, the
 // amd_queue_t at its start) that `h`'s packets go to, for hc's accelerator_view::get_hsa_queue.
 HIP_EXPORT hipError_t kfdrtStreamGetAqlQueue(hipStream_t h, void** queue) {
   if (!queue) return ret(hipErrorInvalidValue);

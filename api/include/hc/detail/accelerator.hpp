@@ -107,7 +107,7 @@ public:
   void* get_symbol_address(const char* name) const {
     void* p = nullptr;
     size_t bytes = 0;
-    if (!name || !kfdrtModuleGetGlobalByName) return nullptr;
+    if (!name) return nullptr;
     detail::device_guard g(dev_);
     if (kfdrtModuleGetGlobalByName(dev_, name, &p, &bytes) != hipSuccess) return nullptr;
     return p;
@@ -130,11 +130,16 @@ public:
       throw runtime_exception("hc: memcpy_symbol needs hcMemcpyHostToDevice or hcMemcpyDeviceToHost", -1);
   }
 
-  // Native handles: the KFD gpu_id (kfdrt's agent), or null without the kfdrt extension.
+  // As with hcc, a pointer to the device's hsa_agent_t; kfdrt's agent handle is the KFD gpu_id.
+  // The pointer stays valid for the life of the process.
   void* get_hsa_agent() const {
-    uint32_t id = 0, node = 0;
-    if (!kfdrtDeviceGetGpuId || kfdrtDeviceGetGpuId(dev_, &id, &node) != hipSuccess) return nullptr;
-    return reinterpret_cast<void*>(static_cast<uintptr_t>(id));
+    detail::device_state& d = detail::runtime::get().device(dev_);
+    std::call_once(d.agent_once, [&d] {
+      uint32_t id = 0;
+      detail::check(kfdrtDeviceGetGpuId(d.id, &id, nullptr), "kfdrtDeviceGetGpuId");
+      d.agent.handle = id;
+    });
+    return &d.agent;
   }
   int get_hip_device() const { return dev_; }
 
@@ -234,7 +239,9 @@ public:
   int get_pending_async_ops() const { return st_->pending(); }
   bool get_is_empty() const { return st_->pending() == 0; }
 
-  // Enqueues a raw AQL kernel dispatch (kfdrt extension kfdrtStreamDispatchAql).
+  // Enqueues a raw AQL kernel dispatch packet (kfdrtStreamDispatchAql) after the view's earlier
+  // work; `cf`, if given, receives a future that completes with the kernel and whose ticks are
+  // the kernel's own. Throws hc::runtime_exception (with the hipError_t) for a bad packet.
   void dispatch_hsa_kernel(const hsa_kernel_dispatch_packet_t* aql, const void* args,
                            size_t argsize, completion_future* cf = nullptr,
                            const char* kernel_name = nullptr) const;
@@ -242,7 +249,7 @@ public:
   // Native handles: the AQL queue (kfdrt extension) and the HIP stream (kfdrt addition).
   void* get_hsa_queue() const {
     void* q = nullptr;
-    if (!kfdrtStreamGetAqlQueue || kfdrtStreamGetAqlQueue(st_->stream, &q) != hipSuccess) return nullptr;
+    if (kfdrtStreamGetAqlQueue(st_->stream, &q) != hipSuccess) return nullptr;
     return q;
   }
   void* get_hsa_agent() const { return get_accelerator().get_hsa_agent(); }
@@ -300,13 +307,10 @@ inline void accelerator_view::dispatch_hsa_kernel(const hsa_kernel_dispatch_pack
                                                   const void* args, size_t argsize,
                                                   completion_future* cf,
                                                   const char* kernel_name) const {
-  if (!kfdrtStreamDispatchAql)
-    throw runtime_exception(std::string("hc: dispatch_hsa_kernel(") +
-                                (kernel_name ? kernel_name : "?") +
-                                ") needs kfdrtStreamDispatchAql, which this libkfdrt lacks",
-                            static_cast<HRESULT>(hipErrorNotSupported));
-  auto op = st_->record(hcCommandKernel, true, [&](hipStream_t s) {
-    detail::check(kfdrtStreamDispatchAql(s, aql, args, argsize, nullptr), "kfdrtStreamDispatchAql");
+  const std::string what = std::string("kfdrtStreamDispatchAql (dispatch_hsa_kernel of ") +
+                           (kernel_name ? kernel_name : "an unnamed kernel") + ")";
+  auto op = st_->record_ending(hcCommandKernel, false, [&](hipStream_t s, hipEvent_t end) {
+    detail::check(kfdrtStreamDispatchAql(s, aql, args, argsize, end), what.c_str());
   });
   if (cf) *cf = completion_future(op);
 }

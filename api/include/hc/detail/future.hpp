@@ -31,33 +31,11 @@ inline uint64_t get_tick_frequency();
 
 namespace detail {
 
-// Host nanoseconds, the tick domain when libkfdrt has no kfdrtGetSystemTicks.
+// Host nanoseconds: get_system_ticks only when libkfdrt has no GPU to read the system clock from.
 inline uint64_t host_ns() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch())
                                    .count());
-}
-
-// Relates a device's event times to host ticks: an event recorded and waited for at one
-// host instant. Event times are then anchor + hipEventElapsedTime(anchor, event).
-struct tick_anchor {
-  hipEvent_t event = nullptr;
-  uint64_t host_ticks = 0;
-};
-
-inline tick_anchor& anchor_for(int device) {
-  static std::mutex m;
-  static tick_anchor anchors[64];
-  std::lock_guard<std::mutex> lock(m);
-  tick_anchor& a = anchors[device & 63];
-  if (!a.event) {
-    device_guard g(device);
-    check(hipEventCreate(&a.event), "hipEventCreate");
-    check(hipEventRecord(a.event, nullptr), "hipEventRecord");
-    check(hipEventSynchronize(a.event), "hipEventSynchronize");
-    a.host_ticks = hc::get_system_ticks();
-  }
-  return a;
 }
 
 struct view_state;
@@ -69,6 +47,9 @@ struct op_state {
   int device = 0;
   hcCommandKind kind = hcCommandInvalid;
   std::weak_ptr<view_state> view;  // the queue it ran on, while that view lives
+  // get_native_handle's hsa_signal_t (handle = the end event's amd_signal_t), made on first use.
+  std::once_flag native_once;
+  hsa_signal_t native{0};
   op_state() = default;
   op_state(const op_state&) = delete;
   op_state& operator=(const op_state&) = delete;
@@ -116,17 +97,19 @@ private:
 
 } // namespace detail
 
-// Frequency of the tick counter behind get_system_ticks and completion_future ticks.
+// Frequency of the tick counter behind get_system_ticks and completion_future ticks: the HSA
+// system timestamp's (kfdrtGetSystemTicks; 1 GHz on Linux).
 inline uint64_t get_tick_frequency() {
   uint64_t t = 0, f = 0;
-  if (kfdrtGetSystemTicks && kfdrtGetSystemTicks(&t, &f) == hipSuccess && f) return f;
-  return 1000000000ull;
+  if (kfdrtGetSystemTicks(&t, &f) == hipSuccess && f) return f;
+  return 1000000000ull;  // no GPU: host nanoseconds
 }
 
-// The current system tick count (same domain as completion_future begin/end ticks).
+// The current system tick count, in the domain of completion_future begin/end ticks (the
+// device's packet timestamps converted to the system clock).
 inline uint64_t get_system_ticks() {
   uint64_t t = 0, f = 0;
-  if (kfdrtGetSystemTicks && kfdrtGetSystemTicks(&t, &f) == hipSuccess && f) return t;
+  if (kfdrtGetSystemTicks(&t, &f) == hipSuccess && f) return t;
   return detail::host_ns();
 }
 
@@ -177,13 +160,19 @@ public:
   uint64_t get_end_tick() const { return tick_of(false); }
   uint64_t get_tick_frequency() const { return hc::get_tick_frequency(); }
 
-  // The kfdrt signal (amd_signal_t*) completing this operation when libkfdrt exposes it,
-  // otherwise the hipEvent_t; null for an empty future.
+  // As with hcc, a pointer to the hsa_signal_t that completes this operation (its handle is the
+  // amd_signal_t address; the value goes from 1 to 0 when the operation is done), so that
+  // `*(hsa_signal_t*)f.get_native_handle()` works. The pointer is valid while a copy of this
+  // future lives. Null for an empty future.
   void* get_native_handle() const {
     if (!st_) return nullptr;
-    void* sig = nullptr;
-    if (kfdrtEventGetSignal && kfdrtEventGetSignal(st_->end, &sig) == hipSuccess) return sig;
-    return static_cast<void*>(st_->end);
+    detail::op_state& s = *st_;
+    std::call_once(s.native_once, [&s] {
+      void* sig = nullptr;
+      detail::check(kfdrtEventGetSignal(s.end, &sig), "kfdrtEventGetSignal");
+      s.native.handle = reinterpret_cast<uintptr_t>(sig);
+    });
+    return &s.native;
   }
 
   // kfdrt additions: the events behind the future, for interoperation with HIP code.
@@ -201,18 +190,15 @@ private:
   std::shared_ptr<detail::op_state> st_;
 };
 
+// Begin: the begin marker's start (kernels), else the operation's own start; end: the end
+// event's end. Both in system ticks (kfdrtEventGetTimestamps). Waits for the operation.
 inline uint64_t completion_future::tick_of(bool begin) const {
   if (!st_) return 0;
   wait();
   hipEvent_t ev = (begin && st_->begin) ? st_->begin : st_->end;
   uint64_t s = 0, e = 0;
-  if (kfdrtEventGetTimestamps && kfdrtEventGetTimestamps(ev, &s, &e) == hipSuccess)
-    return begin ? s : e;
-  detail::tick_anchor& a = detail::anchor_for(st_->device);
-  float ms = 0;
-  detail::check(hipEventElapsedTime(&ms, a.event, ev), "hipEventElapsedTime");
-  const double ticks = static_cast<double>(ms) * 1e-3 * static_cast<double>(hc::get_tick_frequency());
-  return a.host_ticks + static_cast<int64_t>(ticks);
+  detail::check(kfdrtEventGetTimestamps(ev, &s, &e), "kfdrtEventGetTimestamps");
+  return begin ? s : e;
 }
 
 } // namespace hc

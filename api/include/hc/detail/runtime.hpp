@@ -93,7 +93,16 @@ struct view_state : std::enable_shared_from_this<view_state> {
   // with `timed`, a begin event is recorded before it.
   template <class Enqueue>
   std::shared_ptr<op_state> record(hcCommandKind kind, bool timed, Enqueue&& enqueue) {
-    (void)anchor_for(device);
+    return record_ending(kind, timed, [&](hipStream_t s, hipEvent_t end) {
+      enqueue(s);
+      check(hipEventRecord(end, s), "hipEventRecord");
+    });
+  }
+
+  // Creates an op whose end event `enqueue(stream, end)` records itself (a raw dispatch makes
+  // it complete with the kernel).
+  template <class Enqueue>
+  std::shared_ptr<op_state> record_ending(hcCommandKind kind, bool timed, Enqueue&& enqueue) {
     auto op = std::make_shared<op_state>();
     op->device = device;
     op->kind = kind;
@@ -104,8 +113,7 @@ struct view_state : std::enable_shared_from_this<view_state> {
       check(hipEventRecord(op->begin, stream), "hipEventRecord");
     }
     check(hipEventCreate(&op->end), "hipEventCreate");
-    enqueue(stream);
-    check(hipEventRecord(op->end, stream), "hipEventRecord");
+    enqueue(stream, op->end);
     std::lock_guard<std::mutex> lock(m);
     prune_locked();
     ops.push_back(op);
@@ -128,6 +136,9 @@ struct view_state : std::enable_shared_from_this<view_state> {
 // What hc knows about one HIP device.
 struct device_state {
   int id = 0;
+  // accelerator::get_hsa_agent's hsa_agent_t (handle = the KFD gpu_id), made on first use.
+  std::once_flag agent_once;
+  hsa_agent_t agent{0};
   std::once_flag view_once;
   std::shared_ptr<view_state> default_view;
 
