@@ -241,6 +241,14 @@ CommandProcessor::Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
   return ok ? Step::Done : Step::Blocked;
 }
 
+// amd_queue_t.queue_properties ENABLE_PROFILING (bit 3), read per completion: the runtime may
+// toggle it while the queue lives. source: ROCr amd_hsa_queue.h (AMD_QUEUE_PROPERTIES_ENABLE_PROFILING).
+bool CommandProcessor::profiling(const Queue& q) {
+  uint64_t va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id) + offsetof(AmdQueue, queue_properties);
+  const auto* props = reinterpret_cast<const uint32_t*>(d_.translate(va, sizeof(uint32_t), false));
+  return props && (__atomic_load_n(props, __ATOMIC_RELAXED) & (1u << 3));
+}
+
 // Completion: timestamps, atomic decrement, then mailbox write and interrupt.
 bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts) {
   auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), true));
@@ -250,8 +258,10 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
          signal_va + offsetof(AmdSignal, value), true, true);
     return false;
   }
-  s->start_ts = start_ts;
-  s->end_ts = p_.gpu_clock();
+  if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
+    s->start_ts = start_ts;
+    s->end_ts = p_.gpu_clock();
+  }
   __atomic_fetch_sub(&s->value, 1, __ATOMIC_SEQ_CST);
   uint64_t mailbox = __atomic_load_n(&s->event_mailbox_ptr, __ATOMIC_ACQUIRE);
   if (mailbox) {

@@ -44,6 +44,7 @@ class CommandProcessor {
   Step barrier(Queue& q, uint8_t* pkt, bool is_and);
   Step barrier_value(Queue& q, uint8_t* pkt);
   bool complete(Queue& q, uint64_t signal_va, uint64_t start_ts);
+  bool profiling(const Queue& q);
   bool load_signal(Queue& q, uint64_t signal_va, int64_t* value);
   void fail(Queue& q, queues::aql::QueueError code, const std::string& why, uint64_t fault_va = 0,
             bool fault = false, bool write = false);

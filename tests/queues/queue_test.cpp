@@ -230,6 +230,20 @@ TEST(AqlQueue, RetiresPacketsWithTimestampsAndInvalidHeaders) {
   EXPECT_EQ(q->read_index(), *idx + 1);
 }
 
+// Without ENABLE_PROFILING the device completes the signal but leaves its timestamps alone (a
+// runtime that wants packet times must ask for them, as on hardware).
+TEST(AqlQueue, LeavesTimestampsAloneWithoutProfiling) {
+  auto q = make_queue(64);
+  ASSERT_NE(q, nullptr);
+  auto done = make_signal(1);
+  done->amd()->start_ts = 7;
+  done->amd()->end_ts = 9;
+  ASSERT_TRUE(q->submit(queues::make_marker(done->handle())).ok());
+  ASSERT_TRUE(wait_eq(*done, 0).ok());
+  EXPECT_EQ(done->amd()->start_ts, 7u);
+  EXPECT_EQ(done->amd()->end_ts, 9u);
+}
+
 // CPU time of the whole process (the emulator's command processor runs in it), in seconds.
 double process_cpu_seconds() {
   timespec t{};
