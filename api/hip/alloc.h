@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 
@@ -15,6 +16,17 @@ namespace hip {
 // Code: loaded code object segments (device memory the runtime owns).
 enum class AllocKind : uint8_t { Device, Host, Registered, Managed, Code };
 
+// hipMemAdvise's advice and hipMemPrefetchAsync's last target, kept for hipMemRangeGetAttribute
+// (per managed allocation: advice given for part of one applies to all of it).
+struct ManagedAdvice {
+  bool read_mostly = false;
+  bool coarse_grain = false;        // advised only: the memory itself stays fine-grained
+  int preferred = -2;               // hipInvalidDeviceId, hipCpuDeviceId or a device
+  int last_prefetch = -2;
+  bool accessed_by_cpu = false;
+  uint64_t accessed_by_gpus = 0;    // bit i: device i
+};
+
 struct AllocEntry {
   uintptr_t base = 0;
   size_t size = 0;
@@ -24,6 +36,7 @@ struct AllocEntry {
   bool coherent = false;
   uintptr_t map_base = 0;  // registered memory: the page-aligned range given to the driver
   size_t map_size = 0;
+  ManagedAdvice advice;
 };
 
 class AllocTable {
@@ -33,11 +46,20 @@ class AllocTable {
   std::optional<AllocEntry> remove(const void* base);
   // The allocation containing `p` (interior pointers too).
   std::optional<AllocEntry> find(const void* p) const;
+  // Runs `fn` on the allocation containing `p`, under the table's lock; false when there is none.
+  template <class Fn>
+  bool update(const void* p, Fn fn) {
+    std::unique_lock lk(mu_);
+    AllocEntry* e = locate(reinterpret_cast<uintptr_t>(p));
+    if (e) fn(*e);
+    return e != nullptr;
+  }
   // Whether [p, p+n) lies inside one allocation; nullopt when `p` is not in any.
   std::optional<bool> covers(const void* p, size_t n) const;
   size_t device_bytes(int device) const;
 
  private:
+  AllocEntry* locate(uintptr_t a);  // the caller holds mu_
   mutable std::shared_mutex mu_;
   std::map<uintptr_t, AllocEntry> by_base_;
 };

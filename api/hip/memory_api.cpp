@@ -93,6 +93,14 @@ std::optional<AllocEntry> AllocTable::find(const void* p) const {
   return std::nullopt;
 }
 
+AllocEntry* AllocTable::locate(uintptr_t a) {
+  auto it = by_base_.upper_bound(a);
+  if (it == by_base_.begin()) return nullptr;
+  --it;
+  AllocEntry& e = it->second;
+  return a >= e.base && a < e.base + std::max<size_t>(e.size, 1) ? &e : nullptr;
+}
+
 std::optional<bool> AllocTable::covers(const void* p, size_t n) const {
   auto e = find(p);
   if (!e) return std::nullopt;
@@ -345,13 +353,6 @@ HIP_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t* base, size_t* size, 
   if (!e) return ret(hipErrorNotFound);
   if (base) *base = reinterpret_cast<void*>(e->base);
   if (size) *size = e->size;
-  return hipSuccess;
-}
-
-HIP_EXPORT hipError_t hipMemPrefetchAsync(const void* p, size_t count, int device, hipStream_t) {
-  auto e = allocations().find(p);
-  if (!e || e->kind != AllocKind::Managed || count == 0) return ret(hipErrorInvalidValue);
-  (void)device;  // managed memory is host memory every GPU maps: nothing to migrate
   return hipSuccess;
 }
 

@@ -177,20 +177,3 @@ HIP_EXPORT hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attr
   }
   return hipSuccess;
 }
-
-HIP_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* grid, int* block, hipFunction_t f,
-                                                              size_t dyn, int limit) {
-  if (!grid || !block || !f) return ret(hipErrorInvalidValue);
-  hipFuncAttributes a;
-  if (hipError_t e = kernel_attributes(reinterpret_cast<Function*>(f), &a); e != hipSuccess) return ret(e);
-  HIP_INIT(rt);
-  const hipDeviceProp_t& p = rt->current().props();
-  int bs = limit > 0 ? std::min(limit, a.maxThreadsPerBlock) : a.maxThreadsPerBlock;
-  bs = std::max(p.warpSize, bs / p.warpSize * p.warpSize);
-  int per_cu = std::max(1, p.maxThreadsPerMultiProcessor / bs);
-  if (size_t lds = a.sharedSizeBytes + dyn)
-    per_cu = std::max(1, std::min<int>(per_cu, int(p.sharedMemPerMultiprocessor / lds)));
-  *block = bs;
-  *grid = p.multiProcessorCount * per_cu;
-  return hipSuccess;
-}

@@ -5,6 +5,7 @@
 #include <hip/hip_hcc.h>
 #include <hip/hip_runtime.h>
 
+#include <cstdio>
 #include <vector>
 
 namespace {
@@ -208,6 +209,69 @@ TEST(HipPeers, EnableOnceDisableOnce) {
   EXPECT_EQ(hipCtxEnablePeerAccess(c1, 0), hipSuccess);
   EXPECT_EQ(hipDeviceReset(), hipSuccess);  // a reset forgets it
   EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
+  (void)hipGetLastError();
+}
+
+// Calls real programs make that had no test of their own.
+TEST(HipMisc, CopyBetweenDevicesAndOnStreams) {
+  const int two = device_count() >= 2 ? 1 : 0;
+  std::vector<int> h(256), back(256, 0);
+  for (int i = 0; i < 256; ++i) h[i] = i * 3;
+  int *a = nullptr, *b = nullptr;
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipMalloc(&a, 1024), hipSuccess);
+  ASSERT_EQ(hipSetDevice(two), hipSuccess);
+  ASSERT_EQ(hipMalloc(&b, 1024), hipSuccess);
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  ASSERT_EQ(hipMemcpyWithStream(a, h.data(), 1024, hipMemcpyHostToDevice, s), hipSuccess);
+  ASSERT_EQ(hipMemcpyPeer(b, two, a, 0, 1024), hipSuccess);
+  ASSERT_EQ(hipMemcpy(back.data(), b, 1024, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back, h);
+  ASSERT_EQ(hipMemsetAsync(a, 0, 1024, s), hipSuccess);
+  ASSERT_EQ(hipMemcpyPeerAsync(a, 0, b, two, 512, s), hipSuccess);  // the first half comes back
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  ASSERT_EQ(hipMemcpy(back.data(), a, 1024, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back[127], h[127]);
+  EXPECT_EQ(back[128], 0);
+  EXPECT_EQ(hipMemcpyPeer(b, 64, a, 0, 16), hipErrorInvalidDevice);
+  EXPECT_EQ(hipMemcpyPeerAsync(b, two, a, -1, 16, s), hipErrorInvalidDevice);
+  EXPECT_EQ(hipMemcpyWithStream(a, h.data(), 16, hipMemcpyKind(9), s), hipErrorInvalidMemcpyDirection);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+  EXPECT_EQ(hipFree(a), hipSuccess);
+  EXPECT_EQ(hipFree(b), hipSuccess);
+  EXPECT_EQ(hipSetDevice(0), hipSuccess);
+  (void)hipGetLastError();
+}
+
+TEST(HipMisc, DeviceQueriesAndKernelConfigs) {
+  hipDeviceProp_t p;
+  ASSERT_EQ(hipGetDeviceProperties(&p, 0), hipSuccess);
+  size_t total = 0;
+  EXPECT_EQ(hipDeviceTotalMem(&total, 0), hipSuccess);
+  EXPECT_EQ(total, p.totalGlobalMem);
+  int major = -1, minor = -1;
+  EXPECT_EQ(hipDeviceComputeCapability(&major, &minor, 0), hipSuccess);
+  EXPECT_EQ(major, p.major);
+  EXPECT_EQ(minor, p.minor);
+  char bus[32] = {};
+  EXPECT_EQ(hipDeviceGetPCIBusId(bus, sizeof bus, 0), hipSuccess);
+  char want[32];
+  std::snprintf(want, sizeof want, "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+  EXPECT_STREQ(bus, want);
+  size_t stack = 0;
+  EXPECT_EQ(hipDeviceGetLimit(&stack, hipLimitStackSize), hipSuccess);
+  EXPECT_GT(stack, 0u);
+  EXPECT_EQ(hipFuncSetCacheConfig(store_sum, hipFuncCachePreferL1), hipSuccess);
+  EXPECT_EQ(hipFuncSetAttribute(store_sum, hipFuncAttributeMaxDynamicSharedMemorySize, 1024), hipSuccess);
+  EXPECT_EQ(hipDeviceTotalMem(nullptr, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceTotalMem(&total, 64), hipErrorInvalidDevice);
+  EXPECT_EQ(hipDeviceComputeCapability(&major, nullptr, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetPCIBusId(bus, 0, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetLimit(&stack, hipLimit_t(77)), hipErrorUnsupportedLimit);
+  EXPECT_EQ(hipFuncSetCacheConfig(reinterpret_cast<const void*>(&p), hipFuncCachePreferL1),
+            hipErrorInvalidDeviceFunction);
+  EXPECT_EQ(hipFuncSetAttribute(store_sum, hipFuncAttributeMaxDynamicSharedMemorySize, -1), hipErrorInvalidValue);
   (void)hipGetLastError();
 }
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 struct Pod {
@@ -301,4 +303,53 @@ TEST_F(HipLaunch, FunctionAttributesAndOccupancy) {
   int blocks = 0;
   ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, block_sum, 256, 0), hipSuccess);
   EXPECT_GT(blocks, 0);
+}
+
+__global__ void tiny(int* out) { out[threadIdx.x] = 1; }
+
+__global__ void lds_hog(int* out) {
+  __shared__ int big[4096];  // 16 KiB
+  big[threadIdx.x] = int(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = big[4095 - threadIdx.x % 4096];
+}
+
+// HIP's model: a block takes whole waves; a compute unit has simds x waves-per-simd wave slots,
+// fewer when the kernel's registers do not fit that many, and a share of LDS.
+TEST_F(HipLaunch, OccupancyCountsWavesRegistersAndLds) {
+  hipDeviceProp_t p;
+  ASSERT_EQ(hipGetDeviceProperties(&p, 0), hipSuccess);
+  const int wave_slots = p.maxThreadsPerMultiProcessor / p.warpSize;
+  hipFuncAttributes a;
+  ASSERT_EQ(hipFuncGetAttributes(&a, tiny), hipSuccess);
+  const bool unified = std::string(p.gcnArchName).rfind("gfx90a", 0) == 0 ||
+                       std::string(p.gcnArchName).rfind("gfx94", 0) == 0;
+  const int granule = unified ? 8 : 4, file = unified ? 512 : 256;
+  const int simds = 4, per_simd = wave_slots / simds;
+  const int by_vgprs = std::min(per_simd, file / ((a.numRegs + granule - 1) / granule * granule)) * simds;
+  int blocks = 0;
+  ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 32, 0), hipSuccess);
+  EXPECT_EQ(blocks, std::min(by_vgprs, p.maxBlocksPerMultiProcessor));  // half-empty waves count whole
+  ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 256, 0), hipSuccess);
+  EXPECT_EQ(blocks, by_vgprs / 4);
+  ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 100, 32 * 1024), hipSuccess);
+  EXPECT_EQ(blocks, int(p.sharedMemPerMultiprocessor / (32 * 1024)));  // LDS-bound
+  ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lds_hog, 64, 0), hipSuccess);
+  EXPECT_EQ(blocks, int(p.sharedMemPerMultiprocessor / (16 * 1024)));
+  ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 2048, 0), hipSuccess);
+  EXPECT_EQ(blocks, 0);  // more threads than a block may have
+  int grid = 0, block = 0;
+  ASSERT_EQ(hipOccupancyMaxPotentialBlockSize(&grid, &block, tiny, 0, 0), hipSuccess);
+  ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, block, 0), hipSuccess);
+  EXPECT_EQ(block * blocks, by_vgprs * p.warpSize);  // every slot filled with whole waves
+  EXPECT_EQ(grid, blocks * p.multiProcessorCount);
+  ASSERT_EQ(hipOccupancyMaxPotentialBlockSize(&grid, &block, tiny, 0, 100), hipSuccess);
+  EXPECT_LE(block, 100);
+  EXPECT_EQ(hipOccupancyMaxPotentialBlockSize(&grid, &block, tiny, size_t(1) << 20, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipOccupancyMaxPotentialBlockSize(&grid, &block, tiny, 0, -1), hipErrorInvalidValue);
+  EXPECT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 0, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(nullptr, tiny, 64, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(&p), 64, 0),
+            hipErrorInvalidDeviceFunction);
+  (void)hipGetLastError();
 }

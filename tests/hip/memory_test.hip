@@ -234,3 +234,72 @@ TEST_F(HipMemory, InfoAndAttributes) {
   EXPECT_EQ(hipFree(d), hipSuccess);
   EXPECT_EQ(hipHostFree(h), hipSuccess);
 }
+
+// Advice is remembered per managed allocation and read back through hipMemRangeGetAttribute.
+TEST_F(HipMemory, AdviseAndPrefetchManagedMemory) {
+  char* m = nullptr;
+  ASSERT_EQ(hipMallocManaged(&m, 4096), hipSuccess);
+  int v = 99;
+  auto get = [&](hipMemRangeAttribute attr) {
+    v = 99;
+    EXPECT_EQ(hipMemRangeGetAttribute(&v, sizeof v, attr, m + 100, 200), hipSuccess);
+    return v;
+  };
+  EXPECT_EQ(get(hipMemRangeAttributeReadMostly), 0);
+  EXPECT_EQ(get(hipMemRangeAttributePreferredLocation), hipInvalidDeviceId);
+  EXPECT_EQ(get(hipMemRangeAttributeLastPrefetchLocation), hipInvalidDeviceId);
+  EXPECT_EQ(get(hipMemRangeAttributeCoherencyMode), int(hipMemRangeCoherencyModeFineGrain));
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetReadMostly, 0), hipSuccess);
+  EXPECT_EQ(get(hipMemRangeAttributeReadMostly), 1);
+  ASSERT_EQ(hipMemAdvise(m + 10, 10, hipMemAdviseUnsetReadMostly, 0), hipSuccess);
+  EXPECT_EQ(get(hipMemRangeAttributeReadMostly), 0);
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetPreferredLocation, 0), hipSuccess);
+  EXPECT_EQ(get(hipMemRangeAttributePreferredLocation), 0);
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetPreferredLocation, hipCpuDeviceId), hipSuccess);
+  EXPECT_EQ(get(hipMemRangeAttributePreferredLocation), hipCpuDeviceId);
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseUnsetPreferredLocation, 0), hipSuccess);
+  EXPECT_EQ(get(hipMemRangeAttributePreferredLocation), hipInvalidDeviceId);
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetAccessedBy, 0), hipSuccess);
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetAccessedBy, hipCpuDeviceId), hipSuccess);
+  int who[3] = {7, 7, 7};
+  ASSERT_EQ(hipMemRangeGetAttribute(who, sizeof who, hipMemRangeAttributeAccessedBy, m, 4096), hipSuccess);
+  EXPECT_EQ(who[0], hipCpuDeviceId);
+  EXPECT_EQ(who[1], 0);
+  EXPECT_EQ(who[2], hipInvalidDeviceId);
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseUnsetAccessedBy, 0), hipSuccess);
+  ASSERT_EQ(hipMemRangeGetAttribute(who, sizeof who, hipMemRangeAttributeAccessedBy, m, 4096), hipSuccess);
+  EXPECT_EQ(who[1], hipInvalidDeviceId);
+  ASSERT_EQ(hipMemPrefetchAsync(m, 4096, 0, 0), hipSuccess);
+  EXPECT_EQ(get(hipMemRangeAttributeLastPrefetchLocation), 0);
+  ASSERT_EQ(hipMemPrefetchAsync(m, 4096, hipCpuDeviceId, 0), hipSuccess);
+  EXPECT_EQ(get(hipMemRangeAttributeLastPrefetchLocation), hipCpuDeviceId);
+  ASSERT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetCoarseGrain, 0), hipSuccess);  // a hint; stays coherent
+  EXPECT_EQ(get(hipMemRangeAttributeCoherencyMode), int(hipMemRangeCoherencyModeFineGrain));
+  EXPECT_EQ(hipFree(m), hipSuccess);
+}
+
+TEST_F(HipMemory, AdviseAndPrefetchRejectBadArguments) {
+  char* m = nullptr;
+  int* d = nullptr;
+  ASSERT_EQ(hipMallocManaged(&m, 4096), hipSuccess);
+  ASSERT_EQ(hipMalloc(&d, 4096), hipSuccess);
+  EXPECT_EQ(hipMemAdvise(d, 4096, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);  // not managed
+  EXPECT_EQ(hipMemAdvise(nullptr, 4096, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemAdvise(m, 0, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemAdvise(m + 1, 4096, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);  // past the end
+  EXPECT_EQ(hipMemAdvise(m, 4096, hipMemoryAdvise(7), 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetPreferredLocation, 99), hipErrorInvalidDevice);
+  EXPECT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetAccessedBy, -5), hipErrorInvalidDevice);
+  EXPECT_EQ(hipMemPrefetchAsync(m, 4096, 99, 0), hipErrorInvalidDevice);
+  EXPECT_EQ(hipMemPrefetchAsync(d, 4096, 0, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemPrefetchAsync(m, 4096, 0, reinterpret_cast<hipStream_t>(m)), hipErrorInvalidHandle);
+  int v = 0;
+  EXPECT_EQ(hipMemRangeGetAttribute(&v, 3, hipMemRangeAttributeReadMostly, m, 16), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemRangeGetAttribute(&v, 8, hipMemRangeAttributeReadMostly, m, 16), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemRangeGetAttribute(nullptr, 4, hipMemRangeAttributeReadMostly, m, 16), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttribute(42), m, 16), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, d, 16), hipErrorInvalidValue);
+  EXPECT_EQ(hipFree(m), hipSuccess);
+  EXPECT_EQ(hipFree(d), hipSuccess);
+  (void)hipGetLastError();
+}

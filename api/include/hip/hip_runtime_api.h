@@ -100,6 +100,9 @@ hipError_t hipMemPtrGetInfo(void* ptr, size_t* size);
 hipError_t hipMemGetAddressRange(hipDeviceptr_t* pbase, size_t* psize, hipDeviceptr_t dptr);
 hipError_t hipMemPrefetchAsync(const void* devPtr, size_t count, int device,
                                hipStream_t stream __HIP_DEFAULT(0));
+hipError_t hipMemAdvise(const void* devPtr, size_t count, hipMemoryAdvise advice, int device);
+hipError_t hipMemRangeGetAttribute(void* data, size_t data_size, hipMemRangeAttribute attribute,
+                                   const void* devPtr, size_t count);
 
 hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind);
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,

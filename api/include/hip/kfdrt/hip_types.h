@@ -492,6 +492,36 @@ typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeGcnArchName = hipDeviceAttributeUnused5
 } hipDeviceAttribute_t;
 
+// Managed memory hints (hipMemAdvise) and what hipMemRangeGetAttribute reports.
+typedef enum hipMemoryAdvise {
+  hipMemAdviseSetReadMostly = 1,
+  hipMemAdviseUnsetReadMostly = 2,
+  hipMemAdviseSetPreferredLocation = 3,
+  hipMemAdviseUnsetPreferredLocation = 4,
+  hipMemAdviseSetAccessedBy = 5,
+  hipMemAdviseUnsetAccessedBy = 6,
+  hipMemAdviseSetCoarseGrain = 100,
+  hipMemAdviseUnsetCoarseGrain = 101
+} hipMemoryAdvise;
+
+typedef enum hipMemRangeAttribute {
+  hipMemRangeAttributeReadMostly = 1,
+  hipMemRangeAttributePreferredLocation = 2,
+  hipMemRangeAttributeAccessedBy = 3,
+  hipMemRangeAttributeLastPrefetchLocation = 4,
+  hipMemRangeAttributeCoherencyMode = 100
+} hipMemRangeAttribute;
+
+typedef enum hipMemRangeCoherencyMode {
+  hipMemRangeCoherencyModeFineGrain = 0,
+  hipMemRangeCoherencyModeCoarseGrain = 1,
+  hipMemRangeCoherencyModeIndeterminate = 2
+} hipMemRangeCoherencyMode;
+
+// Locations in hints: the host, and "none".
+#define hipCpuDeviceId ((int)-1)
+#define hipInvalidDeviceId ((int)-2)
+
 // Stream and event callbacks.
 typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
 typedef void (*hipHostFn_t)(void* userData);
