@@ -47,8 +47,9 @@ kfd::Result<RelativeRelocs> relative_relocs(const ElfFile& elf) {
   return out;
 }
 
-// The `binary` field of the wrapper at byte `at` of the section; in a PIE or shared library it is
-// 0 in the file and set by an R_X86_64_RELATIVE relocation whose addend is the address.
+// The `binary` field of the wrapper at byte `at` of the section. In a PIE or shared library an
+// R_X86_64_RELATIVE relocation whose addend is the address sets it; GNU ld also writes the address
+// into the file, lld leaves 0 there.
 kfd::Result<uint64_t> wrapper_pointer(const Section& seg, Bytes d, uint64_t at, const RelativeRelocs& relocs) {
   KFD_ASSIGN(uint32_t magic, read_le<uint32_t>(d, at, ".hipFatBinSegment magic"));
   if (magic != kHipFatMagic)

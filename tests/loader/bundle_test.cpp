@@ -9,6 +9,7 @@
 
 #include "loader/bundle.h"
 #include "loader/code_object.h"
+#include "loader/elf.h"
 #include "test_util.h"
 
 using loader::Bundle;
@@ -261,7 +262,7 @@ TEST(Bundle, FindsFatBinaryInHostLibrary) {
   ASSERT_TRUE(co.ok()) << co.message();
   EXPECT_NE(co->find_kernel("host_scale"), nullptr);
 
-  // Without the .hip_fatbin name, the .hipFatBinSegment wrapper (pointer set by a relocation) leads there too.
+  // Without the .hip_fatbin name, the .hipFatBinSegment wrapper leads there too.
   auto renamed = so;
   std::string name = ".hip_fatbin";
   auto it = std::search(renamed.begin(), renamed.end(), name.begin(), name.end() + 1);  // with its NUL
@@ -296,15 +297,24 @@ TEST(Bundle, FindsFatBinaryInExecutable) {
   EXPECT_EQ(fat2->data() - exe.data(), fat->data() - orig.data());
 }
 
+// Where find_hip_fatbins finds the bundles of `so`, as file offsets; empty on failure.
+std::vector<uint64_t> fatbin_offsets(const std::vector<uint8_t>& so) {
+  auto fats = loader::find_hip_fatbins(so);
+  EXPECT_TRUE(fats.ok()) << fats.message();
+  std::vector<uint64_t> out;
+  if (fats.ok())
+    for (loader::Bytes f : *fats) out.push_back(uint64_t(f.data() - so.data()));
+  return out;
+}
+
 // Each translation unit with device code adds a bundle to .hip_fatbin and a wrapper to
-// .hipFatBinSegment; both ways of finding them must see both.
+// .hipFatBinSegment.
 TEST(Bundle, FindsEveryBundleOfTwoUnitLibrary) {
   auto so = loader_test::read_data("libtwo_units.so");
   auto fats = loader::find_hip_fatbins(so);
   ASSERT_TRUE(fats.ok()) << fats.message();
   ASSERT_EQ(fats->size(), 2u);
   const char* kernels[] = {"host_scale", "host_offset"};
-  std::vector<uint64_t> starts;
   for (size_t i = 0; i < 2; ++i) {
     auto b = loader::parse_bundle((*fats)[i]);
     ASSERT_TRUE(b.ok()) << i << ": " << b.message();
@@ -314,31 +324,48 @@ TEST(Bundle, FindsEveryBundleOfTwoUnitLibrary) {
     ASSERT_TRUE(co.ok()) << co.message();
     ASSERT_EQ(co->kernels().size(), 1u);
     EXPECT_EQ(co->kernels()[0].meta.name, kernels[i]);
-    starts.push_back((*fats)[i].data() - so.data());
   }
   // The first bundle is also what find_hip_fatbin returns.
-  EXPECT_EQ(loader::find_hip_fatbin(so)->data() - so.data(), int64_t(starts[0]));
+  EXPECT_EQ(loader::find_hip_fatbin(so)->data(), (*fats)[0].data());
+  // Bytes between the bundles must be zero padding.
+  auto b0 = loader::parse_bundle((*fats)[0]);
+  ASSERT_TRUE(b0.ok());
+  uint64_t pad = uint64_t((*fats)[0].data() - so.data()) + b0->size;
+  ASSERT_LT((*fats)[0].data() + b0->size, (*fats)[1].data());
+  auto junk = so;
+  junk[pad] = 0x42;
+  EXPECT_EQ(loader::find_hip_fatbins(junk).message(),
+            ".hip_fatbin at offset " + kfd::hex(pad) + ": bytes after bundle 0 are neither zero padding nor a bundle");
+}
 
-  // Without the .hip_fatbin name: the two wrappers (pointers set by relocations) lead to the same places.
+// Without the .hip_fatbin name, the two wrappers lead to the same places.
+TEST(Bundle, FollowsEveryWrapperOfTwoUnitLibrary) {
+  auto so = loader_test::read_data("libtwo_units.so");
+  std::vector<uint64_t> starts = fatbin_offsets(so);
+  ASSERT_EQ(starts.size(), 2u);
   auto renamed = so;
   std::string name = ".hip_fatbin";
   auto it = std::search(renamed.begin(), renamed.end(), name.begin(), name.end() + 1);
   ASSERT_NE(it, renamed.end());
   it[10] = 'X';
-  auto wrapped = loader::find_hip_fatbins(renamed);
-  ASSERT_TRUE(wrapped.ok()) << wrapped.message();
-  ASSERT_EQ(wrapped->size(), 2u);
-  for (size_t i = 0; i < 2; ++i) EXPECT_EQ(uint64_t((*wrapped)[i].data() - renamed.data()), starts[i]);
-
-  // Bytes between the bundles must be zero padding.
-  auto b0 = loader::parse_bundle((*fats)[0]);
-  ASSERT_TRUE(b0.ok());
-  uint64_t pad = starts[0] + b0->size;
-  ASSERT_LT(pad, starts[1]);
-  auto junk = so;
-  junk[pad] = 0x42;
-  EXPECT_EQ(loader::find_hip_fatbins(junk).message(),
-            ".hip_fatbin at offset " + kfd::hex(pad) + ": bytes after bundle 0 are neither zero padding nor a bundle");
+  EXPECT_EQ(fatbin_offsets(renamed), starts);
+  auto elf = loader::ElfFile::parse(renamed);
+  ASSERT_TRUE(elf.ok()) << elf.message();
+  const loader::Section* seg = elf->find_section(".hipFatBinSegment");
+  ASSERT_NE(seg, nullptr);
+  ASSERT_EQ(seg->size, 48u);
+  // GNU ld writes each pointer into the section and its R_X86_64_RELATIVE relocation; lld leaves
+  // the section's 0 and only the relocation's addend holds it. Both are found.
+  auto zeroed = renamed;
+  std::fill_n(zeroed.begin() + seg->offset + 8, 8, 0);
+  std::fill_n(zeroed.begin() + seg->offset + 32, 8, 0);
+  EXPECT_EQ(fatbin_offsets(zeroed), starts);
+  // Two wrappers may not name one bundle.
+  auto twice = renamed;
+  std::copy_n(renamed.begin() + seg->offset + 8, 8, twice.begin() + seg->offset + 32);
+  EXPECT_EQ(loader::find_hip_fatbins(twice).message(),
+            ".hipFatBinSegment binary at offset " + kfd::hex(seg->offset) +
+                ": two wrappers point at the bundle at file offset " + kfd::hex(starts[0]));
 }
 
 }  // namespace

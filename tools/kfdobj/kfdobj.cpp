@@ -102,8 +102,8 @@ std::string json_rsrc1(const loader::KernelDescriptor& d, const loader::TargetId
   o.num("granulated_workitem_vgpr_count", r1.granulated_workitem_vgpr_count)
       .num("granulated_wavefront_sgpr_count", r1.granulated_wavefront_sgpr_count)
       .num("vgprs", loader::vgprs_from_descriptor(d, t));
-  // SGPRs in granules of 8 (what clang writes and llvm-objdump reads back); gfx10+ ignores the field.
-  if (t.processor.rfind("gfx1", 0) != 0) o.num("sgprs", (r1.granulated_wavefront_sgpr_count + 1) * 8);
+  // SGPRs in granules of 8, as clang writes and llvm-objdump reads them; gfx10+ hardware ignores it.
+  o.num("sgprs", (r1.granulated_wavefront_sgpr_count + 1) * 8);
   o.num("priority", r1.priority).num("float_round_mode_32", r1.float_round_mode_32)
       .num("float_round_mode_16_64", r1.float_round_mode_16_64).num("float_denorm_mode_32", r1.float_denorm_mode_32)
       .num("float_denorm_mode_16_64", r1.float_denorm_mode_16_64).flag("priv", r1.priv)
