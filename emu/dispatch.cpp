@@ -60,7 +60,10 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_v
                                    uint64_t queue_va, uint64_t dispatch_id) {
   DeviceMemory mem(d);
   DeviceHooks hooks(p);
-  shader::Outcome o = core_for(d).run(shader::Dispatch{packet_va, queue_va, dispatch_id}, mem, hooks);
+  // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
+  const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
+  shader::Outcome o = core_for(d).run(
+      shader::Dispatch{packet_va, queue_va, dispatch_id, private_base}, mem, hooks);
   DispatchResult r;
   using K = shader::Outcome::Kind;
   switch (o.kind) {
@@ -69,6 +72,7 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_v
     case K::IllegalInstruction: r.error = queues::aql::kQueueErrorIllegalInstruction; break;
     case K::Trap: r.error = queues::aql::kQueueErrorTrap; break;
     case K::Unimplemented: r.error = queues::aql::kQueueErrorUnimplemented; break;
+    case K::ScratchTooSmall: r.error = queues::aql::kQueueErrorScratch; break;
   }
   r.fault_va = o.fault_va;
   r.message = "kernel dispatch: " + o.message;

@@ -333,7 +333,7 @@ int Process::set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a) {
   DeviceState* d = device(a->gpu_id);
   if (!d) return -EINVAL;
   if (!d->vm_acquired) return -ENODEV;  // the bind's own error, unlike the ioctls around it
-  d->scratch_va = a->va_addr;
+  d->scratch_va.store(a->va_addr, std::memory_order_release);
   return 0;
 }
 

@@ -90,7 +90,8 @@ struct DeviceState {
   std::map<uint64_t, Mapping> maps;      // by va, what this GPU can access
   std::unique_ptr<CommandProcessor> cp;
   std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
-  uint64_t tba = 0, tma = 0, scratch_va = 0;
+  uint64_t tba = 0, tma = 0;
+  std::atomic<uint64_t> scratch_va{0};  // SET_SCRATCH_BACKING_VA va_addr (base >> 16); CP reads it
   std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
 
   // Host pointer for [va, va+size) when mapped to this GPU, else nullptr.

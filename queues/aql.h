@@ -188,6 +188,7 @@ enum QueueError : int64_t {
   kQueueErrorIllegalInstruction = 3,  // undecodable instruction
   kQueueErrorTrap = 4,                // s_trap 2 (abort)
   kQueueErrorUnimplemented = 5,       // a packet or instruction the device does not implement
+  kQueueErrorScratch = 6,             // a dispatch needs more scratch than the queue provides
 };
 
 }  // namespace queues::aql

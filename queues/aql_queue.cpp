@@ -27,6 +27,7 @@ const char* queue_error_name(int64_t code) {
     case aql::kQueueErrorIllegalInstruction: return "illegal instruction";
     case aql::kQueueErrorTrap: return "trap (abort)";
     case aql::kQueueErrorUnimplemented: return "unimplemented packet or instruction";
+    case aql::kQueueErrorScratch: return "insufficient scratch for a dispatch";
     default: return "error";
   }
 }
@@ -84,9 +85,8 @@ kfd::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
   return {};
 }
 
-// Sizes, allocates and encodes the scratch (ROCr AqlQueue::InitScratchSRD); 0 clears it.
-kfd::Status AqlQueue::setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
-  KFD_ASSIGN(scratch::Layout l, scratch::layout(gpu.props(), lane_bytes));
+// Allocates the backing store of `l` and writes its amd_queue_t fields (zero for no scratch).
+kfd::Status AqlQueue::place_scratch(const mem::Gpu& gpu, const scratch::Layout& l) {
   scratch::Slice slice;
   if (l.total_bytes) {
     KFD_ASSIGN(slice, rt_.acquire_scratch(gpu, l.total_bytes));
@@ -97,10 +97,25 @@ kfd::Status AqlQueue::setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
     return f.error();
   }
   scratch::apply(*amdq_, *f);
-  rt_.release_scratch(gpu.gpu_id, scratch_slice_);
   scratch_slice_ = slice;
   scratch_layout_ = l;
   return {};
+}
+
+// Sizes, allocates and encodes the scratch (ROCr AqlQueue::InitScratchSRD); 0 clears it. The
+// queue is idle (creation, grow_scratch), so the old backing store goes first and the new one
+// may take its room in the window. When the new one cannot be had, the queue gets its old size
+// back (failing that, no scratch) and the error is returned.
+kfd::Status AqlQueue::setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
+  KFD_ASSIGN(scratch::Layout l, scratch::layout(gpu.props(), lane_bytes));
+  const scratch::Layout old = scratch_layout_;
+  scratch::apply(*amdq_, scratch::Fields{});
+  rt_.release_scratch(gpu.gpu_id, scratch_slice_);
+  scratch_slice_ = {};
+  scratch_layout_ = scratch::Layout{};
+  kfd::Status st = place_scratch(gpu, l);
+  if (!st && old.total_bytes) (void)place_scratch(gpu, old);
+  return st;
 }
 
 kfd::Status AqlQueue::grow_scratch(uint32_t lane_bytes) {

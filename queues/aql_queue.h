@@ -60,7 +60,9 @@ class AqlQueue {
 
   // Replaces the scratch with one of `lane_bytes` per work-item (larger or smaller; 0 frees it).
   // The queue must be idle (EBUSY otherwise: running waves use the old backing store) and no
-  // producer may submit until it returns: the caller serializes (HIP holds its stream lock).
+  // producer may submit until it returns: the caller serializes (HIP holds its queue's
+  // submission lock). The old backing store is freed first; when the new one cannot be had
+  // (ENOMEM) the queue gets its old size back if it can, else it is left without scratch.
   kfd::Status grow_scratch(uint32_t lane_bytes);
 
   uint64_t read_index() const { return __atomic_load_n(&amdq_->read_dispatch_id, __ATOMIC_ACQUIRE); }
@@ -95,6 +97,7 @@ class AqlQueue {
   kfd::Status check_alive(const char* op) const;
   void free_buffers();
   kfd::Status setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes);
+  kfd::Status place_scratch(const mem::Gpu& gpu, const scratch::Layout& l);
 
   Runtime& rt_;
   uint32_t gpu_id_ = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <string>
 
 namespace queues::scratch {
@@ -59,10 +60,19 @@ kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
   l.lane_bytes = uint32_t(lane);
   l.wave_units = uint32_t(units);
   const uint64_t slots = uint64_t(cus) * p.max_slots_scratch_cu;
+  const uint64_t wave_bytes = units * f->wave_unit;
   l.total_bytes = lane * l.lanes_per_wave * slots;
   // WAVES counts the waves one XCC's share holds, at most every scratch slot of the device.
-  const uint64_t per_xcc_waves = l.total_bytes / l.num_xcc / (units * f->wave_unit);
+  const uint64_t per_xcc_waves = l.total_bytes / l.num_xcc / wave_bytes;
   l.waves = uint32_t(std::min<uint64_t>(per_xcc_waves, slots));
+  // One XCC's share is what the V#'s 32-bit NUM_RECORDS covers: a per-lane size too large for
+  // every slot to hold a wave gets fewer slots (WAVES), and the CP runs fewer of its waves at
+  // once instead of the queue getting no scratch at all.
+  const uint64_t max_waves = UINT32_MAX / wave_bytes;
+  if (l.waves > max_waves) {
+    l.waves = uint32_t(max_waves);
+    l.total_bytes = max_waves * wave_bytes * l.num_xcc;
+  }
   return l;
 }
 

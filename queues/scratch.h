@@ -7,6 +7,7 @@
 #include "kfd/node_properties.h"
 #include "kfd/result.h"
 #include "queues/aql.h"
+#include "queues/scratch_regs.h"
 
 namespace queues::scratch {
 
@@ -19,39 +20,6 @@ constexpr uint32_t kPropEnableProfiling = 1u << 3;
 // The process scratch backing VA handed to SET_SCRATCH_BACKING_VA is in 64 KiB units (the thunk
 // passes base >> 16), so the window and each queue's slice are 64 KiB aligned.
 constexpr uint64_t kBackingAlign = uint64_t(1) << 16;
-
-// COMPUTE_TMPRING_SIZE on gfx9: WAVES [11:0], WAVESIZE [24:12] in 1 KiB units per wave.
-// source: ROCr registers.h (COMPUTE_TMPRING_SIZE); AMD Vega ISA register reference.
-namespace tmpring_gfx9 {
-constexpr unsigned kWavesShift = 0, kWavesBits = 12;
-constexpr unsigned kWaveSizeShift = 12, kWaveSizeBits = 13;
-constexpr uint32_t kWaveSizeUnit = 1024;  // bytes
-}  // namespace tmpring_gfx9
-
-// Buffer resource (V#) words as gfx9 defines them. source: ROCr registers.h SQ_BUF_RSRC_WORD1/3,
-// AMD Vega ISA "Buffer Resource".
-namespace vsharp_gfx9 {
-// word1
-constexpr unsigned kBaseHiShift = 0, kBaseHiBits = 16;
-constexpr unsigned kStrideShift = 16, kStrideBits = 14;
-constexpr unsigned kCacheSwizzleBit = 30;
-constexpr unsigned kSwizzleEnableBit = 31;
-// word3
-constexpr unsigned kDstSelXShift = 0, kDstSelYShift = 3, kDstSelZShift = 6, kDstSelWShift = 9;
-constexpr unsigned kNumFormatShift = 12;    // 3 bits
-constexpr unsigned kDataFormatShift = 15;   // 4 bits
-constexpr unsigned kElementSizeShift = 19;  // 2 bits: 0=2, 1=4, 2=8, 3=16 bytes
-constexpr unsigned kIndexStrideShift = 21;  // 2 bits: 0=8, 1=16, 2=32, 3=64 lanes
-constexpr unsigned kAddTidEnableBit = 23;
-constexpr unsigned kAtcBit = 24;            // address translation via ATC (APU, full profile)
-constexpr unsigned kHashEnableBit = 25;
-constexpr unsigned kHeapBit = 26;
-constexpr unsigned kMtypeShift = 27;        // 3 bits
-constexpr unsigned kTypeShift = 30;         // 2 bits: 0 = buffer
-constexpr uint32_t kSelX = 4, kSelY = 5, kSelZ = 6, kSelW = 7;
-constexpr uint32_t kNumFormatUint = 4;
-constexpr uint32_t kDataFormat32 = 4;
-}  // namespace vsharp_gfx9
 
 // A queue's part of its GPU's scratch window (queues::Runtime::acquire_scratch).
 struct Slice {
@@ -71,8 +39,10 @@ struct Layout {
 };
 
 // Sizes the backing store as ROCr does: lane_bytes * max_slots_scratch_cu * CUs * 64 lanes, the
-// per-lane size rounded so a wave's share is a multiple of 1 KiB. EINVAL when the node has no
-// scratch slots or the per-wave size overflows WAVESIZE; ENOTSUP for a family without a table entry.
+// per-lane size rounded so a wave's share is a multiple of 1 KiB, and at most the slots whose
+// waves one XCC's 32-bit NUM_RECORDS covers (fewer WAVES for very large per-lane sizes). EINVAL
+// when the node has no scratch slots or the per-wave size overflows WAVESIZE; ENOTSUP for a
+// family without a table entry.
 kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes);
 
 // The four V# words of the private segment buffer for a backing store at `base`.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The kfdrt extension API hc builds on (api/include/hc/detail/kfdrt_ext.h): timestamps, signals, gpu ids, raw AQL dispatch.
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "api/hip/alloc.h"
 #include "api/hip/code.h"
 #include "api/hip/stream.h"
+#include "loader/kernel_descriptor.h"
 #include "queues/scratch.h"
 
 namespace hip {
@@ -139,11 +141,19 @@ hipError_t parse_packet(const void* packet, Device& dev, queues::DispatchParams*
   if (uint64_t(wg[0]) * wg[1] * wg[2] > uint64_t(pr.maxThreadsPerBlock) ||
       k.group_segment_size > pr.sharedMemPerBlock || k.private_segment_size > kMaxPrivateBytes)
     return hipErrorInvalidConfiguration;
+  // The kernel's own private segment, as a HIP launch gives it: the queue's scratch is sized
+  // from the packet, so a smaller packet value would leave the kernel short.
+  loader::KernelDescriptor kd;
+  std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(k.kernel_object)), sizeof kd);
+  const bool dynamic_stack = kd.kernel_code_properties & loader::kUsesDynamicStack;
+  const uint64_t need = uint64_t(kd.private_segment_fixed_size) +
+                        (dynamic_stack ? HwQueue::kDynamicStackBytes : 0);
+  if (need > kMaxPrivateBytes) return hipErrorInvalidConfiguration;
   queues::DispatchParams& p = *out;
   p.fence = queues::Fence{true, acq, rel};  // the barrier bit orders it after the stream's work
   p.dims = dims;
   for (int i = 0; i < 3; ++i) p.workgroup[i] = wg[i], p.grid[i] = grid[i];
-  p.private_segment_size = k.private_segment_size;
+  p.private_segment_size = std::max(k.private_segment_size, uint32_t(need));
   p.group_segment_size = k.group_segment_size;
   p.kernel_object = k.kernel_object;
   return hipSuccess;

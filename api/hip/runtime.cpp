@@ -2,7 +2,10 @@
 // Opening the HIP runtime (visible devices), current device, stream handles, hardware queues, signals.
 #include "api/hip/runtime.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -10,6 +13,10 @@
 
 namespace hip {
 namespace {
+
+namespace aql = queues::aql;
+// The dispatch packet's private_segment_size as a dword of queues::Packet.
+constexpr size_t kPrivateSegmentDword = offsetof(aql::KernelDispatchPacket, private_segment_size) / 4;
 
 thread_local int t_current_device = 0;
 
@@ -133,6 +140,7 @@ kfd::Result<std::unique_ptr<HwQueue>> HwQueue::create(Device& dev, uint32_t prio
   // the CP writes into completion signals, which it does only on a profiling queue.
   qo.profiling = true;
   KFD_ASSIGN(h->q_, dev.qrt().create_queue(qo));
+  h->dev_ = &dev;
   h->ctx_ = &dev.memory();
   // Two slots per ring slot: a slot is rewritten only after its packet and the next one (which
   // waited for it, barrier bit) have retired.
@@ -147,9 +155,42 @@ HwQueue::~HwQueue() {
   if (kernarg_) (void)ctx_->free(kernarg_);
 }
 
+// Grows the scratch of an idle queue. A kernel's waves use the backing store the CP gave them,
+// so every packet submitted so far must have finished: read_dispatch_id only says the CP took
+// a packet, but a barrier marker behind them completes once they all have.
+kfd::Status HwQueue::ensure_scratch(uint32_t lane_bytes) {
+  if (q_->write_index() != 0) {
+    if (!drained_) {
+      KFD_ASSIGN(drained_, dev_->qrt().create_signal(1));
+    }
+    drained_->store(1);
+    KFD_ASSIGN(uint64_t index, q_->reserve(1));
+    q_->write(index, queues::make_marker(drained_->handle(), queues::Fence{true, aql::kScopeNone,
+                                                                          aql::kScopeNone}));
+    q_->ring_doorbell(index);
+    KFD_TRY(drained_->wait(queues::Cond::Eq, 0, queues::kForever, dev_->wait_policy()));
+    KFD_TRY(q_->wait_idle());
+  }
+  if (auto st = q_->grow_scratch(lane_bytes); !st) {
+    kfd::Error e = kfd::Error::msg("no scratch for a kernel needing " + std::to_string(lane_bytes) +
+                                   " bytes per work-item on AQL queue " +
+                                   std::to_string(q_->queue_id()) + " (it has " +
+                                   std::to_string(q_->scratch_layout().lane_bytes) + "): " +
+                                   st.error().message, ENOMEM);
+    std::fprintf(stderr, "kfdrt: %s\n", e.message.c_str());
+    return e;
+  }
+  return {};
+}
+
 kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
                             size_t kernarg_size) {
   std::lock_guard lk(mu_);
+  uint32_t scratch = 0;  // the largest private_segment_size of the dispatches
+  for (const queues::Packet& p : pkts)
+    if (aql::header_type(p.header()) == aql::kTypeKernelDispatch)
+      scratch = std::max(scratch, p.dw[kPrivateSegmentDword]);
+  if (scratch > q_->scratch_layout().lane_bytes) KFD_TRY(ensure_scratch(scratch));
   KFD_ASSIGN(uint64_t first, q_->reserve(uint32_t(pkts.size())));
   for (size_t i = 0; i < pkts.size(); ++i) {
     uint64_t index = first + i;

@@ -24,17 +24,24 @@ class Hostcall;
 class Stream;
 
 // One AQL queue shared by the streams mapped to it, with a kernel-argument slot per packet slot.
-// Submissions are serialised so that doorbell values only grow.
+// Submissions are serialised so that doorbell values only grow. The queue starts without
+// scratch; it grows to the largest private segment of the dispatches submitted to it.
 class HwQueue {
  public:
   static constexpr uint32_t kPackets = 1024;
   static constexpr size_t kSlotSize = 1024;  // kernel arguments larger than this get their own block
+  // Per-work-item stack a kernel with a dynamic stack (recursion, indirect calls) gets beyond
+  // its private_segment_fixed_size: HIP's default stack size limit (hipLimitStackSize, 1 KiB).
+  static constexpr uint32_t kDynamicStackBytes = 1024;
 
   static kfd::Result<std::unique_ptr<HwQueue>> create(Device& dev, uint32_t priority);
   ~HwQueue();
 
   // Writes the packets in order and rings the doorbell once. When `kernarg` is given, packet
-  // `dispatch` gets the slot of its ring index, filled with those bytes.
+  // `dispatch` gets the slot of its ring index, filled with those bytes. First the queue's
+  // scratch grows to the largest private_segment_size among the dispatch packets, after the
+  // packets already submitted have finished (their waves use the old backing store); ENOMEM
+  // (with the sizes in the message) when that scratch cannot be had.
   kfd::Status submit(std::span<queues::Packet> pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
                      size_t kernarg_size = 0);
   queues::AqlQueue& aql() { return *q_; }
@@ -42,6 +49,9 @@ class HwQueue {
 
  private:
   HwQueue() = default;
+  kfd::Status ensure_scratch(uint32_t lane_bytes);  // mu_ held
+  Device* dev_ = nullptr;
+  std::unique_ptr<queues::Signal> drained_;  // completion signal of ensure_scratch's marker
   std::unique_ptr<queues::AqlQueue> q_;
   std::mutex mu_;
   mem::Context* ctx_ = nullptr;

@@ -121,18 +121,19 @@ void run_group(Group& g, DecodeCache& code) {
 
 struct WorkerResult { uint64_t insts = 0, lane_ops = 0; };
 
-void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, std::atomic<uint64_t>& next,
-            WorkerResult& res) {
-  // Register files, LDS and scratch are reused across dispatches on this thread; the
-  // translation caches are not (mappings may have changed since the last dispatch).
+void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index,
+            std::atomic<uint64_t>& next, WorkerResult& res) {
+  // Register files and LDS are reused across dispatches on this thread; the translation caches
+  // and scratch slot views are not (mappings may have changed since the last dispatch).
   thread_local WorkerStorage st;
   for (Wave& w : st.waves)
     for (Range& r : w.cache) r = Range{};
+  bind_scratch_slots(l, *ctx.mem, index, st);
   for (;;) {
     uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
     if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed)) break;
     Group g;
-    setup_group(l, ctx, i, st, g);
+    setup_group(l, ctx, index, i, st, g);
     run_group(g, code);
     for (unsigned w = 0; w < g.nwaves; ++w) {
       res.insts += st.waves[w].instructions;
@@ -159,9 +160,13 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   Outcome bad = read_launch(d, core_->target, mem, l);
   if (!bad.ok()) return bad;
   std::atomic<uint64_t> next{0};
-  unsigned n = static_cast<unsigned>(std::min<uint64_t>(core_->nworkers, l.total_groups));
+  // Each worker runs one workgroup at a time on scratch slots of its own (dispatch.h).
+  unsigned n = static_cast<unsigned>(
+      std::min<uint64_t>(std::min(core_->nworkers, l.max_workers), l.total_groups));
   std::vector<WorkerResult> res(std::max(1u, n));
-  std::function<void(unsigned)> job = [&](unsigned i) { worker(l, ctx, core_->code, next, res[i]); };
+  std::function<void(unsigned)> job = [&](unsigned i) {
+    worker(l, ctx, core_->code, i, next, res[i]);
+  };
   std::unique_lock busy(core_->pool.busy, std::try_to_lock);
   if (n <= 1) {
     job(0);

@@ -3,7 +3,12 @@
 #include "emu/shader/dispatch.h"
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstddef>
 #include <cstdio>
+
+#include "queues/aql.h"
+#include "queues/scratch_regs.h"
 
 namespace emu::shader {
 
@@ -26,8 +31,63 @@ Outcome fail(std::string msg) {
 // kernel_code_properties bits (REFERENCE §3).
 enum : uint16_t {
   kPrivSegBuf = 1, kDispatchPtr = 2, kQueuePtr = 4, kKernargPtr = 8, kDispatchId = 16,
-  kFlatScratchInit = 32, kPrivSegSize = 64
+  kFlatScratchInit = 32, kPrivSegSize = 64, kWave32 = 1u << 10, kDynamicStack = 1u << 11
 };
+
+Outcome too_small(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+Outcome too_small(const char* fmt, ...) {
+  char buf[320];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  Outcome o;
+  o.kind = Outcome::Kind::ScratchTooSmall;
+  o.message = buf;
+  return o;
+}
+
+// The queue's scratch fields (amd_queue_t, REFERENCE §2), and whether they hold what the kernel
+// needs: a gfx9 CP gives a dispatch only the scratch its queue has.
+Outcome read_queue_scratch(const Dispatch& d, Memory& mem, uint32_t kd_private,
+                           uint32_t pkt_private, Launch& l) {
+  using queues::aql::AmdQueue;
+  namespace tr = queues::scratch::tmpring_gfx9;
+  const uint8_t* q = mem.translate(d.queue_va, sizeof(AmdQueue), false);
+  QueueScratch& s = l.scratch;
+  if (q) {
+    const uint32_t tmpring = load<uint32_t>(q, offsetof(AmdQueue, compute_tmpring_size));
+    std::memcpy(s.vsharp, q + offsetof(AmdQueue, scratch_resource_descriptor), sizeof s.vsharp);
+    s.base = queues::scratch::vsharp_gfx9::base(s.vsharp);
+    s.flat_base =
+        d.private_base + load<uint64_t>(q, offsetof(AmdQueue, scratch_backing_memory_location));
+    s.waves = tr::waves(tmpring);
+    s.wave_bytes = uint64_t{tr::wave_units(tmpring)} * tr::kWaveSizeUnit;
+  }
+  if (!l.needs_scratch) return Outcome{};
+  if (!q) {
+    Outcome o = fail("amd_queue_t not mapped: the queue's scratch of a kernel needing it is unknown");
+    o.fault_va = d.queue_va;
+    return o;
+  }
+  const char* dyn = (l.props & kDynamicStack) ? ", dynamic stack" : "";
+  const unsigned need = l.private_per_lane;
+  if (s.waves == 0 || s.wave_bytes == 0)
+    return too_small("kernel needs %u bytes of scratch per work-item (private_segment_fixed_size %u, "
+                     "packet private_segment_size %u%s) but the queue has no scratch "
+                     "(compute_tmpring_size 0): available 0 bytes", need, kd_private, pkt_private, dyn);
+  if (uint64_t{need} * 64 > s.wave_bytes)
+    return too_small("kernel needs %u bytes of scratch per work-item (private_segment_fixed_size %u, "
+                     "packet private_segment_size %u%s) but the queue provides %llu bytes per "
+                     "work-item (WAVESIZE %llu KiB per wave)", need, kd_private, pkt_private, dyn,
+                     static_cast<unsigned long long>(s.wave_bytes / 64),
+                     static_cast<unsigned long long>(s.wave_bytes / tr::kWaveSizeUnit));
+  if (s.waves < l.group_waves)
+    return too_small("a workgroup of %u waves needs as many scratch slots but the queue has %u "
+                     "(COMPUTE_TMPRING_SIZE.WAVES)", l.group_waves, s.waves);
+  l.max_workers = s.waves / l.group_waves;
+  return Outcome{};
+}
 
 bool packed_tid(Target t) { return t == Target::gfx90a || t == Target::gfx942; }
 
@@ -53,7 +113,7 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
   l.rsrc1 = load<uint32_t>(kd, 48);
   l.rsrc2 = load<uint32_t>(kd, 52);
   l.props = load<uint16_t>(kd, 56);
-  if (l.props & (1u << 10)) {
+  if (l.props & kWave32) {
     Outcome o;
     o.kind = Outcome::Kind::Unimplemented;
     o.message = "wave32 kernels are not supported by the gfx9 shader core";
@@ -66,12 +126,14 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
     return o;
   }
   l.lds_bytes = load<uint32_t>(kd, 0) + pkt_group;
-  uint32_t priv = std::max(load<uint32_t>(kd, 4), pkt_private);
-  if (l.props & (1u << 11)) priv = std::max<uint32_t>(priv, 16384);  // dynamic stack
-  l.private_per_lane = (priv + 15) & ~15u;
+  const uint32_t kd_private = load<uint32_t>(kd, 4);
+  const uint32_t priv = std::max(kd_private, pkt_private);
+  l.private_per_lane = priv > UINT32_MAX - 3 ? UINT32_MAX & ~3u : (priv + 3) & ~3u;  // CP: dwords
+  l.needs_scratch = priv > 0 || (l.props & kDynamicStack);
+  l.group_waves = static_cast<unsigned>((uint64_t{l.wg[0]} * l.wg[1] * l.wg[2] + 63) / 64);
   l.total_groups = uint64_t{l.groups[0]} * l.groups[1] * l.groups[2];
   if (l.grid[0] == 0 || l.grid[1] == 0 || l.grid[2] == 0) l.total_groups = 0;
-  return Outcome{};
+  return read_queue_scratch(d, mem, kd_private, pkt_private, l);
 }
 
 namespace {
@@ -80,28 +142,43 @@ namespace {
 unsigned init_user_sgprs(const Launch& l, Wave& w) {
   unsigned s = 0;
   auto put64 = [&](uint64_t v) { w.s[s] = static_cast<uint32_t>(v); w.s[s + 1] = static_cast<uint32_t>(v >> 32); s += 2; };
-  if (l.props & kPrivSegBuf) {
-    // Scratch V#: base kScratchVa, swizzled, ADD_TID, index stride 64, element size 4
-    // (mubuf.cpp decodes accesses relative to kScratchVa itself).
-    put64(kScratchVa | (uint64_t{1} << 63));
-    w.s[s++] = 0xFFFFFFFF;
-    w.s[s++] = (1u << 23) | (3u << 21) | (1u << 19);
-  }
+  if (l.props & kPrivSegBuf)  // the queue's V#, as the CP loads it
+    for (uint32_t word : l.scratch.vsharp) w.s[s++] = word;
   if (l.props & kDispatchPtr) put64(l.d.packet_va);
   if (l.props & kQueuePtr) put64(l.d.queue_va);
   if (l.props & kKernargPtr) put64(l.kernarg);
   if (l.props & kDispatchId) put64(l.d.dispatch_id);
-  if (l.props & kFlatScratchInit) put64(kScratchVa);
+  if (l.props & kFlatScratchInit) put64(l.scratch.flat_base);  // the queue's backing base
   if (l.props & kPrivSegSize) w.s[s++] = l.private_per_lane;
   return s;
 }
 
-void init_system_sgprs(const Launch& l, const Group& g, Wave& w) {
+void init_system_sgprs(const Launch& l, const Group& g, uint32_t wave_offset, Wave& w) {
   unsigned s = (l.rsrc2 >> 1) & 0x1F;  // USER_SGPR_COUNT
   for (int i = 0; i < 3; ++i)
     if (l.rsrc2 & (1u << (7 + i))) w.s[s++] = g.id[i];
   if (l.rsrc2 & (1u << 10)) w.s[s++] = g.nwaves;  // workgroup info: wave count
-  if (l.rsrc2 & 1u) w.s[s++] = 0;                 // private segment wave offset
+  if (l.rsrc2 & 1u) w.s[s++] = wave_offset;       // private segment wave offset
+}
+
+// Wave `i` of a workgroup on worker `worker` gets slot worker*group_waves + i of the queue's
+// scratch (when the queue has that many): its window, the wave offset and FLAT_SCRATCH.
+void bind_slot(const Launch& l, unsigned worker, unsigned i, const WorkerStorage& st, Wave& w) {
+  const QueueScratch& q = l.scratch;
+  const uint64_t slot = uint64_t{worker} * l.group_waves + i;
+  uint64_t offset = 0;
+  if (q.wave_bytes && slot < q.waves) {
+    offset = slot * q.wave_bytes;
+    w.scratch_lo = q.base + offset;
+    w.scratch_size = q.wave_bytes;
+    w.scratch_host = i < st.slot_host.size() ? st.slot_host[i] : nullptr;
+  }
+  // Architected flat scratch (gfx942): the SPI loads FLAT_SCRATCH with the wave's base; gfx9
+  // before it leaves that to the kernel prologue (flat scratch init + wave offset).
+  const uint64_t fs = l.target == Target::gfx942 && w.scratch_size ? q.flat_base + offset : 0;
+  w.s[102] = static_cast<uint32_t>(fs);
+  w.s[103] = static_cast<uint32_t>(fs >> 32);
+  init_system_sgprs(l, *w.group, static_cast<uint32_t>(offset), w);
 }
 
 void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w) {
@@ -128,7 +205,19 @@ void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w)
 
 }  // namespace
 
-void setup_group(const Launch& l, DispatchCtx& ctx, uint64_t index, WorkerStorage& st, Group& g) {
+void bind_scratch_slots(const Launch& l, Memory& mem, unsigned worker, WorkerStorage& st) {
+  const QueueScratch& q = l.scratch;
+  st.slot_host.assign(l.group_waves, nullptr);
+  if (!l.needs_scratch || q.wave_bytes == 0) return;
+  for (unsigned i = 0; i < l.group_waves; ++i) {
+    const uint64_t slot = uint64_t{worker} * l.group_waves + i;
+    if (slot < q.waves)
+      st.slot_host[i] = mem.translate(q.base + slot * q.wave_bytes, q.wave_bytes, true);
+  }
+}
+
+void setup_group(const Launch& l, DispatchCtx& ctx, unsigned worker, uint64_t index,
+                 WorkerStorage& st, Group& g) {
   g.ctx = &ctx;
   g.id[0] = static_cast<uint32_t>(index % l.groups[0]);
   g.id[1] = static_cast<uint32_t>((index / l.groups[0]) % l.groups[1]);
@@ -145,9 +234,6 @@ void setup_group(const Launch& l, DispatchCtx& ctx, uint64_t index, WorkerStorag
   if (st.lds.size() < l.lds_bytes) st.lds.resize(l.lds_bytes);
   g.lds = st.lds.data();
   g.lds_size = l.lds_bytes;
-  g.scratch_per_wave = uint64_t{l.private_per_lane} * 64;
-  if (st.scratch.size() < g.scratch_per_wave * g.nwaves) st.scratch.resize(g.scratch_per_wave * g.nwaves);
-  g.scratch = &st.scratch;
   g.waves = &st.waves;
   uint32_t mode = ((l.rsrc1 >> 12) & 0xFF) | (((l.rsrc1 >> 21) & 1) << 8) | (((l.rsrc1 >> 23) & 1) << 9);
   for (unsigned i = 0; i < g.nwaves; ++i) {
@@ -162,12 +248,8 @@ void setup_group(const Launch& l, DispatchCtx& ctx, uint64_t index, WorkerStorag
     w.wave_id = i;
     w.pc = l.entry;
     w.mode = mode;
-    // FLAT_SCRATCH as architected-flat-scratch targets (gfx942) get it from hardware; on the
-    // others the kernel prologue sets it from the flat scratch init SGPRs (same value).
-    w.s[102] = static_cast<uint32_t>(kScratchVa);
-    w.s[103] = static_cast<uint32_t>(kScratchVa >> 32);
     init_user_sgprs(l, w);
-    init_system_sgprs(l, g, w);
+    bind_slot(l, worker, i, st, w);
     init_vgprs(l, size, i, w);
   }
 }

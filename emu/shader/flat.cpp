@@ -15,7 +15,7 @@ inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
   const uint32_t* lo = w.v[in.vaddr];
   if (in.seg == kSegScratch) {
     uint32_t base = in.saddr != 0x7F ? w.s[in.saddr] : lo[l];
-    return {Space::Scratch, static_cast<uint32_t>(base + in.offset), w.s64(102) - kScratchVa};
+    return {Space::Scratch, static_cast<uint32_t>(base + in.offset), w.s64(102)};
   }
   if (in.seg == kSegGlobal && in.saddr != 0x7F)
     return {Space::Global, w.s64(in.saddr) + lo[l] + static_cast<int64_t>(in.offset), 0};

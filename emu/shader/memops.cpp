@@ -9,37 +9,48 @@ namespace emu::shader {
 namespace {
 
 // Scratch layout = MUBUF swizzle with ADD_TID, index stride 64, element size 4: byte `o` of
-// lane L lives at (o/4)*256 + L*4 + o%4 from the wave's window (AMD Vega ISA "Buffer
-// addressing"); MUBUF and scratch_*/flat private accesses therefore see the same bytes.
-uint8_t* scratch_byte(Wave& w, const LaneAddr& a, unsigned lane, uint64_t o, bool write) {
-  uint64_t b = a.wave_base + (o / 4) * 256 + lane * 4 + (o % 4);
-  Group& g = *w.group;
-  if (b >= g.scratch_per_wave) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "scratch %s out of range: lane %u offset 0x%llx", write ? "write" : "read",
-                  lane, static_cast<unsigned long long>(o));
-    wave_fail(w, Outcome::Kind::MemoryFault, kPrivateAperture + o, buf);
+// lane L lives at (o/4)*256 + L*4 + o%4 from the wave's window base (AMD Vega ISA "Buffer
+// addressing"); MUBUF and scratch_*/flat private accesses therefore see the same bytes. The
+// bytes are the queue's backing store: an access must stay inside the wave's slot (never
+// another wave's), and goes through the slot's host pointer or, without one, the page checks.
+uint8_t* scratch_bytes(Wave& w, const LaneAddr& a, unsigned lane, uint64_t o, unsigned n, bool write) {
+  const uint64_t va = a.wave_base + (o / 4) * 256 + lane * 4 + (o % 4);
+  const uint64_t rel = va - w.scratch_lo;
+  if (rel >= w.scratch_size || w.scratch_size - rel < n) {
+    char buf[224];
+    if (w.scratch_size == 0)
+      std::snprintf(buf, sizeof buf, "scratch %s at 0x%llx (lane %u, private offset 0x%llx) by a wave "
+                    "without a scratch slot (the dispatch declared no private segment)",
+                    write ? "write" : "read", static_cast<unsigned long long>(va), lane,
+                    static_cast<unsigned long long>(o));
+    else
+      std::snprintf(buf, sizeof buf, "scratch %s at 0x%llx (lane %u, private offset 0x%llx) outside "
+                    "the wave's scratch slot [0x%llx, 0x%llx)", write ? "write" : "read",
+                    static_cast<unsigned long long>(va), lane, static_cast<unsigned long long>(o),
+                    static_cast<unsigned long long>(w.scratch_lo),
+                    static_cast<unsigned long long>(w.scratch_lo + w.scratch_size));
+    wave_fail(w, Outcome::Kind::MemoryFault, va, buf);
     return nullptr;
   }
-  return g.scratch->data() + w.wave_id * g.scratch_per_wave + b;
+  if (w.scratch_host) return w.scratch_host + rel;
+  return mem_host(w, va, n, write);
 }
 
 template <bool Write>
 bool scratch_copy(Wave& w, const LaneAddr& a, unsigned lane, uint8_t* data, unsigned size) {
   uint64_t o = a.addr;
-  Group& g = *w.group;
-  if (size == 4 && (o & 3) == 0) {  // common case: one aligned dword
-    uint64_t b = a.wave_base + o * 64 + lane * 4;
-    if (b + 4 <= g.scratch_per_wave) {
-      uint8_t* p = g.scratch->data() + w.wave_id * g.scratch_per_wave + b;
+  if (size == 4 && (o & 3) == 0 && w.scratch_host) {  // common case: one aligned dword
+    const uint64_t rel = a.wave_base + o * 64 + lane * 4 - w.scratch_lo;
+    if (rel < w.scratch_size && w.scratch_size - rel >= 4) {
+      uint8_t* p = w.scratch_host + rel;
       if (Write) std::memcpy(p, data, 4); else std::memcpy(data, p, 4);
       return true;
     }
   }
   unsigned i = 0;
-  while (i < size) {
+  while (i < size) {  // element by element: consecutive dwords of a lane are 256 bytes apart
     unsigned chunk = std::min<unsigned>(size - i, 4 - static_cast<unsigned>((o + i) % 4));
-    uint8_t* p = scratch_byte(w, a, lane, o + i, Write);
+    uint8_t* p = scratch_bytes(w, a, lane, o + i, chunk, Write);
     if (!p) return false;
     if (Write) std::memcpy(p, data + i, chunk); else std::memcpy(data + i, p, chunk);
     i += chunk;

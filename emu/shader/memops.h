@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Per-lane memory access shared by FLAT/GLOBAL/SCRATCH, MUBUF and DS: apertures, the swizzled
-// per-wave scratch buffer, LDS bounds, and atomic read-modify-write on host memory.
+// scratch layout in the wave's slot of the queue's backing store, LDS bounds, and atomics.
 #pragma once
 
 #include "emu/shader/valu.h"
@@ -13,14 +13,14 @@ enum class Space : uint8_t { Global, Lds, Scratch };
 struct LaneAddr {
   Space space = Space::Global;
   uint64_t addr = 0;  // Global: VA; Lds: byte offset; Scratch: per-lane private offset
-  uint64_t wave_base = 0;  // Scratch: byte offset of the wave's window (FLAT_SCRATCH / V# base)
+  uint64_t wave_base = 0;  // Scratch: GPU VA of the swizzled window (FLAT_SCRATCH, V# base + soffset)
 };
 
 // Flat address -> space (REFERENCE §3 apertures: LDS 1<<48, private 2<<48, 4 GiB each).
 inline LaneAddr classify_flat(const Wave& w, uint64_t a) {
   if (a - kLdsAperture < kApertureSize) return {Space::Lds, a - kLdsAperture, 0};
   if (a - kPrivateAperture < kApertureSize)
-    return {Space::Scratch, a - kPrivateAperture, w.s64(102) - kScratchVa};
+    return {Space::Scratch, a - kPrivateAperture, w.s64(102)};
   return {Space::Global, a, 0};
 }
 

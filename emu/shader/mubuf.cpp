@@ -4,23 +4,24 @@
 #include <cstdio>
 
 #include "emu/shader/memops.h"
+#include "queues/scratch_regs.h"
 
 namespace emu::shader {
 
 namespace {
 
-// V# fields (AMD Vega ISA "Buffer Resource"): base [47:0], stride dw1[29:16], swizzle dw1[31],
-// num_records dw2, add_tid dw3[23].
+// V# fields (AMD Vega ISA "Buffer Resource"; decoders shared with the runtime's encoder).
 struct Vsharp {
   uint64_t base;
-  uint32_t stride, records;
+  uint32_t stride, records, element_bytes, index_stride;
   bool swizzle, add_tid;
 };
 
 Vsharp read_vsharp(const Wave& w, const Inst& in) {
+  namespace vs = queues::scratch::vsharp_gfx9;
   const uint32_t* s = &w.s[in.srsrc & 127];
-  return {s[0] | (uint64_t{s[1] & 0xFFFF} << 32), (s[1] >> 16) & 0x3FFF, s[2], (s[1] >> 31) != 0,
-          ((s[3] >> 23) & 1) != 0};
+  return {vs::base(s), vs::stride(s), s[2], vs::element_bytes(s), vs::index_stride(s),
+          vs::swizzle(s), vs::add_tid(s)};
 }
 
 // Lane address; `avail` = how many bytes from there are inside the buffer's range (raw buffers:
@@ -32,13 +33,15 @@ LaneAddr buffer_addr(Wave& w, const Inst& in, const Vsharp& v, unsigned l, uint6
   uint32_t soff = sread32(w, in, in.src[1]);
   uint64_t off = uint64_t{voff} + static_cast<uint32_t>(in.offset);
   avail = ~uint64_t{0};
-  if (v.base == kScratchVa) {
-    // The private segment V# we hand out: swizzled per lane (see memops.cpp). A wave offset
-    // that is a multiple of 256 bytes is a per-lane offset of soffset/64.
-    if (!v.swizzle || !v.add_tid || (in.flags & kIdxen) || soff % 256) unsupported = true;
-    return {Space::Scratch, off + soff / 64, 0};
+  if (v.swizzle || v.add_tid) {
+    // The private segment buffer layout (the queue's V#): swizzled, ADD_TID, 4-byte elements
+    // over 64 lanes, no stride. The swizzled window starts at base + soffset (memops.cpp); the
+    // wave's slot bounds it.
+    if (!v.swizzle || !v.add_tid || (in.flags & kIdxen) || v.stride != 0 || v.element_bytes != 4 ||
+        v.index_stride != 64)
+      unsupported = true;
+    return {Space::Scratch, off, v.base + soff};
   }
-  if (v.swizzle || v.add_tid) unsupported = true;
   uint64_t rel = uint64_t{idx} * v.stride + off;
   if (v.stride == 0) avail = off < v.records ? v.records - off : 0;
   else if (idx >= v.records) avail = 0;
@@ -48,8 +51,8 @@ LaneAddr buffer_addr(Wave& w, const Inst& in, const Vsharp& v, unsigned l, uint6
 bool check_supported(Wave& w, const Inst& in, bool unsupported) {
   if (!unsupported) return true;
   wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
-            "MUBUF addressing mode not supported (swizzled non-scratch buffer, idxen on scratch, "
-            "or unaligned wave offset): " + describe(in, w.pc - in.size));
+            "MUBUF addressing mode not supported (a swizzled V# other than the private segment "
+            "layout, or idxen on it): " + describe(in, w.pc - in.size));
   return false;
 }
 

@@ -17,24 +17,32 @@
 //   kernel_code_properties (private segment buffer, dispatch ptr = packet_va, queue ptr =
 //   queue_va, kernarg ptr, dispatch id, flat scratch init, private segment size), then from
 //   s[USER_SGPR_COUNT]: workgroup id x/y/z (RSRC2 TGID_*_EN), workgroup info (number of waves),
-//   private segment wave offset (0). Work-item ids: packed in v0 (x [9:0], y [19:10], z [29:20])
+//   private segment wave offset (see below). Work-item ids: packed in v0 (x [9:0], y [19:10], z [29:20])
 //   on gfx90a/gfx942, v0/v1/v2 on gfx906/gfx908. Workgroups at the grid edge are partial: they
 //   have min(workgroup size, grid - id*size) work-items per dimension, and EXEC has one bit per
 //   existing work-item. MODE = RSRC1 float mode/DX10_CLAMP/IEEE.
 // * LDS: descriptor group_segment_fixed_size + packet group_segment_size bytes per workgroup,
 //   reached by DS instructions and by flat addresses in [1<<48, (1<<48) + 4 GiB).
 //   Out-of-range DS reads give 0 and writes are dropped (as on hardware).
-// * Private segment: the core owns one scratch buffer per wave of
-//   64 * max(descriptor private_segment_fixed_size, packet private_segment_size) bytes
-//   (16 KiB per lane minimum when the kernel uses a dynamic stack). Its layout is the hardware's
-//   swizzled one: byte o of lane L's private memory is at (o/4)*256 + L*4 + o%4. The private
-//   segment buffer V# has base kScratchVa (0xF000'0000'0000, above the 47-bit user space;
-//   never a Memory address), swizzle, ADD_TID, index stride 64, element size 4, num_records
-//   0xffffffff; flat scratch init is kScratchVa and the wave offset 0, so FLAT_SCRATCH =
-//   kScratchVa. MUBUF accesses through that V# (offset, offen, soffset a multiple of 256), scratch_*
-//   instructions (FLAT_SCRATCH + per-lane offset) and flat addresses in the private aperture
-//   [2<<48, (2<<48) + 4 GiB) all land in the same bytes of the wave's buffer. An access past the
-//   buffer is a MemoryFault at private-aperture address 2<<48 + offset.
+// * Private segment (scratch) is the queue's, as a gfx9 CP provides it: run() reads amd_queue_t
+//   at queue_va (REFERENCE §2): compute_tmpring_size (WAVES slots of WAVESIZE KiB),
+//   scratch_resource_descriptor (the V#, base = the queue's backing store) and
+//   scratch_backing_memory_location (flat scratch init = Dispatch::private_base + that offset).
+//   A kernel needs scratch when max(descriptor private_segment_fixed_size, packet
+//   private_segment_size) > 0 or it uses a dynamic stack; it then stops with ScratchTooSmall,
+//   naming the bytes, when the queue has none, less than that per work-item (WAVESIZE*1024/64),
+//   or fewer slots than a workgroup has waves. Each running wave owns a slot < WAVES: worker k
+//   gives wave j of its workgroup slot k*(waves per workgroup)+j (workers are limited to what
+//   the slots allow). The wave gets the V# in its private segment buffer SGPRs, flat scratch
+//   init = the queue's backing base, private segment size = that size rounded to dwords, and
+//   scratch wave offset = slot*WAVESIZE*1024; FLAT_SCRATCH starts at base + wave offset on gfx942
+//   (architected flat scratch) and 0 elsewhere (the kernel prologue sets it). Accesses use the
+//   hardware's swizzled layout: byte o of lane L's private memory is at wave base +
+//   (o/4)*256 + L*4 + o%4, the wave base being V# base + soffset for MUBUF (swizzled, ADD_TID,
+//   element size 4, index stride 64, stride 0), FLAT_SCRATCH for scratch_* and for flat
+//   addresses in the private aperture [2<<48, (2<<48) + 4 GiB). Those bytes are the queue's GPU
+//   memory, checked like any access: an address outside the wave's slot, or unmapped, is a
+//   MemoryFault naming that GPU address.
 // * Global memory goes through Memory; every access is checked and an unmapped one stops the
 //   dispatch with Outcome::MemoryFault and the first unmapped byte's address. The shader core
 //   never touches host memory Memory did not hand out. Global atomics use host atomics
@@ -49,7 +57,8 @@
 //   of integer add/sub/dot saturates; on float results it clamps to [0, 1] (DX10_CLAMP: NaN -> 0).
 // * Buffers (MUBUF) through a linear V# are range checked per dword against num_records (raw:
 //   bytes; structured: the index): out-of-range dwords read 0 and are not written; atomics
-//   there do nothing and return 0. Swizzled V#s other than the private segment's are refused.
+//   there do nothing and return 0. Swizzled V#s other than the private segment's layout are
+//   refused (Unimplemented).
 // * s_memtime/s_memrealtime: a constant 100 MHz clock (kShaderClockHz). s_sendmsg
 //   MSG_INTERRUPT calls Hooks::interrupt(M0); other messages are ignored. s_trap 2 ends the
 //   dispatch with Outcome::Trap; s_trap 3 is a no-op. Waves of a workgroup switch every 16 Ki
@@ -102,10 +111,14 @@ struct Dispatch {
   uint64_t packet_va = 0;   // hsa_kernel_dispatch_packet_t (64 bytes)
   uint64_t queue_va = 0;    // amd_queue_t, passed as the queue-pointer user SGPRs
   uint64_t dispatch_id = 0; // passed as the dispatch-id user SGPRs
+  // SH_HIDDEN_PRIVATE_BASE: the process's scratch backing base (SET_SCRATCH_BACKING_VA's
+  // va_addr << 16); amd_queue_t.scratch_backing_memory_location is relative to it.
+  uint64_t private_base = 0;
 };
 
 struct Outcome {
-  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented };
+  // ScratchTooSmall: the kernel needs more scratch than the queue provides (no wave ran).
+  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall };
   Kind kind = Kind::Ok;
   uint64_t fault_va = 0;   // MemoryFault: the first faulting address
   std::string message;     // instructions: "pc=0x... dwords=... name" ; faults: the access
@@ -127,8 +140,9 @@ class Core;  // private implementation
 // pages it enters, so code replaced at an address that already ran is decoded again.
 // flush_code_cache() drops everything (only while no dispatch runs).
 // Validated targets: gfx90a (corpus, ISA tests, objdump oracle) and gfx906/gfx908 (corpus
-// subset). gfx942 has its opcode tables (from llvm-mc-15's gfx940) and FLAT_SCRATCH preset
-// for architected flat scratch, but its scratch SVS addressing and new opcodes are untested.
+// subset). gfx942 has its opcode tables (from llvm-mc-15's gfx940) and FLAT_SCRATCH loaded
+// with the wave's scratch base (architected flat scratch), but its scratch SVS addressing and
+// new opcodes are untested.
 class ShaderCore {
  public:
   ShaderCore(Target t, unsigned workers /*0 = one per host core*/);

@@ -86,6 +86,11 @@ struct Wave {
   uint64_t instructions = 0;
   uint64_t lane_ops = 0;
   Group* group = nullptr;
+  // The wave's scratch slot: GPU VAs [scratch_lo, scratch_lo + scratch_size) of the queue's
+  // backing store, and their host pointer when the whole slot is mapped (else nullptr: accesses
+  // then go through mem_host one by one).
+  uint64_t scratch_lo = 0, scratch_size = 0;
+  uint8_t* scratch_host = nullptr;
   // Memory translation cache: the last mappings found.
   Range cache[4];
   unsigned cache_next = 0;
@@ -125,14 +130,8 @@ struct Group {
   std::vector<Wave>* waves = nullptr;
   unsigned nwaves = 0;
   uint32_t id[3] = {};
-  std::vector<uint8_t>* scratch = nullptr;  // all waves' scratch, per_wave bytes each
-  uint64_t scratch_per_wave = 0;
 };
 
-// Scratch V# base and FLAT_SCRATCH value the core hands to waves: a 48-bit address no user
-// mapping can have (above the 47-bit user space); MUBUF/scratch accesses relative to it land in
-// the wave's own scratch buffer (see scratch_access in mubuf.cpp).
-inline constexpr uint64_t kScratchVa = 0xF000'0000'0000ull;
 inline constexpr uint64_t kLdsAperture = 1ull << 48;
 inline constexpr uint64_t kPrivateAperture = 2ull << 48;
 inline constexpr uint64_t kApertureSize = 1ull << 32;

@@ -8,6 +8,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "queues/aql.h"
+#include "queues/scratch.h"
+
 namespace emu_test {
 
 uint8_t* HostMemory::translate(uint64_t va, uint64_t size, bool write) {
@@ -102,6 +105,40 @@ std::vector<std::string> CodeObject::kernel_names() const {
   return v;
 }
 
+uint32_t kernel_scratch_lane_bytes(const uint8_t* kd, uint32_t private_size) {
+  uint32_t fixed;
+  uint16_t props;
+  std::memcpy(&fixed, kd + 4, 4);   // private_segment_fixed_size
+  std::memcpy(&props, kd + 56, 2);  // kernel_code_properties, bit 11: uses dynamic stack
+  return std::max(fixed + ((props >> 11) & 1 ? 1024u : 0u), private_size);
+}
+
+uint32_t scratch_lane_rounded(uint32_t lane_bytes) { return (lane_bytes + 15) / 16 * 16; }
+
+uint64_t scratch_bytes(uint32_t lane_bytes, uint32_t waves) {
+  return uint64_t{scratch_lane_rounded(lane_bytes)} * 64 * waves;
+}
+
+namespace {
+
+// amd_queue_t's scratch fields for a backing store at `base` (queues::scratch's gfx9 encoders);
+// the store is also the process's scratch base, so the backing location is 0.
+void fill_queue_scratch(queues::aql::AmdQueue& q, uint8_t* base, uint32_t lane_bytes,
+                        uint32_t waves) {
+  namespace sc = queues::scratch;
+  const uint32_t lane = scratch_lane_rounded(lane_bytes);
+  const uint64_t total = scratch_bytes(lane, waves);
+  q.compute_tmpring_size =
+      sc::tmpring_size_gfx9(waves, lane * 64 / sc::tmpring_gfx9::kWaveSizeUnit);
+  sc::Descriptor d = sc::descriptor_gfx9(reinterpret_cast<uint64_t>(base), uint32_t(total), false);
+  std::memcpy(q.scratch_resource_descriptor, d.word, sizeof d.word);
+  q.scratch_backing_memory_location = 0;
+  q.scratch_backing_memory_byte_size = total;
+  q.scratch_wave64_lane_byte_size = lane;
+}
+
+}  // namespace
+
 emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, uint64_t kd,
                               const Launch& l, const void* args, size_t args_size,
                               emu::shader::Hooks* hooks) {
@@ -122,13 +159,22 @@ emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, ui
   std::memcpy(ka, args, args_size);
   uint64_t kav = reinterpret_cast<uint64_t>(ka);
   std::memcpy(pkt + 40, &kav, 8);
-  uint8_t* queue = mem.alloc(256);
+  auto* queue = reinterpret_cast<queues::aql::AmdQueue*>(mem.alloc(sizeof(queues::aql::AmdQueue)));
+  const uint8_t* desc = mem.translate(kd, 64, false);
+  const uint32_t lane = l.scratch_lane_bytes >= 0 ? uint32_t(l.scratch_lane_bytes)
+                        : desc ? kernel_scratch_lane_bytes(desc, l.private_size) : 0;
+  const uint32_t waves = l.scratch_waves ? l.scratch_waves : 16 * std::max(1u, core.workers());
+  uint8_t* backing = l.scratch_backing;
+  if (lane && !backing) backing = mem.alloc(scratch_bytes(lane, waves));
+  if (lane) fill_queue_scratch(*queue, backing, lane, waves);
   RecordingHooks local;
-  emu::shader::Dispatch d{reinterpret_cast<uint64_t>(pkt), reinterpret_cast<uint64_t>(queue), 1};
+  emu::shader::Dispatch d{reinterpret_cast<uint64_t>(pkt), reinterpret_cast<uint64_t>(queue), 1,
+                          reinterpret_cast<uint64_t>(backing)};
   auto out = core.run(d, mem, hooks ? *hooks : local);
   mem.unmap(pkt);
   mem.unmap(ka);
   mem.unmap(queue);
+  if (backing && backing != l.scratch_backing) mem.unmap(backing);
   return out;
 }
 

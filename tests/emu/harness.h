@@ -58,10 +58,26 @@ struct Launch {
   uint32_t grid[3] = {1, 1, 1};   // in work-items
   uint16_t block[3] = {1, 1, 1};
   uint32_t dynamic_lds = 0;
-  uint32_t private_size = 0;
+  uint32_t private_size = 0;      // the packet's private_segment_size
+  // The queue's scratch, encoded into amd_queue_t as kfdrt's queues do it: bytes per work-item
+  // (-1: what the kernel needs, as kfdrt's HIP layer sizes it; 0: no scratch), slots (WAVES;
+  // 0: 16 per worker of the core), and optionally the caller's backing store (at least
+  // scratch_bytes() long; else the harness allocates one for the dispatch).
+  int64_t scratch_lane_bytes = -1;
+  uint32_t scratch_waves = 0;
+  uint8_t* scratch_backing = nullptr;
 };
 
-// Builds the packet and kernarg buffer and runs the dispatch.
+// Per-work-item scratch kfdrt's HIP layer gives the kernel with descriptor `kd` (64 bytes)
+// launched with packet private size `private_size`: the larger of that and the descriptor's
+// private_segment_fixed_size plus 1 KiB when it uses a dynamic stack.
+uint32_t kernel_scratch_lane_bytes(const uint8_t* kd, uint32_t private_size);
+// Per-work-item bytes rounded as the queue's WAVESIZE (1 KiB per wave) holds them, and the
+// backing store `waves` slots of that need.
+uint32_t scratch_lane_rounded(uint32_t lane_bytes);
+uint64_t scratch_bytes(uint32_t lane_bytes, uint32_t waves);
+
+// Builds the packet, kernarg buffer and amd_queue_t (with scratch) and runs the dispatch.
 emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, uint64_t kd,
                               const Launch& l, const void* args, size_t args_size,
                               emu::shader::Hooks* hooks = nullptr);

@@ -28,6 +28,9 @@ class IsaTest : public ::testing::Test {
     l.grid[0] = threads;
     l.block[0] = block;
     l.dynamic_lds = dyn_lds;
+    l.scratch_lane_bytes = scratch_lane;
+    l.scratch_waves = scratch_waves;
+    l.scratch_backing = scratch_backing;
     return dispatch(core, mem, kd, l, a.data(), a.size(), hooks);
   }
   uint32_t slot(unsigned k, unsigned lane) const { return out[k * 64 + lane]; }
@@ -37,6 +40,10 @@ class IsaTest : public ::testing::Test {
   emu::shader::ShaderCore core{emu::shader::Target::gfx90a, 1};
   uint32_t* out = nullptr;
   uint64_t last_kd = 0;  // descriptor of the last kernel run
+  // The queue's scratch for run_isa (harness Launch fields): sized for the kernel by default.
+  int64_t scratch_lane = -1;
+  uint32_t scratch_waves = 0;
+  uint8_t* scratch_backing = nullptr;
 
  private:
   std::map<std::string, CodeObject> objects_;

@@ -64,20 +64,20 @@ KBEGIN k_lds
 KEND k_lds, lds=1536
 
 // Private segment (run with 128 work-items; result k of work-item t at out[128k + t]):
-// s[0:3] buffer V#, s[4:5] kernarg, s[6:7] flat scratch init, s8 wave offset.
+// s[0:3] buffer V#, s[4:5] kernarg, s[6:7] flat scratch init, s8 workgroup id x, s9 wave offset.
   .text
   .globl k_scratch
   .p2align 8
   .type k_scratch,@function
 k_scratch:
-  s_add_u32 flat_scratch_lo, s6, s8
+  s_add_u32 flat_scratch_lo, s6, s9
   s_addc_u32 flat_scratch_hi, s7, 0
   s_load_dwordx2 s[10:11], s[4:5], 0x0
   v_and_b32 v63, 0x3ff, v0
   v_lshlrev_b32 v62, 2, v63
   v_mul_u32_u24 v5, 3, v63
   v_add_u32 v5, 7, v5                          // v5 = 3l + 7
-  buffer_store_dword v5, off, s[0:3], s8 offset:16
+  buffer_store_dword v5, off, s[0:3], s9 offset:16
   v_mov_b32 v7, 16
   scratch_load_dword v6, v7, off               // same private dword through scratch_*
   s_waitcnt vmcnt(0) lgkmcnt(0)
@@ -88,13 +88,13 @@ k_scratch:
   v_mov_b32 v11, s12
   flat_store_dword v[10:11], v9                // private aperture, offset 32
   s_waitcnt vmcnt(0) lgkmcnt(0)
-  buffer_load_dword v12, off, s[0:3], s8 offset:32
+  buffer_load_dword v12, off, s[0:3], s9 offset:32
   s_waitcnt vmcnt(0)
   global_store_dword v62, v12, s[10:11] offset:512
   v_mov_b32 v13, 40
   scratch_store_dwordx2 v13, v[4:5], off offset:4   // dwords at private 44 and 48
   v_mov_b32 v14, 48
-  buffer_load_dword v15, v14, s[0:3], s8 offen
+  buffer_load_dword v15, v14, s[0:3], s9 offen
   s_waitcnt vmcnt(0)
   global_store_dword v62, v15, s[10:11] offset:1024
   s_endpgm

@@ -88,6 +88,25 @@ TEST(Scratch, ReportsSizesPerXcc) {
   EXPECT_EQ(f->compute_tmpring_size, 0x44c0u);
 }
 
+TEST(Scratch, CapsTheSlotsAtWhatNumRecordsCovers) {
+  // 131056 bytes per lane = 8191 KiB per wave: 3328 slots would need 27 GB, a V# covers 4 GiB.
+  auto l = sc::layout(mi210(), 131056);
+  ASSERT_TRUE(l.ok()) << l.message();
+  const uint64_t wave = 8191ull * 1024;
+  EXPECT_EQ(l->waves, uint32_t(UINT32_MAX / wave));  // 512
+  EXPECT_EQ(l->total_bytes, l->waves * wave);
+  auto f = sc::encode(mi210(), *l, 0x7f0000000000ull, 0);
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_EQ(f->compute_tmpring_size, 512u | 8191u << 12);
+  EXPECT_EQ(f->srd.word[2], uint32_t(512 * wave));
+  // Per XCC on a multi-XCC node: each XCC's share is capped, WAVES counts one XCC's slots.
+  auto x = sc::layout(mi300x(), 131056);
+  ASSERT_TRUE(x.ok()) << x.message();
+  EXPECT_EQ(x->waves, 512u);
+  EXPECT_EQ(x->total_bytes, 512 * wave * 8);
+  EXPECT_TRUE(sc::encode(mi300x(), *x, 0x1000000, 0).ok());
+}
+
 TEST(Scratch, NoScratchClearsTheFields) {
   auto l = sc::layout(mi210(), 0);
   ASSERT_TRUE(l.ok());
