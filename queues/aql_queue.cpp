@@ -114,6 +114,11 @@ kfd::Status AqlQueue::setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
   scratch_slice_ = {};
   scratch_layout_ = scratch::Layout{};
   kfd::Status st = place_scratch(gpu, l);
+  // Out of memory: halve the slots (down to one workgroup's worth) before giving up.
+  while (!st && st.err() == ENOMEM && l.waves > scratch::kMinWaves) {
+    l = scratch::with_waves(l, std::max(scratch::kMinWaves, l.waves / 2));
+    st = place_scratch(gpu, l);
+  }
   if (!st && old.total_bytes) (void)place_scratch(gpu, old);
   return st;
 }

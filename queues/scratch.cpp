@@ -76,6 +76,13 @@ kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
   return l;
 }
 
+Layout with_waves(const Layout& l, uint32_t waves) {
+  Layout out = l;
+  out.waves = std::min(l.waves, waves);
+  out.total_bytes = uint64_t(out.waves) * l.lane_bytes * l.lanes_per_wave * l.num_xcc;
+  return out;
+}
+
 kfd::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint64_t base,
                            uint64_t offset) {
   Fields out;

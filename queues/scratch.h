@@ -45,6 +45,12 @@ struct Layout {
 // family without a table entry.
 kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes);
 
+// The same per-wave size with room for only `waves` waves (WAVES), for memory pressure: the CP
+// runs at most WAVES scratch-using waves at once, so fewer slots throttle a dispatch but never
+// break it, as long as a whole workgroup (kMinWaves wave64s) fits.
+constexpr uint32_t kMinWaves = 16;
+Layout with_waves(const Layout& l, uint32_t waves);
+
 // The four V# words of the private segment buffer for a backing store at `base`.
 struct Descriptor {
   uint32_t word[4];

@@ -120,6 +120,12 @@ hipError_t Device::reset() {
   hipError_t ignored;
   if (Runtime* rt = Runtime::get(&ignored))
     for (auto& s : gone) rt->remove_stream_handle(s.get());
+  {
+    // Scratch grows with the kernels that ran and never shrinks on its own; a reset gives it
+    // back. A queue another thread is still feeding keeps its scratch (EBUSY).
+    std::lock_guard lk(mu_);
+    for (auto& q : queues_) (void)q->release_scratch();
+  }
   return e;
 }
 

@@ -183,6 +183,11 @@ kfd::Status HwQueue::ensure_scratch(uint32_t lane_bytes) {
   return {};
 }
 
+kfd::Status HwQueue::release_scratch() {
+  std::lock_guard lk(mu_);
+  return q_->grow_scratch(0);
+}
+
 kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
                             size_t kernarg_size) {
   std::lock_guard lk(mu_);

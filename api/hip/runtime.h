@@ -44,6 +44,9 @@ class HwQueue {
   // (with the sizes in the message) when that scratch cannot be had.
   kfd::Status submit(std::span<queues::Packet> pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
                      size_t kernarg_size = 0);
+  // Gives the queue's scratch back (hipDeviceReset). Only an idle queue can: EBUSY otherwise,
+  // and the scratch stays.
+  kfd::Status release_scratch();
   queues::AqlQueue& aql() { return *q_; }
   uint64_t queue_address() const { return q_->handle(); }
 
@@ -111,7 +114,7 @@ class Device {
 
   // Waits for every stream of the device (system-scope release, as hipDeviceSynchronize).
   hipError_t synchronize(const char* api);
-  // hipDeviceReset: synchronises and destroys the device's streams.
+  // hipDeviceReset: synchronises, destroys the device's streams and frees its queues' scratch.
   hipError_t reset();
 
  private:

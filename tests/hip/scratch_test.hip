@@ -323,12 +323,15 @@ TEST(Scratch, RunsRawAqlDispatchWhosePacketUnderstatesPrivateSize) {
 // cannot get it: the launch fails with hipErrorOutOfMemory and nothing runs. Once the memory is
 // free again the same launch works.
 TEST(Scratch, ReportsOutOfMemoryWhenScratchCannotBeHad) {
+  ASSERT_EQ(hipDeviceReset(), hipSuccess);  // queues without the scratch earlier tests grew
   Buffers b;
   unsigned* dout = b.make(std::vector<unsigned>(64, 7u));
   hipStream_t s;
   ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
   std::vector<void*> hog;
-  for (void* p = nullptr; hog.size() < 4096 && hipMalloc(&p, size_t(256) << 20) == hipSuccess;) hog.push_back(p);
+  // Down to the last MiB: not even one workgroup's scratch slots (16 waves, about 130 MB) fit.
+  for (size_t block : {size_t(256) << 20, size_t(16) << 20, size_t(1) << 20})
+    for (void* p = nullptr; hog.size() < 16384 && hipMalloc(&p, block) == hipSuccess;) hog.push_back(p);
   (void)hipGetLastError();
   ASSERT_FALSE(hog.empty());
   huge_private<<<1, 64, 0, s>>>(dout, 3);
@@ -344,6 +347,58 @@ TEST(Scratch, ReportsOutOfMemoryWhenScratchCannotBeHad) {
   r = read_back(dout, 64);
   for (unsigned i = 0; i < 64; ++i) ASSERT_EQ(r[i], (i + 1) & 0xFF) << i;
   EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+// With too little device memory for a slot per wave of the whole device but enough for one
+// workgroup, the queue gets fewer slots (COMPUTE_TMPRING_SIZE.WAVES) and the kernel still runs:
+// the CP throttles its waves instead of the launch failing.
+TEST(Scratch, TakesFewerSlotsUnderMemoryPressure) {
+  ASSERT_EQ(hipDeviceReset(), hipSuccess);  // queues without the scratch earlier tests grew
+  Buffers b;
+  unsigned* dout = b.make(std::vector<unsigned>(64, 7u));
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  std::vector<void*> hog;
+  for (void* p = nullptr; hog.size() < 4096 && hipMalloc(&p, size_t(256) << 20) == hipSuccess;) hog.push_back(p);
+  (void)hipGetLastError();
+  ASSERT_GE(hog.size(), 2u);
+  ASSERT_EQ(hipFree(hog.back()), hipSuccess);  // 256 to 512 MiB free: far below the 4 GiB wanted
+  hog.pop_back();
+  huge_private<<<1, 64, 0, s>>>(dout, 3);
+  const hipError_t launched = hipGetLastError();
+  EXPECT_EQ(launched, hipSuccess);
+  EXPECT_EQ(hipStreamSynchronize(s), hipSuccess);
+  void* q = nullptr;
+  ASSERT_EQ(kfdrtStreamGetAqlQueue(s, &q), hipSuccess);
+  const uint32_t tmpring = static_cast<const uint32_t*>(q)[140 / 4];  // amd_queue_t.compute_tmpring_size
+  const uint32_t waves = tmpring & 0xFFF, wave_kib = tmpring >> 12;
+  EXPECT_GE(waves, 16u);
+  EXPECT_LE(uint64_t(waves) * wave_kib * 1024, uint64_t(512) << 20) << "WAVES " << waves;
+  for (void* p : hog) EXPECT_EQ(hipFree(p), hipSuccess);
+  auto r = read_back(dout, 64);
+  for (unsigned i = 0; i < 64; ++i) ASSERT_EQ(r[i], (i + 1) & 0xFF) << i;
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+// hipDeviceReset gives back the scratch kernels made the queues grow (the queues themselves stay
+// and take scratch again when a kernel needs it).
+TEST(Scratch, DeviceResetFreesQueueScratch) {
+  Buffers b;
+  unsigned* dout = b.make(std::vector<unsigned>(64, 7u));
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  huge_private<<<1, 64, 0, s>>>(dout, 3);
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  void* q = nullptr;
+  ASSERT_EQ(kfdrtStreamGetAqlQueue(s, &q), hipSuccess);
+  const auto* tmpring = static_cast<const uint32_t*>(q) + 140 / 4;  // amd_queue_t.compute_tmpring_size
+  EXPECT_NE(*tmpring, 0u);
+  size_t free_before = 0, free_after = 0, total = 0;
+  ASSERT_EQ(hipMemGetInfo(&free_before, &total), hipSuccess);
+  ASSERT_EQ(hipDeviceReset(), hipSuccess);  // also destroys `s`
+  EXPECT_EQ(*tmpring, 0u);
+  ASSERT_EQ(hipMemGetInfo(&free_after, &total), hipSuccess);
+  EXPECT_GT(free_after, free_before);
 }
 
 }  // namespace
