@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Tests `meson install`: into a DESTDIR it puts libraries, headers, tools and kfdrt.pc, and a program
 # built with `pkg-config kfdrt` against that tree runs (on the device; the installed emulator when
-# the tests run on the emulator).
+# the tests run on the emulator); with clang present, the installed kfdcc builds an hc program from
+# the installed headers and it runs.
 import json
 import os
 import re
@@ -17,6 +18,7 @@ NEEDED = [
     "include/kfdrt/kfd/kfd.h", "include/kfdrt/kfd/uapi_ext.h", "include/kfdrt/memory/context.h",
     "include/kfdrt/queues/runtime.h", "include/kfdrt/queues/packets.h",
     "include/kfdrt/hip/hip_runtime.h", "include/kfdrt/compat/drm/drm.h",
+    "include/kfdrt/hc/hc.hpp", "include/kfdrt/hc/hc_am.hpp", "include/kfdrt/hc/pinned_vector.hpp",
 ]
 
 
@@ -48,6 +50,7 @@ def run(cmd, env=None, **kw):
 
 def main():
     meson, build, cxx, consumer_src = sys.argv[1:5]
+    hc_src = sys.argv[5] if len(sys.argv) > 5 else None
     dest = tempfile.mkdtemp(prefix="kfdrt-install-")
     try:
         run([meson, "install", "-C", build, "--no-rebuild", "--quiet", "--destdir", dest])
@@ -77,6 +80,12 @@ def main():
         assert "marker completed" in out, out
         doc = json.loads(run([paths["bin/kfdinfo"], "--json"], env=run_env))
         assert any(a["type"] == "GPU" for a in doc["agents"]), doc["agents"]
+
+        if hc_src and shutil.which("clang++-15"):
+            hc_exe = os.path.join(dest, "hc_consumer")
+            run([paths["bin/kfdcc"], "-O1", hc_src, "-o", hc_exe], env=env)
+            out = run([hc_exe], env=run_env)
+            assert "hc kernel ok" in out, out
     finally:
         shutil.rmtree(dest, ignore_errors=True)
     return 0
