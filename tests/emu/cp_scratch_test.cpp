@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu_segments.h"
 #include "loader/code_object.h"
 #include "loader/load.h"
 #include "queues/packets.h"
@@ -21,25 +22,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Code object segments in host-visible, executable VRAM of the first GPU.
-class GpuSegments : public loader::SegmentMemory {
- public:
-  explicit GpuSegments(mem::Context& ctx) : ctx_(ctx) {}
-  kfd::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override {
-    mem::AllocRequest r;
-    r.heap = mem::Heap::Vram;
-    r.size = size;
-    r.alignment = std::max<size_t>(align, 256);
-    r.executable = executable;
-    KFD_ASSIGN(void* p, ctx_.allocate(r));
-    std::memset(p, 0, size);
-    return loader::Span{static_cast<uint8_t*>(p), size};
-  }
-  void free(loader::Span s) override { (void)ctx_.free(s.host); }
-
- private:
-  mem::Context& ctx_;
-};
+using emutest::GpuSegments;
 
 class CpScratch : public ::testing::Test {
  protected:
