@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: MIT
 // A page made to fault through the emulator's control API stops the queue that touches it.
-#include <dlfcn.h>
-
 #include "queue_test_util.h"
 
 namespace {
 
 using namespace qtest;
 using queues::Cond;
-
-template <class F>
-F control(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
-}
 
 // The completion signal is mapped to the GPU, but its page faults: the wait on the packet behind
 // it ends with the fault's address instead of a timeout.

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: MIT
 // Faults injected through the emulator's control API end waits with errors naming them.
-#include <dlfcn.h>
-
 #include <thread>
 
 #include "queue_test_util.h"
@@ -10,11 +8,6 @@ namespace {
 
 using namespace qtest;
 using queues::Cond;
-
-template <class F>
-F control(const char* name) {
-  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
-}
 
 // A GPU reset (HW_EXCEPTION event) ends a waiter blocked in WAIT_EVENTS with an error naming it,
 // not with its timeout; afterwards every wait of the process fails the same way.

@@ -2,6 +2,7 @@
 // Shared helpers of the queues suite: the process's Runtime and small packet shortcuts.
 #pragma once
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -58,6 +59,13 @@ inline queues::Packet barrier_or(std::initializer_list<uint64_t> deps, uint64_t 
   auto p = queues::make_barrier_or(std::span<const uint64_t>(deps.begin(), deps.size()), completion);
   EXPECT_TRUE(p.ok());
   return *p;
+}
+
+// A function of the emulator's control API (emu/control.h) when the process runs on the emulated
+// GPU, else null: tests that inject faults skip on a real device.
+template <class F>
+F control(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
 }
 
 // Publishes `packets` behind one doorbell. Tests whose first packet stops the queue need this: with
