@@ -11,7 +11,7 @@ namespace {
 // kernel in stream order, so their elapsed time covers it.
 template <class Launch>
 hipError_t bracketed(hipStream_t stream, hipEvent_t start, hipEvent_t stop, Launch launch_fn) {
-  if ((start && !event_valid(start)) || (stop && !event_valid(stop))) return hipErrorInvalidHandle;
+  if ((start && !find_event(start)) || (stop && !find_event(stop))) return hipErrorInvalidHandle;
   if (start)
     if (hipError_t e = hipEventRecord(start, stream); e != hipSuccess) return e;
   if (hipError_t e = launch_fn(); e != hipSuccess) return e;

@@ -39,9 +39,6 @@ class Event {
   std::shared_ptr<EventRecord> rec_;
 };
 
-// Whether `h` names a live event (hipEventCreate'd and not destroyed).
-bool event_valid(hipEvent_t h);
-
 // The live event behind a handle; nullptr for null, unknown or destroyed handles (stream_api.cpp).
 Event* find_event(hipEvent_t h);
 

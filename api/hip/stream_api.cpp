@@ -72,7 +72,6 @@ hipError_t add_host_fn(hipStream_t h, std::function<void()> fn) {
 
 }  // namespace
 
-bool hip::event_valid(hipEvent_t h) { return valid(h); }
 Event* hip::find_event(hipEvent_t h) { return valid(h) ? ev(h) : nullptr; }
 
 HIP_EXPORT hipError_t hipStreamCreate(hipStream_t* s) { return ret(create(s, hipStreamDefault, 0)); }
