@@ -58,6 +58,11 @@ class Context {
   std::span<const std::unique_ptr<Gpu>> gpus() const { return gpus_; }
   const Gpu* gpu(uint32_t gpu_id) const;  // nullptr if unknown
   uint64_t system_memory_size() const { return system_mem_; }
+  // What the driver says about a GPU, for the API layer (which makes no ioctl itself):
+  // AVAILABLE_MEMORY (KFD >= 1.9), the process's XNACK mode, and a GET_CLOCK_COUNTERS sample.
+  kfd::Result<uint64_t> available_vram(uint32_t gpu_id) const { return kfd_.available_memory(gpu_id); }
+  kfd::Result<bool> xnack_enabled() const { return kfd_.get_xnack_mode(); }
+  kfd::Result<kfd::ClockCounters> clock_counters(uint32_t gpu_id) const { return kfd_.get_clock_counters(gpu_id); }
   bool runtime_enabled() const { return runtime_enabled_; }
 
   // Allocates per the request at a fresh same-address VA, maps it to the GPUs and (when host

@@ -91,7 +91,7 @@ constexpr uint32_t kMaxPrivateBytes =
 
 // A GET_CLOCK_COUNTERS sample of `dev`: its GPU timestamp counter and the system clock.
 hipError_t clock_sample(Runtime* rt, Device& dev, const char* api, kfd::ClockCounters* out) {
-  auto c = rt->memory().kfd().get_clock_counters(dev.gpu_id());
+  auto c = rt->memory().clock_counters(dev.gpu_id());
   if (!c) {
     debug_log(api, c.message());
     return from_error(c.error(), hipErrorUnknown);

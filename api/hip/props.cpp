@@ -52,7 +52,7 @@ void Device::fill_props() {
   const kfd::Node& n = *gpu_.node;
   const kfd::NodeProperties& p = n.props;
   bool xnack = false;
-  if (auto x = rt_.memory().kfd().get_xnack_mode(); x) xnack = *x;
+  if (auto x = rt_.memory().xnack_enabled(); x) xnack = *x;
   target_ = device_target(n, xnack);
   kfd::GpuInfo info;
   if (auto q = gpu_.render.query(); q) info = *q;
