@@ -14,8 +14,10 @@
 namespace hip {
 
 // Records `e` as the calling thread's last error when it is a failure (hipGetLastError reads
-// and clears it; success never overwrites a recorded failure) and returns it.
-hipError_t ret(hipError_t e);
+// and clears it; success never overwrites a recorded failure) and returns it. With
+// HIP_KFDRT_DEBUG=1 a failure is also printed with the entry point that returned it (`api`
+// defaults to the calling function's name, the HIP_EXPORT function itself).
+hipError_t ret(hipError_t e, const char* api = __builtin_FUNCTION());
 
 // The last error of this thread (hipPeekAtLastError) and its reset (hipGetLastError).
 hipError_t peek_last_error();

@@ -105,8 +105,11 @@ const ErrorText* find(hipError_t e) {
 
 }  // namespace
 
-hipError_t ret(hipError_t e) {
-  if (e != hipSuccess) t_last_error = e;
+hipError_t ret(hipError_t e, const char* api) {
+  if (e != hipSuccess) {
+    t_last_error = e;
+    debug_log(api, std::string("returns ") + error_name(e) + " (" + error_string(e) + ")");
+  }
   return e;
 }
 

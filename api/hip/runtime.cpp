@@ -184,7 +184,11 @@ kfd::Status HwQueue::ensure_scratch(uint32_t lane_bytes) {
 }
 
 kfd::Status HwQueue::release_scratch() {
-  std::lock_guard lk(mu_);
+  std::lock_guard lk(mu_);  // no new packets meanwhile
+  if (q_->scratch_layout().total_bytes == 0) return {};
+  // The device signals a packet's completion before it retires the slot (read_dispatch_id), so
+  // a queue whose work is all complete may still look busy for a moment.
+  KFD_TRY(q_->wait_idle(std::chrono::seconds(1)));
   return q_->grow_scratch(0);
 }
 
