@@ -85,42 +85,55 @@ kfd::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
   return {};
 }
 
-// Allocates the backing store of `l` and writes its amd_queue_t fields (zero for no scratch).
-kfd::Status AqlQueue::place_scratch(const mem::Gpu& gpu, const scratch::Layout& l) {
-  scratch::Slice slice;
-  if (l.total_bytes) {
-    KFD_ASSIGN(slice, rt_.acquire_scratch(gpu, l.total_bytes));
+kfd::Result<AqlQueue::PreparedScratch> AqlQueue::prepare_scratch(uint32_t lane_bytes) {
+  PreparedScratch p;
+  KFD_ASSIGN(p.layout, scratch::layout(gpu_->props(), lane_bytes));
+  if (p.layout.total_bytes == 0) return p;  // no scratch: all fields zero
+  for (;;) {
+    auto slice = rt_.acquire_scratch(*gpu_, p.layout.total_bytes);
+    if (slice) {
+      p.slice = *slice;
+      break;
+    }
+    // Out of memory: fewer slots (down to one workgroup's worth) only throttle the waves.
+    if (slice.err() != ENOMEM || p.layout.waves <= scratch::kMinWaves) return slice.error();
+    p.layout = scratch::with_waves(p.layout, std::max(scratch::kMinWaves, p.layout.waves / 2));
   }
-  auto f = scratch::encode(gpu.props(), l, slice.base, slice.offset);
+  auto f = scratch::encode(gpu_->props(), p.layout, p.slice.base, p.slice.offset);
   if (!f) {
-    rt_.release_scratch(gpu.gpu_id, slice);
+    rt_.release_scratch(gpu_id_, p.slice);
     return f.error();
   }
-  scratch::apply(*amdq_, *f);
-  scratch_slice_ = slice;
-  scratch_layout_ = l;
-  return {};
+  p.fields = *f;
+  return p;
 }
+
+void AqlQueue::commit_scratch(const PreparedScratch& p) {
+  scratch::apply(*amdq_, p.fields);
+  __atomic_thread_fence(__ATOMIC_RELEASE);  // the CP reads the fields at the next dispatch
+  rt_.release_scratch(gpu_id_, scratch_slice_);
+  scratch_slice_ = p.slice;
+  scratch_layout_ = p.layout;
+}
+
+void AqlQueue::discard_scratch(const PreparedScratch& p) { rt_.release_scratch(gpu_id_, p.slice); }
 
 // Sizes, allocates and encodes the scratch (ROCr AqlQueue::InitScratchSRD); 0 clears it. The
 // queue is idle (creation, grow_scratch), so the old backing store goes first and the new one
 // may take its room in the window. When the new one cannot be had, the queue gets its old size
 // back (failing that, no scratch) and the error is returned.
-kfd::Status AqlQueue::setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
-  KFD_ASSIGN(scratch::Layout l, scratch::layout(gpu.props(), lane_bytes));
-  const scratch::Layout old = scratch_layout_;
-  scratch::apply(*amdq_, scratch::Fields{});
-  rt_.release_scratch(gpu.gpu_id, scratch_slice_);
-  scratch_slice_ = {};
-  scratch_layout_ = scratch::Layout{};
-  kfd::Status st = place_scratch(gpu, l);
-  // Out of memory: halve the slots (down to one workgroup's worth) before giving up.
-  while (!st && st.err() == ENOMEM && l.waves > scratch::kMinWaves) {
-    l = scratch::with_waves(l, std::max(scratch::kMinWaves, l.waves / 2));
-    st = place_scratch(gpu, l);
+kfd::Status AqlQueue::setup_scratch(uint32_t lane_bytes) {
+  KFD_TRY(scratch::layout(gpu_->props(), lane_bytes));  // a size the family cannot take: no change
+  const uint32_t old_lane_bytes = scratch_layout_.lane_bytes;
+  commit_scratch(PreparedScratch{});
+  auto p = prepare_scratch(lane_bytes);
+  if (!p) {
+    if (old_lane_bytes)
+      if (auto back = prepare_scratch(old_lane_bytes)) commit_scratch(*back);
+    return p.error();
   }
-  if (!st && old.total_bytes) (void)place_scratch(gpu, old);
-  return st;
+  commit_scratch(*p);
+  return {};
 }
 
 kfd::Status AqlQueue::grow_scratch(uint32_t lane_bytes) {
@@ -129,9 +142,7 @@ kfd::Status AqlQueue::grow_scratch(uint32_t lane_bytes) {
     return kfd::Error::msg("grow_scratch: AQL queue " + std::to_string(queue_id_) +
                            " is busy (read index " + std::to_string(read_index()) +
                            ", write index " + std::to_string(write_index()) + ")", EBUSY);
-  KFD_TRY(setup_scratch(*gpu_, lane_bytes));
-  __atomic_thread_fence(__ATOMIC_RELEASE);  // the CP reads the fields at the next dispatch
-  return {};
+  return setup_scratch(lane_bytes);
 }
 
 void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
@@ -171,7 +182,7 @@ kfd::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
   init_amd_queue(gpu);
   if (opts.profiling) amdq_->queue_properties |= scratch::kPropEnableProfiling;
   // amd_queue_t complete before CREATE_QUEUE: a debugger may read it once the queue exists.
-  KFD_TRY(setup_scratch(gpu, opts.scratch_lane_bytes));
+  KFD_TRY(setup_scratch(opts.scratch_lane_bytes));
 
   kfd::QueueArgs a;
   a.gpu_id = gpu_id_;

@@ -58,12 +58,30 @@ class AqlQueue {
   const scratch::Layout& scratch_layout() const { return scratch_layout_; }
   const scratch::Slice& scratch_slice() const { return scratch_slice_; }
 
-  // Replaces the scratch with one of `lane_bytes` per work-item (larger or smaller; 0 frees it).
-  // The queue must be idle (EBUSY otherwise: running waves use the old backing store) and no
-  // producer may submit until it returns: the caller serializes (HIP holds its queue's
-  // submission lock). The old backing store is freed first; when the new one cannot be had
-  // (ENOMEM) the queue gets its old size back if it can, else it is left without scratch.
+  // Replaces the scratch with one of `lane_bytes` per work-item (larger or smaller; 0 frees it)
+  // on a queue with no wave running and none about to start. read index == write index is checked
+  // (EBUSY otherwise) but is not enough on hardware, where the CP advances read_dispatch_id when
+  // it launches a kernel: the caller must also know the kernels finished (a barrier-bit marker
+  // behind them completed). No producer may submit until it returns. The old backing store is
+  // freed first; when the new one cannot be had (ENOMEM) the queue gets its old size back if it
+  // can, else it is left without scratch.
   kfd::Status grow_scratch(uint32_t lane_bytes);
+
+  // Scratch replaced while the queue keeps running, in two steps (how HIP grows a queue's scratch
+  // without blocking its producers). prepare_scratch allocates and encodes a backing store of
+  // `lane_bytes` per work-item beside the current one (halving the slots under memory pressure)
+  // and changes nothing the device reads. commit_scratch installs it and frees the old store:
+  // call it only when no wave of this queue runs and none can start before it returns (a
+  // barrier-bit marker behind all earlier packets completed, and the CP waits at a BARRIER_VALUE
+  // gate the caller opens afterwards). discard_scratch frees a prepared store never committed.
+  struct PreparedScratch {
+    scratch::Layout layout;
+    scratch::Slice slice;
+    scratch::Fields fields;
+  };
+  kfd::Result<PreparedScratch> prepare_scratch(uint32_t lane_bytes);
+  void commit_scratch(const PreparedScratch& p);
+  void discard_scratch(const PreparedScratch& p);
 
   uint64_t read_index() const { return __atomic_load_n(&amdq_->read_dispatch_id, __ATOMIC_ACQUIRE); }
   uint64_t write_index() const { return __atomic_load_n(&amdq_->write_dispatch_id, __ATOMIC_ACQUIRE); }
@@ -96,8 +114,7 @@ class AqlQueue {
                              std::chrono::steady_clock::time_point deadline);
   kfd::Status check_alive(const char* op) const;
   void free_buffers();
-  kfd::Status setup_scratch(const mem::Gpu& gpu, uint32_t lane_bytes);
-  kfd::Status place_scratch(const mem::Gpu& gpu, const scratch::Layout& l);
+  kfd::Status setup_scratch(uint32_t lane_bytes);
 
   Runtime& rt_;
   uint32_t gpu_id_ = 0;

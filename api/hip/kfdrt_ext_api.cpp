@@ -251,5 +251,11 @@ HIP_EXPORT hipError_t kfdrtStreamDispatchAql(hipStream_t stream, const void* pac
   if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return ret(e);
   queues::DispatchParams p;
   if (hipError_t e = parse_packet(packet, s->device(), &p); e != hipSuccess) return ret(e);
-  return ret(s->dispatch_aql(p, static_cast<const uint8_t*>(kernargs), kernarg_size, done));
+  // Kernel-argument memory is reused: bytes the caller does not give, up to the kernel's own
+  // kernarg segment (hidden arguments included), are zero rather than an earlier dispatch's.
+  loader::KernelDescriptor kd;
+  std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(p.kernel_object)), sizeof kd);
+  std::vector<uint8_t> args(std::max<size_t>(kernarg_size, std::min<size_t>(kd.kernarg_size, kMaxKernargBytes)), 0);
+  if (kernarg_size) std::memcpy(args.data(), kernargs, kernarg_size);
+  return ret(s->dispatch_aql(p, args.empty() ? nullptr : args.data(), args.size(), done));
 }

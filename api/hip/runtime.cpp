@@ -151,45 +151,115 @@ kfd::Result<std::unique_ptr<HwQueue>> HwQueue::create(Device& dev, uint32_t prio
 }
 
 HwQueue::~HwQueue() {
+  {
+    std::lock_guard gl(grow_mu_);
+    stopping_ = true;
+  }
+  grow_cv_.notify_all();
+  if (grower_.joinable()) grower_.join();
+  for (Grow& g : grows_) q_->discard_scratch(g.scratch);
   if (q_) (void)q_->destroy();
   if (kernarg_) (void)ctx_->free(kernarg_);
 }
 
-// Grows the scratch of an idle queue. A kernel's waves use the backing store the CP gave them,
-// so every packet submitted so far must have finished: read_dispatch_id only says the CP took
-// a packet, but a barrier marker behind them completes once they all have.
-kfd::Status HwQueue::ensure_scratch(uint32_t lane_bytes) {
-  if (q_->write_index() != 0) {
-    if (!drained_) {
-      KFD_ASSIGN(drained_, dev_->qrt().create_signal(1));
-    }
-    drained_->store(1);
-    KFD_ASSIGN(uint64_t index, q_->reserve(1));
-    q_->write(index, queues::make_marker(drained_->handle(), queues::Fence{true, aql::kScopeNone,
-                                                                          aql::kScopeNone}));
-    q_->ring_doorbell(index);
-    KFD_TRY(drained_->wait(queues::Cond::Eq, 0, queues::kForever, dev_->wait_policy()));
-    KFD_TRY(q_->wait_idle());
-  }
-  if (auto st = q_->grow_scratch(lane_bytes); !st) {
+kfd::Status HwQueue::schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre) {
+  auto prepared = q_->prepare_scratch(lane_bytes);
+  if (!prepared) {
     kfd::Error e = kfd::Error::msg("no scratch for a kernel needing " + std::to_string(lane_bytes) +
                                    " bytes per work-item on AQL queue " +
                                    std::to_string(q_->queue_id()) + " (it has " +
-                                   std::to_string(q_->scratch_layout().lane_bytes) + "): " +
-                                   st.error().message, ENOMEM);
+                                   std::to_string(lane_bytes_) + "): " + prepared.error().message,
+                                   ENOMEM);
     std::fprintf(stderr, "kfdrt: %s\n", e.message.c_str());
     return e;
   }
+  if (q_->write_index() == 0) {  // nothing ever ran on the queue: install at once
+    q_->commit_scratch(*prepared);
+    lane_bytes_ = prepared->layout.lane_bytes;
+    return {};
+  }
+  if (!gate_) {
+    auto gate = dev_->qrt().create_signal(0);
+    if (!gate) {
+      q_->discard_scratch(*prepared);
+      return gate.error();
+    }
+    gate_ = std::move(*gate);
+  }
+  auto drained = dev_->qrt().create_signal(1);
+  if (!drained) {
+    q_->discard_scratch(*prepared);
+    return drained.error();
+  }
+  Grow g;
+  g.scratch = *prepared;
+  g.drained = std::move(*drained);
+  g.gate = ++gates_;
+  // The marker completes once every earlier packet has (barrier bit); the gate then holds the
+  // CP until the grow thread has installed the new store. Neither needs a memory fence.
+  constexpr queues::Fence kNoFence{true, aql::kScopeNone, aql::kScopeNone};
+  pre.push_back(queues::make_marker(g.drained->handle(), kNoFence));
+  pre.push_back(queues::make_barrier_value(gate_->handle(), aql::kCondGte, g.gate, -1, 0, kNoFence));
+  lane_bytes_ = g.scratch.layout.lane_bytes;
+  {
+    std::lock_guard gl(grow_mu_);
+    grows_.push_back(std::move(g));
+    if (!grower_.joinable()) grower_ = std::thread([this] { grow_thread(); });
+  }
+  grow_cv_.notify_one();
   return {};
+}
+
+// Installs scheduled grows in order: each waits for its marker (the kernels before it are done
+// and the CP is held at its gate), swaps the stores and opens the gate. A queue error ends the
+// wait with an error: the queue is dead, and its prepared store is dropped.
+void HwQueue::grow_thread() {
+  std::unique_lock gl(grow_mu_);
+  for (;;) {
+    grow_cv_.wait(gl, [this] { return stopping_ || !grows_.empty(); });
+    if (grows_.empty()) return;  // stopping
+    Grow& g = grows_.front();
+    gl.unlock();
+    kfd::Status done;
+    bool ready = false;
+    while (!ready) {
+      auto r = g.drained->wait(queues::Cond::Eq, 0, std::chrono::milliseconds(100), dev_->wait_policy());
+      if (r) {
+        ready = true;
+      } else if (r.error().err != ETIMEDOUT) {
+        done = r.error();
+        break;
+      }
+      std::lock_guard stop(grow_mu_);
+      if (stopping_ && !ready) return;  // the destructor discards what is left
+    }
+    if (ready) {
+      q_->commit_scratch(g.scratch);
+      gate_->store(g.gate);
+    } else {
+      q_->discard_scratch(g.scratch);
+      debug_log("scratch grow", done.error().message);
+    }
+    gl.lock();
+    grows_.pop_front();
+  }
 }
 
 kfd::Status HwQueue::release_scratch() {
   std::lock_guard lk(mu_);  // no new packets meanwhile
-  if (q_->scratch_layout().total_bytes == 0) return {};
+  {
+    std::lock_guard gl(grow_mu_);
+    if (!grows_.empty())
+      return kfd::Error::msg("release_scratch: a scratch grow is pending on AQL queue " +
+                             std::to_string(q_->queue_id()), EBUSY);
+  }
+  if (lane_bytes_ == 0) return {};
   // The device signals a packet's completion before it retires the slot (read_dispatch_id), so
   // a queue whose work is all complete may still look busy for a moment.
   KFD_TRY(q_->wait_idle(std::chrono::seconds(1)));
-  return q_->grow_scratch(0);
+  KFD_TRY(q_->grow_scratch(0));
+  lane_bytes_ = 0;
+  return {};
 }
 
 kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
@@ -199,10 +269,12 @@ kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const 
   for (const queues::Packet& p : pkts)
     if (aql::header_type(p.header()) == aql::kTypeKernelDispatch)
       scratch = std::max(scratch, p.dw[kPrivateSegmentDword]);
-  if (scratch > q_->scratch_layout().lane_bytes) KFD_TRY(ensure_scratch(scratch));
-  KFD_ASSIGN(uint64_t first, q_->reserve(uint32_t(pkts.size())));
-  for (size_t i = 0; i < pkts.size(); ++i) {
-    uint64_t index = first + i;
+  std::vector<queues::Packet> pre;
+  if (scratch > lane_bytes_) KFD_TRY(schedule_grow(scratch, pre));
+  KFD_ASSIGN(uint64_t first, q_->reserve(uint32_t(pre.size() + pkts.size())));
+  uint64_t index = first;
+  for (const queues::Packet& p : pre) q_->write(index++, p);
+  for (size_t i = 0; i < pkts.size(); ++i, ++index) {
     if (int(i) == dispatch && kernarg) {
       uint8_t* slot = kernarg_ + (index % slots_) * kSlotSize;
       std::memcpy(slot, kernarg, kernarg_size);
@@ -211,7 +283,7 @@ kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const 
     }
     q_->write(index, pkts[i]);
   }
-  q_->ring_doorbell(first + pkts.size() - 1);
+  q_->ring_doorbell(index - 1);
   return {};
 }
 

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -38,25 +41,43 @@ class HwQueue {
   ~HwQueue();
 
   // Writes the packets in order and rings the doorbell once. When `kernarg` is given, packet
-  // `dispatch` gets the slot of its ring index, filled with those bytes. First the queue's
-  // scratch grows to the largest private_segment_size among the dispatch packets, after the
-  // packets already submitted have finished (their waves use the old backing store); ENOMEM
-  // (with the sizes in the message) when that scratch cannot be had.
+  // `dispatch` gets the slot of its ring index, filled with those bytes. When a dispatch needs more scratch
+  // than the queue has, the larger backing store is allocated now (ENOMEM, with the sizes, when
+  // it cannot be had) and installed without blocking: the packets go behind a barrier marker
+  // (the earlier kernels drain) and a BARRIER_VALUE gate that the grow thread opens once it has
+  // swapped the stores.
   kfd::Status submit(std::span<queues::Packet> pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
                      size_t kernarg_size = 0);
-  // Gives the queue's scratch back (hipDeviceReset). Only an idle queue can: EBUSY otherwise,
-  // and the scratch stays.
+  // Gives the queue's scratch back (hipDeviceReset, after a device synchronize). Only an idle
+  // queue with no grow pending can: EBUSY otherwise, and the scratch stays.
   kfd::Status release_scratch();
   queues::AqlQueue& aql() { return *q_; }
   uint64_t queue_address() const { return q_->handle(); }
 
  private:
+  // A larger scratch waiting for the queue to drain behind its marker.
+  struct Grow {
+    queues::AqlQueue::PreparedScratch scratch;
+    std::unique_ptr<queues::Signal> drained;  // the barrier marker's completion signal
+    int64_t gate = 0;                         // the gate opens when gate_ reaches this
+  };
+
   HwQueue() = default;
-  kfd::Status ensure_scratch(uint32_t lane_bytes);  // mu_ held
+  // Prepares a grow to `lane_bytes` and appends its marker and gate to `pre` (mu_ held).
+  kfd::Status schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre);
+  void grow_thread();
+
   Device* dev_ = nullptr;
-  std::unique_ptr<queues::Signal> drained_;  // completion signal of ensure_scratch's marker
   std::unique_ptr<queues::AqlQueue> q_;
   std::mutex mu_;
+  uint32_t lane_bytes_ = 0;  // scratch per work-item once every scheduled grow landed (mu_)
+  std::unique_ptr<queues::Signal> gate_;  // counts the grows installed
+  int64_t gates_ = 0;                     // grows scheduled (mu_)
+  std::mutex grow_mu_;
+  std::condition_variable grow_cv_;
+  std::deque<Grow> grows_;   // grow_mu_
+  bool stopping_ = false;    // grow_mu_
+  std::thread grower_;
   mem::Context* ctx_ = nullptr;
   uint8_t* kernarg_ = nullptr;
   uint32_t slots_ = 0;

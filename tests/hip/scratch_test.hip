@@ -125,6 +125,7 @@ size_t local_bytes(const void* fn) {
 // scratch here, so each launch below needs more than the queue has and makes it grow, with the
 // earlier kernels still queued (the queue must drain before its scratch changes).
 TEST(Scratch, GrowsTheQueueScratchForLaterKernelsNeedingMore) {
+  ASSERT_EQ(hipDeviceReset(), hipSuccess);  // queues without the scratch other tests grew
   ASSERT_GT(local_bytes(reinterpret_cast<const void*>(&private_array<64>)), 0u);
   ASSERT_LT(local_bytes(reinterpret_cast<const void*>(&private_array<64>)),
             local_bytes(reinterpret_cast<const void*>(&private_array<1024>)));
@@ -253,24 +254,39 @@ TEST(Scratch, RunsScratchKernelsOnManyStreams) {
 }
 
 // A host callback holds the stream's queue while a kernel needing more scratch is launched
-// behind it: the launch waits for the queue to drain, then the kernel runs after the callback.
-TEST(Scratch, GrowsBehindAHostCallback) {
+// behind it: the launch returns at once (the grow waits on the device side), the callback's
+// gate is opened only after that, and the kernel then runs after the callback with its scratch.
+TEST(Scratch, GrowsBehindAHostCallbackWithoutBlockingTheLaunch) {
+  ASSERT_EQ(hipDeviceReset(), hipSuccess);  // queues without the scratch earlier tests grew
   hipStream_t s;
   ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
-  static std::atomic<int> called{0};
-  called = 0;
-  ASSERT_EQ(hipLaunchHostFunc(s, [](void*) {
-              std::this_thread::sleep_for(std::chrono::milliseconds(50));
-              called = 1;
-            }, nullptr),
-            hipSuccess);
+  // Buffers first: their copies on the null stream would wait for the held stream.
   const unsigned n = 128;
   Buffers b;
   auto idx = random_indices(n, 5);
   unsigned* didx = b.make(idx);
   unsigned* dout = b.make(std::vector<unsigned>(n));
-  private_array<3000><<<n / 64, 64, 0, s>>>(didx, dout, n);
-  ASSERT_EQ(hipGetLastError(), hipSuccess);
+  static std::atomic<int> gate{0}, called{0};
+  gate = 0;
+  called = 0;
+  ASSERT_EQ(hipLaunchHostFunc(s, [](void*) {
+              const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+              while (!gate.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+              called = 1;
+            }, nullptr),
+            hipSuccess);
+  std::atomic<bool> returned{false};
+  std::thread launcher([&] {
+    private_array<3000><<<n / 64, 64, 0, s>>>(didx, dout, n);
+    EXPECT_EQ(hipGetLastError(), hipSuccess);
+    returned = true;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!returned.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  const bool returned_first = returned.load();
+  gate = 1;  // also unblocks a launch that waited for the callback
+  launcher.join();
+  EXPECT_TRUE(returned_first) << "the launch waited for the stream's host callback";
   ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
   EXPECT_EQ(called.load(), 1);
   auto r = read_back(dout, n);
@@ -391,14 +407,12 @@ TEST(Scratch, DeviceResetFreesQueueScratch) {
   ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
   void* q = nullptr;
   ASSERT_EQ(kfdrtStreamGetAqlQueue(s, &q), hipSuccess);
-  const auto* tmpring = static_cast<const uint32_t*>(q) + 140 / 4;  // amd_queue_t.compute_tmpring_size
-  EXPECT_NE(*tmpring, 0u);
+  EXPECT_NE(static_cast<const uint32_t*>(q)[140 / 4], 0u);  // amd_queue_t.compute_tmpring_size
   size_t free_before = 0, free_after = 0, total = 0;
   ASSERT_EQ(hipMemGetInfo(&free_before, &total), hipSuccess);
   ASSERT_EQ(hipDeviceReset(), hipSuccess);  // also destroys `s`
-  EXPECT_EQ(*tmpring, 0u);
   ASSERT_EQ(hipMemGetInfo(&free_after, &total), hipSuccess);
-  EXPECT_GT(free_after, free_before);
+  EXPECT_GT(free_after, free_before) << "the scratch of the huge kernel's queue was not freed";
 }
 
 }  // namespace
