@@ -2,6 +2,8 @@
 // Device printf formatting: walks the format string and formats each argument with the C library.
 #include "api/hip/printf.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -40,7 +42,12 @@ class Reader {
 struct Spec {
   std::string flags, width, precision, length;  // precision includes its '.'
   char conv = 0;
+  bool malformed = false;  // a field mixing '*' and digits ("%*5d", "%1*d"): printed as it is
 };
+
+// Widths and precisions are clamped to this: a format or an argument from the device must not
+// make the host build gigabytes of padding.
+constexpr uint64_t kMaxField = 4096;
 
 template <class... A>
 void append(std::string& out, const std::string& spec, A... a) {
@@ -52,33 +59,55 @@ void append(std::string& out, const std::string& spec, A... a) {
   out.resize(old + size_t(n));
 }
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A width or precision: a lone '*' or digits (clamped to kMaxField); appends it to `out`.
+size_t parse_field(std::string_view f, size_t i, std::string* out, bool* malformed) {
+  if (i < f.size() && f[i] == '*') {
+    *out += '*';
+    ++i;
+    if (i < f.size() && (is_digit(f[i]) || f[i] == '*')) *malformed = true;
+    return i;
+  }
+  uint64_t v = 0;
+  bool any = false;
+  for (; i < f.size() && is_digit(f[i]); ++i) {
+    v = std::min<uint64_t>(v * 10 + uint64_t(f[i] - '0'), kMaxField);
+    any = true;
+  }
+  if (i < f.size() && f[i] == '*') *malformed = true;
+  if (any) *out += std::to_string(v);
+  return i;
+}
+
 // Parses the conversion starting after a '%'; returns the index past it (conv stays 0 when the
 // format ends inside the specification).
 size_t parse_spec(std::string_view f, size_t i, Spec* s) {
   while (i < f.size() && std::strchr("-+ #0'", f[i])) s->flags += f[i++];
-  while (i < f.size() && (f[i] == '*' || (f[i] >= '0' && f[i] <= '9'))) s->width += f[i++];
+  i = parse_field(f, i, &s->width, &s->malformed);
   if (i < f.size() && f[i] == '.') {
     s->precision += f[i++];
-    while (i < f.size() && (f[i] == '*' || (f[i] >= '0' && f[i] <= '9'))) s->precision += f[i++];
+    i = parse_field(f, i, &s->precision, &s->malformed);
   }
   while (i < f.size() && std::strchr("hljztL", f[i])) s->length += f[i++];
   if (i < f.size()) s->conv = f[i++];
   return i;
 }
 
-// Replaces `*` in the width and precision by the arguments they take.
+// Replaces `*` in the width and precision by the arguments they take (clamped to kMaxField; a
+// negative width means left-justified, a negative precision none).
 bool resolve_stars(Spec& s, Reader& r) {
   uint64_t v;
   if (s.width == "*") {
     if (!r.next(&v)) return false;
-    int w = int(uint32_t(v));
+    int64_t w = int32_t(uint32_t(v));
     if (w < 0) s.flags += '-', w = -w;
-    s.width = std::to_string(w);
+    s.width = std::to_string(std::min<uint64_t>(uint64_t(w), kMaxField));
   }
   if (s.precision == ".*") {
     if (!r.next(&v)) return false;
-    int p = int(uint32_t(v));
-    s.precision = p < 0 ? "" : "." + std::to_string(p);
+    int64_t p = int32_t(uint32_t(v));
+    s.precision = p < 0 ? "" : "." + std::to_string(std::min<uint64_t>(uint64_t(p), kMaxField));
   }
   return true;
 }
@@ -154,7 +183,7 @@ PrintfOutput format_device_printf(std::span<const uint64_t> message) {
     }
     Spec s;
     size_t end = parse_spec(fmt, i + 1, &s);
-    if (!known_conversion(s.conv)) {  // not a conversion C knows: print it as it is
+    if (!known_conversion(s.conv) || s.malformed) {  // not a conversion C knows: print it as it is
       o.text.append(fmt, i, end - i);
       i = end;
       continue;

@@ -99,4 +99,16 @@ TEST(DevicePrintf, RejectsMessagesShortOfArguments) {
   EXPECT_NE(hip::format_device_printf(unterminated).error, "");
 }
 
+// Device-chosen widths and precisions cannot make the host build huge strings, and a field that
+// mixes '*' and digits is printed as written rather than handed to snprintf with an argument
+// missing.
+TEST(DevicePrintf, BoundsWidthsAndKeepsMalformedFields) {
+  EXPECT_EQ(text(Message("[%*d]").i32(0x7fffffff).i32(5)).size(), 4096u + 2);
+  EXPECT_EQ(text(Message("[%*d]").i32(int32_t(0x80000000u)).i32(5)).size(), 4096u + 2);  // INT_MIN
+  EXPECT_EQ(text(Message("[%.*f]").i32(0x7fffffff).d(1.0)).size(), 4096u + 4);
+  EXPECT_EQ(text(Message("[%99999999999d]").i32(7)).size(), 4096u + 2);
+  EXPECT_EQ(text(Message("[%*5s][%1*d][%.*3d]")), "[%*5s][%1*d][%.*3d]");
+}
+
 }  // namespace
+
