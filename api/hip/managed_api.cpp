@@ -9,12 +9,15 @@ using namespace hip;
 
 namespace {
 
-// [p, p+count) must lie inside one managed allocation.
-hipError_t managed_range(const void* p, size_t count) {
+// [p, p+count) must lie inside one managed allocation; `entry` gets it (one lookup, so a
+// concurrent hipFree cannot slip between the check and the use).
+hipError_t managed_range(const void* p, size_t count, AllocEntry* entry = nullptr) {
   if (!p || count == 0) return hipErrorInvalidValue;
   auto e = allocations().find(p);
   if (!e || e->kind != AllocKind::Managed) return hipErrorInvalidValue;
-  return reinterpret_cast<uintptr_t>(p) + count <= e->base + e->size ? hipSuccess : hipErrorInvalidValue;
+  if (count > e->base + e->size - reinterpret_cast<uintptr_t>(p)) return hipErrorInvalidValue;
+  if (entry) *entry = *e;
+  return hipSuccess;
 }
 
 // A location a hint may name: a device or the CPU.
@@ -83,8 +86,9 @@ HIP_EXPORT hipError_t hipMemPrefetchAsync(const void* p, size_t count, int devic
 HIP_EXPORT hipError_t hipMemRangeGetAttribute(void* data, size_t data_size, hipMemRangeAttribute attribute,
                                               const void* p, size_t count) {
   if (!data || data_size < sizeof(int) || data_size % sizeof(int)) return ret(hipErrorInvalidValue);
-  if (hipError_t e = managed_range(p, count); e != hipSuccess) return ret(e);
-  ManagedAdvice a = allocations().find(p)->advice;
+  AllocEntry entry;
+  if (hipError_t e = managed_range(p, count, &entry); e != hipSuccess) return ret(e);
+  const ManagedAdvice& a = entry.advice;
   auto* out = static_cast<int*>(data);
   if (attribute == hipMemRangeAttributeAccessedBy) {
     accessed_by(a, out, data_size / sizeof(int));

@@ -287,6 +287,8 @@ TEST_F(HipMemory, AdviseAndPrefetchRejectBadArguments) {
   EXPECT_EQ(hipMemAdvise(nullptr, 4096, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);
   EXPECT_EQ(hipMemAdvise(m, 0, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);
   EXPECT_EQ(hipMemAdvise(m + 1, 4096, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);  // past the end
+  EXPECT_EQ(hipMemAdvise(m + 8, SIZE_MAX - 4, hipMemAdviseSetReadMostly, 0), hipErrorInvalidValue);  // wraps
+  EXPECT_EQ(hipMemPrefetchAsync(m + 8, SIZE_MAX - 4, 0, 0), hipErrorInvalidValue);
   EXPECT_EQ(hipMemAdvise(m, 4096, hipMemoryAdvise(7), 0), hipErrorInvalidValue);
   EXPECT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetPreferredLocation, 99), hipErrorInvalidDevice);
   EXPECT_EQ(hipMemAdvise(m, 4096, hipMemAdviseSetAccessedBy, -5), hipErrorInvalidDevice);
