@@ -16,12 +16,14 @@ struct Family {
   uint32_t first_gfx, last_gfx;  // gfx_target_version range
   uint32_t wave_unit;            // bytes per COMPUTE_TMPRING_SIZE.WAVESIZE unit
   uint32_t wave_size_bits;       // width of WAVESIZE
+  uint32_t waves_bits;           // width of WAVES
   uint32_t (*tmpring)(uint32_t waves, uint32_t wave_units);
   Descriptor (*descriptor)(uint64_t base, uint32_t num_records, bool atc);
 };
 
 constexpr Family kFamilies[] = {
-    {90000, 99999, tmpring_gfx9::kWaveSizeUnit, tmpring_gfx9::kWaveSizeBits, tmpring_size_gfx9,
+    {90000, 99999, tmpring_gfx9::kWaveSizeUnit, tmpring_gfx9::kWaveSizeBits, tmpring_gfx9::kWavesBits,
+     tmpring_size_gfx9,
      descriptor_gfx9},
 };
 
@@ -68,7 +70,8 @@ kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
   // One XCC's share is what the V#'s 32-bit NUM_RECORDS covers: a per-lane size too large for
   // every slot to hold a wave gets fewer slots (WAVES), and the CP runs fewer of its waves at
   // once instead of the queue getting no scratch at all.
-  const uint64_t max_waves = UINT32_MAX / wave_bytes;
+  // WAVES is also a 12-bit field (4095 at most), which a large part's slots can exceed.
+  const uint64_t max_waves = std::min<uint64_t>(UINT32_MAX / wave_bytes, (1u << f->waves_bits) - 1);
   if (l.waves > max_waves) {
     l.waves = uint32_t(max_waves);
     l.total_bytes = max_waves * wave_bytes * l.num_xcc;

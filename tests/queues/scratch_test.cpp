@@ -107,6 +107,20 @@ TEST(Scratch, CapsTheSlotsAtWhatNumRecordsCovers) {
   EXPECT_TRUE(sc::encode(mi300x(), *x, 0x1000000, 0).ok());
 }
 
+// WAVES is 12 bits: a part with more scratch slots than 4095 (128 CUs x 32) gets 4095 of them
+// rather than a WAVES field that wrapped to 0 (no scratch at all).
+TEST(Scratch, CapsTheSlotsAtWhatWavesCanCount) {
+  kfd::NodeProperties p = mi210();
+  p.simd_count = 128 * 4;
+  auto l = sc::layout(p, 64);
+  ASSERT_TRUE(l.ok()) << l.message();
+  EXPECT_EQ(l->waves, 4095u);
+  EXPECT_EQ(l->total_bytes, 4095ull * 64 * 64);
+  auto f = sc::encode(p, *l, 0x7f0000000000ull, 0);
+  ASSERT_TRUE(f.ok()) << f.message();
+  EXPECT_EQ(f->compute_tmpring_size & 0xfff, 4095u);
+}
+
 TEST(Scratch, NoScratchClearsTheFields) {
   auto l = sc::layout(mi210(), 0);
   ASSERT_TRUE(l.ok());
