@@ -126,6 +126,7 @@ hipError_t Device::reset() {
     std::lock_guard lk(mu_);
     for (auto& q : queues_) (void)q->release_scratch();
   }
+  forget_peer_access(index_);
   return e;
 }
 

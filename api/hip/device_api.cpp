@@ -28,6 +28,13 @@ PeerTable& peers() {
 
 }  // namespace
 
+void hip::forget_peer_access(int device) {
+  if (device < 0 || device >= kMaxDevices) return;
+  std::lock_guard lk(peers().mu);
+  for (int other = 0; other < kMaxDevices; ++other)
+    peers().enabled[device][other] = peers().enabled[other][device] = false;
+}
+
 HIP_EXPORT hipError_t hipInit(unsigned int flags) {
   if (flags != 0) return ret(hipErrorInvalidValue);
   HIP_INIT(rt);
@@ -142,11 +149,6 @@ HIP_EXPORT hipError_t hipDeviceSynchronize(void) {
 
 HIP_EXPORT hipError_t hipDeviceReset(void) {
   HIP_INIT(rt);
-  int self = rt->current_index();
-  if (self < kMaxDevices) {  // the device's peer access goes with its state
-    std::lock_guard lk(peers().mu);
-    for (bool& e : peers().enabled[self]) e = false;
-  }
   return ret(rt->current().reset());
 }
 

@@ -83,6 +83,10 @@ class HwQueue {
   uint32_t slots_ = 0;
 };
 
+// Ends the peer access `device` enabled and the access others enabled to it (a device reset;
+// device_api.cpp keeps the table hipDeviceEnablePeerAccess answers from).
+void forget_peer_access(int device);
+
 // Recycles signals whose last use completed (value 0); a signal still pending when released is
 // left alone for good, since a packet may still write it.
 class SignalPool {
@@ -135,7 +139,8 @@ class Device {
 
   // Waits for every stream of the device (system-scope release, as hipDeviceSynchronize).
   hipError_t synchronize(const char* api);
-  // hipDeviceReset: synchronises, destroys the device's streams and frees its queues' scratch.
+  // hipDeviceReset (and hipDevicePrimaryCtxReset): synchronises, destroys the device's streams,
+  // frees its queues' scratch and ends its peer access.
   hipError_t reset();
 
  private:

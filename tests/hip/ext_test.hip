@@ -209,6 +209,13 @@ TEST(HipPeers, EnableOnceDisableOnce) {
   EXPECT_EQ(hipCtxEnablePeerAccess(c1, 0), hipSuccess);
   EXPECT_EQ(hipDeviceReset(), hipSuccess);  // a reset forgets it
   EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
+  // The primary context's reset does too, and so does the peer's: access to a reset device ends.
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 0), hipSuccess);
+  EXPECT_EQ(hipDevicePrimaryCtxReset(0), hipSuccess);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
+  EXPECT_EQ(hipDeviceEnablePeerAccess(1, 0), hipSuccess);
+  EXPECT_EQ(hipDevicePrimaryCtxReset(1), hipSuccess);
+  EXPECT_EQ(hipDeviceDisablePeerAccess(1), hipErrorPeerAccessNotEnabled);
   (void)hipGetLastError();
 }
 
