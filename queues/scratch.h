@@ -45,6 +45,11 @@ struct Layout {
 // family without a table entry.
 kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes);
 
+// The largest per-work-item (wave64 lane) scratch COMPUTE_TMPRING_SIZE.WAVESIZE can describe on
+// gfx9 (8191 KiB per wave / 64 lanes); layout() refuses more.
+constexpr uint32_t kMaxLaneBytesGfx9 =
+    ((1u << tmpring_gfx9::kWaveSizeBits) - 1) * tmpring_gfx9::kWaveSizeUnit / 64;
+
 // The same per-wave size with room for only `waves` waves (WAVES), for memory pressure: the CP
 // runs at most WAVES scratch-using waves at once, so fewer slots throttle a dispatch but never
 // break it, as long as a whole workgroup (kMinWaves wave64s) fits.

@@ -60,8 +60,7 @@ KernelInfo make_info(const loader::Kernel& k, uint64_t kernel_object) {
   info.kernarg_align = uint32_t(std::max<uint64_t>(m.kernarg_segment_align, 8));
   info.group_segment = uint32_t(m.group_segment_fixed_size);
   info.private_segment = uint32_t(m.private_segment_fixed_size);
-  // A dynamic stack needs room beyond the fixed size (HwQueue::kDynamicStackBytes).
-  if (m.uses_dynamic_stack.value_or(false)) info.private_segment += HwQueue::kDynamicStackBytes;
+  info.dynamic_stack = m.uses_dynamic_stack.value_or(false);
   info.max_workgroup = uint32_t(m.max_flat_workgroup_size ? m.max_flat_workgroup_size : 1024);
   info.sgprs = uint32_t(m.sgpr_count);
   info.vgprs = uint32_t(m.vgpr_count);

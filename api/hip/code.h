@@ -33,7 +33,8 @@ struct KernelInfo {
   uint64_t kernel_object = 0;
   uint32_t kernarg_size = 0, kernarg_align = 16;
   uint32_t explicit_size = 0;  // end of the last explicit argument
-  uint32_t group_segment = 0, private_segment = 0;
+  uint32_t group_segment = 0, private_segment = 0;  // private: private_segment_fixed_size
+  bool dynamic_stack = false;  // the kernel needs a stack beyond private_segment (recursion, calls)
   uint32_t max_workgroup = 1024;
   uint32_t sgprs = 0, vgprs = 0;
   std::vector<Arg> args;       // explicit arguments, in order

@@ -84,10 +84,8 @@ namespace {
 
 // Largest kernel-argument block a raw dispatch may carry (kernels take a few KiB at most).
 constexpr size_t kMaxKernargBytes = size_t(64) << 10;
-// Largest per-work-item private segment: COMPUTE_TMPRING_SIZE.WAVESIZE (13 bits of 1 KiB per
-// wave, queues/scratch.h) shared by a wave64.
-constexpr uint32_t kMaxPrivateBytes =
-    ((1u << queues::scratch::tmpring_gfx9::kWaveSizeBits) - 1) * queues::scratch::tmpring_gfx9::kWaveSizeUnit / 64;
+// Largest per-work-item private segment the queue's scratch can hold.
+constexpr uint32_t kMaxPrivateBytes = queues::scratch::kMaxLaneBytesGfx9;
 
 // A GET_CLOCK_COUNTERS sample of `dev`: its GPU timestamp counter and the system clock.
 hipError_t clock_sample(Runtime* rt, Device& dev, const char* api, kfd::ClockCounters* out) {
@@ -145,9 +143,8 @@ hipError_t parse_packet(const void* packet, Device& dev, queues::DispatchParams*
   // from the packet, so a smaller packet value would leave the kernel short.
   loader::KernelDescriptor kd;
   std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(k.kernel_object)), sizeof kd);
-  const bool dynamic_stack = kd.kernel_code_properties & loader::kUsesDynamicStack;
-  const uint64_t need = uint64_t(kd.private_segment_fixed_size) +
-                        (dynamic_stack ? HwQueue::kDynamicStackBytes : 0);
+  const uint64_t need = HwQueue::scratch_per_item(kd.private_segment_fixed_size,
+                                                  kd.kernel_code_properties & loader::kUsesDynamicStack);
   if (need > kMaxPrivateBytes) return hipErrorInvalidConfiguration;
   queues::DispatchParams& p = *out;
   p.fence = queues::Fence{true, acq, rel};  // the barrier bit orders it after the stream's work
@@ -237,7 +234,8 @@ HIP_EXPORT hipError_t kfdrtFuncGetKernelObject(const void* function, int device,
   *kernel_object = (*ki)->kernel_object;
   if (kernarg_size) *kernarg_size = (*ki)->kernarg_size;
   if (group_segment_size) *group_segment_size = (*ki)->group_segment;
-  if (private_segment_size) *private_segment_size = (*ki)->private_segment;
+  if (private_segment_size)
+    *private_segment_size = HwQueue::scratch_per_item((*ki)->private_segment, (*ki)->dynamic_stack);
   return hipSuccess;
 }
 

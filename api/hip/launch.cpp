@@ -139,7 +139,7 @@ hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t
   d.items[0] = items[0], d.items[1] = items[1], d.items[2] = items[2];
   d.block[0] = uint16_t(block.x), d.block[1] = uint16_t(block.y), d.block[2] = uint16_t(block.z);
   d.group_segment = uint32_t(k.group_segment + shared);
-  d.private_segment = k.private_segment;
+  d.private_segment = uint32_t(HwQueue::scratch_per_item(k.private_segment, k.dynamic_stack));
   d.kernarg = ka;
   d.kernarg_size = k.kernarg_size;
   d.kernarg_align = k.kernarg_align;

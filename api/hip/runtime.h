@@ -36,6 +36,11 @@ class HwQueue {
   // Per-work-item stack a kernel with a dynamic stack (recursion, indirect calls) gets beyond
   // its private_segment_fixed_size: HIP's default stack size limit (hipLimitStackSize, 1 KiB).
   static constexpr uint32_t kDynamicStackBytes = 1024;
+  // Scratch per work-item a kernel needs: its fixed private segment, plus the stack allowance
+  // when it uses a dynamic stack.
+  static uint64_t scratch_per_item(uint32_t private_fixed, bool dynamic_stack) {
+    return uint64_t(private_fixed) + (dynamic_stack ? kDynamicStackBytes : 0);
+  }
 
   static kfd::Result<std::unique_ptr<HwQueue>> create(Device& dev, uint32_t priority);
   ~HwQueue();
