@@ -10,10 +10,12 @@
 #include <cstring>
 
 #include "kfd/uapi_ext.h"
+#include "pm4/queue_error.h"
 
 namespace emu {
 
-using namespace queues::aql;
+using namespace pm4::aql;
+namespace qe = pm4::queue_error;
 
 namespace {
 
@@ -104,14 +106,13 @@ bool CommandProcessor::service(Queue& q) {
   if (q.type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {
     auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
     if (__atomic_load_n(db, __ATOMIC_ACQUIRE) != 0)
-      fail(q, kQueueErrorUnimplemented, "PM4 and SDMA queue execution is not implemented by the emulator");
+      fail(q, qe::kInvalidPacketFormat, "PM4 and SDMA queue execution is not implemented by the emulator");
     return false;
   }
   auto* rptr = reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
   uint8_t* ring = d_.translate(q.ring_va, q.ring_size, true);
   if (!rptr || !ring) {
-    fail(q, kQueueErrorMemoryFault, "queue ring or read pointer is not mapped to the GPU",
-         rptr ? q.ring_va : q.rptr_va, true);
+    fault(q, "queue ring or read pointer is not mapped to the GPU", rptr ? q.ring_va : q.rptr_va, true);
     return false;
   }
   // The doorbell holds the index of a published packet, but on a multi-producer queue it may be
@@ -160,8 +161,12 @@ CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_
       signal = kp->completion_signal;
       uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
       DispatchResult r = run_kernel_dispatch(p_, d_, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
-      if (r.error != kQueueErrorNone) {
-        fail(q, r.error, r.message, r.fault_va, r.error == kQueueErrorMemoryFault, r.fault_write);
+      if (r.memory_fault) {
+        fault(q, r.message, r.fault_va, r.fault_write);
+        return Step::Failed;
+      }
+      if (r.error) {
+        fail(q, r.error, r.message);
         return Step::Failed;
       }
       s = Step::Done;
@@ -177,7 +182,7 @@ CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_
         s = barrier_value(q, pkt);
         signal = reinterpret_cast<BarrierValuePacket*>(pkt)->completion_signal;
       } else {
-        fail(q, pkt[2] == kVendorPm4Ib ? kQueueErrorUnimplemented : kQueueErrorInvalidPacket,
+        fail(q, qe::kInvalidVendorPacket,
              "vendor packet format " + std::to_string(pkt[2]) +
                  (pkt[2] == kVendorPm4Ib ? " (PM4 IB) is not implemented by the emulator"
                                          : " is not a known AMD vendor packet"));
@@ -185,10 +190,10 @@ CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_
       }
       break;
     case kTypeAgentDispatch:
-      fail(q, kQueueErrorUnimplemented, "agent dispatch packets are not implemented by the emulator");
+      fail(q, qe::kInvalidPacketFormat, "agent dispatch packets are not implemented by the emulator");
       return Step::Failed;
     default:
-      fail(q, kQueueErrorInvalidPacket, "invalid AQL packet type " + std::to_string(header_type(header)));
+      fail(q, qe::kInvalidPacketFormat, "invalid AQL packet type " + std::to_string(header_type(header)));
       return Step::Failed;
   }
   if (s != Step::Done) return s;
@@ -200,8 +205,8 @@ CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_
 bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value) {
   auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), false));
   if (!s) {
-    fail(q, kQueueErrorMemoryFault, "signal " + hex(signal_va) + " is not mapped to the GPU",
-         signal_va + offsetof(AmdSignal, value), true);
+    fault(q, "signal " + hex(signal_va) + " is not mapped to the GPU", signal_va + offsetof(AmdSignal, value),
+          false);
     return false;
   }
   *value = __atomic_load_n(&s->value, __ATOMIC_ACQUIRE);
@@ -235,7 +240,7 @@ CommandProcessor::Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
     case kCondLt: ok = x < bp->value; break;
     case kCondGte: ok = x >= bp->value; break;
     default:
-      fail(q, kQueueErrorInvalidPacket, "BARRIER_VALUE with unknown condition " + std::to_string(bp->cond));
+      fail(q, qe::kInvalidVendorPacket, "BARRIER_VALUE with unknown condition " + std::to_string(bp->cond));
       return Step::Failed;
   }
   return ok ? Step::Done : Step::Blocked;
@@ -253,9 +258,8 @@ bool CommandProcessor::profiling(const Queue& q) {
 bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts) {
   auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), true));
   if (!s) {
-    fail(q, kQueueErrorMemoryFault,
-         "completion signal " + hex(signal_va) + " is not mapped (writable) to the GPU",
-         signal_va + offsetof(AmdSignal, value), true, true);
+    fault(q, "completion signal " + hex(signal_va) + " is not mapped (writable) to the GPU",
+          signal_va + offsetof(AmdSignal, value), true);
     return false;
   }
   if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
@@ -267,8 +271,7 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
   if (mailbox) {
     auto* mb = reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true));
     if (!mb) {
-      fail(q, kQueueErrorMemoryFault, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU",
-           mailbox, true, true);
+      fault(q, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU", mailbox, true);
       return false;
     }
     uint32_t id = s->event_id;
@@ -278,30 +281,36 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
   return true;
 }
 
-// Stops the queue: the error goes to stderr, into queue_inactive_signal, and for faults to the
-// process's MEMORY events.
-void CommandProcessor::fail(Queue& q, QueueError code, const std::string& why, uint64_t fault_va,
-                            bool fault, bool write) {
+// Stops the queue: the error goes to stderr and, as the CP does, into queue_inactive_signal
+// (whose event is raised so a waiter wakes).
+void CommandProcessor::fail(Queue& q, uint64_t error_bits, const std::string& why) {
   q.stopped = true;
   q.error = why;
-  std::fprintf(stderr, "kfdemu: GPU %s queue %u stopped: %s\n", hex(d_.model->gpu_id).c_str(), q.id,
-               why.c_str());
-  if (q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {
-    uint64_t aq_va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id);
-    auto* aq = reinterpret_cast<AmdQueue*>(d_.translate(aq_va, sizeof(AmdQueue), false));
-    uint64_t sig = aq && aq->hsa_queue.base_address == q.ring_va ? aq->queue_inactive_signal : 0;
-    auto* s = sig ? reinterpret_cast<AmdSignal*>(d_.translate(sig, sizeof(AmdSignal), true)) : nullptr;
-    if (s) {
-      __atomic_store_n(&s->value, int64_t(code), __ATOMIC_SEQ_CST);
-      uint64_t mailbox = s->event_mailbox_ptr;
-      auto* mb = mailbox ? reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true)) : nullptr;
-      if (mb) {
-        __atomic_store_n(mb, uint64_t(s->event_id), __ATOMIC_RELEASE);
-        p_.raise_signal_event(s->event_id);
-      }
-    }
+  std::fprintf(stderr, "kfdemu: GPU %s queue %u stopped: %s [queue error %s]\n", hex(d_.model->gpu_id).c_str(),
+               q.id, why.c_str(), qe::describe(error_bits).c_str());
+  if (q.type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) return;
+  uint64_t aq_va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id);
+  auto* aq = reinterpret_cast<AmdQueue*>(d_.translate(aq_va, sizeof(AmdQueue), false));
+  uint64_t sig = aq && aq->hsa_queue.base_address == q.ring_va ? aq->queue_inactive_signal : 0;
+  auto* s = sig ? reinterpret_cast<AmdSignal*>(d_.translate(sig, sizeof(AmdSignal), true)) : nullptr;
+  if (!s) return;
+  __atomic_store_n(&s->value, int64_t(error_bits), __ATOMIC_SEQ_CST);
+  uint64_t mailbox = s->event_mailbox_ptr;
+  auto* mb = mailbox ? reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true)) : nullptr;
+  if (mb) {
+    __atomic_store_n(mb, uint64_t(s->event_id), __ATOMIC_RELEASE);
+    p_.raise_signal_event(s->event_id);
   }
-  if (fault) p_.raise_memory_fault(d_.model->gpu_id, fault_va, write);
+}
+
+// A GPU page fault: the queue stops and the driver reports the address through the process's
+// MEMORY events (kfd_events.c kfd_signal_vm_fault_event); the CP writes no queue error.
+void CommandProcessor::fault(Queue& q, const std::string& why, uint64_t va, bool write) {
+  q.stopped = true;
+  q.error = why;
+  std::fprintf(stderr, "kfdemu: GPU %s queue %u stopped: %s [page fault at %s]\n",
+               hex(d_.model->gpu_id).c_str(), q.id, why.c_str(), hex(va).c_str());
+  p_.raise_memory_fault(d_.model->gpu_id, va, write);
 }
 
 }  // namespace emu

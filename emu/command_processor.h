@@ -11,14 +11,15 @@
 #include <vector>
 
 #include "emu/kfd_process.h"
-#include "queues/aql.h"
+#include "pm4/aql.h"
 
 namespace emu {
 
 // Runs one kernel dispatch packet on the shader core (emu/dispatch.cpp). Returns an empty string
 // on success, else why the queue must stop; sets *error and *fault_va.
 struct DispatchResult {
-  queues::aql::QueueError error = queues::aql::kQueueErrorNone;
+  uint64_t error = 0;         // pm4::queue_error bits for queue_inactive_signal
+  bool memory_fault = false;  // a page fault: a MEMORY event instead of a queue error
   uint64_t fault_va = 0;
   bool fault_write = false;
   std::string message;
@@ -46,8 +47,10 @@ class CommandProcessor {
   bool complete(Queue& q, uint64_t signal_va, uint64_t start_ts);
   bool profiling(const Queue& q);
   bool load_signal(Queue& q, uint64_t signal_va, int64_t* value);
-  void fail(Queue& q, queues::aql::QueueError code, const std::string& why, uint64_t fault_va = 0,
-            bool fault = false, bool write = false);
+  // Stops the queue with queue error bits (pm4/queue_error.h), named on stderr.
+  void fail(Queue& q, uint64_t error_bits, const std::string& why);
+  // Stops the queue on a page fault: the driver's MEMORY event carries the address (no queue error).
+  void fault(Queue& q, const std::string& why, uint64_t va, bool write);
   void backoff(unsigned idle_rounds);
 
   Process& p_;

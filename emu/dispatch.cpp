@@ -4,6 +4,7 @@
 
 #include "emu/command_processor.h"
 #include "emu/shader/shader.h"
+#include "pm4/queue_error.h"
 
 namespace emu {
 
@@ -68,11 +69,13 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_v
   using K = shader::Outcome::Kind;
   switch (o.kind) {
     case K::Ok: return r;
-    case K::MemoryFault: r.error = queues::aql::kQueueErrorMemoryFault; break;
-    case K::IllegalInstruction: r.error = queues::aql::kQueueErrorIllegalInstruction; break;
-    case K::Trap: r.error = queues::aql::kQueueErrorTrap; break;
-    case K::Unimplemented: r.error = queues::aql::kQueueErrorUnimplemented; break;
-    case K::ScratchTooSmall: r.error = queues::aql::kQueueErrorScratch; break;
+    case K::MemoryFault: r.memory_fault = true; break;
+    case K::IllegalInstruction: r.error = pm4::queue_error::kIllegalInstruction; break;
+    case K::Trap: r.error = pm4::queue_error::kDebugTrap; break;
+    // What the emulator cannot execute is reported as the hardware's closest error; the
+    // message on stderr says it is the emulator's limit.
+    case K::Unimplemented: r.error = pm4::queue_error::kIllegalInstruction; break;
+    case K::ScratchTooSmall: r.error = pm4::queue_error::kScratchWave64; break;
   }
   r.fault_va = o.fault_va;
   r.message = "kernel dispatch: " + o.message;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Kernel dispatch when the emulator was built without its shader core: stop the queue and say so.
 #include "emu/command_processor.h"
+#include "pm4/queue_error.h"
 
 namespace emu {
 
 DispatchResult run_kernel_dispatch(Process&, DeviceState&, uint64_t, uint64_t, uint64_t) {
   DispatchResult r;
-  r.error = queues::aql::kQueueErrorUnimplemented;
+  r.error = pm4::queue_error::kIllegalInstruction;
   r.message = "kernel dispatch: this libkfdemu.so was built without the shader core (emu/shader)";
   return r;
 }

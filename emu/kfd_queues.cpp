@@ -4,7 +4,7 @@
 
 #include "emu/command_processor.h"
 #include "emu/kfd_process.h"
-#include "kfd/queue_sizes.h"
+#include "pm4/queue_sizes.h"
 #include "kfd/uapi_ext.h"
 
 namespace emu {
@@ -61,7 +61,7 @@ int Process::validate_queue_buffers(DeviceState& d, const kfd_ioctl_create_queue
   if ((r = buffer_get(*this, d, a.ring_base_address, ring, find, &q.held))) return r;
   if (a.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE && a.queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL)
     return 0;  // only compute queues carry EOP and CWSR buffers
-  const kfd::QueueBufferSizes s = kfd::queue_buffer_sizes(node_props(*d.model));
+  const pm4::QueueBufferSizes s = pm4::queue_buffer_sizes(node_props(*d.model));
   if (a.eop_buffer_address) {
     if (a.eop_buffer_size != s.eop_size) return -EINVAL;
     if ((r = buffer_get(*this, d, a.eop_buffer_address, a.eop_buffer_size, find, &q.held))) return r;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "pm4/family.h"
+
 namespace loader {
 namespace {
 
@@ -84,12 +86,12 @@ kfd::Status CodeObject::bind_kernel(Kernel& k, const SymbolIndex& syms, size_t i
   auto found = syms.find(k.meta.symbol);
   if (found == syms.end()) return kfd::Error::msg(path + ": no defined symbol '" + k.meta.symbol + "'");
   const Symbol* it = found->second;
-  if (it->size != sizeof(KernelDescriptor))
+  if (it->size != sizeof(pm4::KernelDescriptor))
     return kfd::Error::msg(path + ": symbol '" + k.meta.symbol + "' has size " + std::to_string(it->size) + ", not 64");
   if (it->value % 64)
     return kfd::Error::msg(path + ": descriptor address " + kfd::hex(it->value) + " is not 64-byte aligned");
-  KFD_ASSIGN(uint64_t off, elf_.file_offset_of(it->value, sizeof(KernelDescriptor), "kernel descriptor " + k.meta.symbol));
-  std::memcpy(&k.descriptor, elf_.image().data() + off, sizeof(KernelDescriptor));
+  KFD_ASSIGN(uint64_t off, elf_.file_offset_of(it->value, sizeof(pm4::KernelDescriptor), "kernel descriptor " + k.meta.symbol));
+  std::memcpy(&k.descriptor, elf_.image().data() + off, sizeof(pm4::KernelDescriptor));
   k.descriptor_vaddr = it->value;
   k.entry_vaddr = it->value + uint64_t(k.descriptor.kernel_code_entry_byte_offset);
   uint64_t entry_rel = k.entry_vaddr - vaddr_min_;
@@ -136,20 +138,20 @@ const GlobalVar* CodeObject::find_global(std::string_view name) const {
 }
 
 bool is_gfx90a_family(const TargetId& t) {
-  return t.processor == "gfx90a" || t.processor == "gfx940" || t.processor == "gfx941" ||
-         t.processor == "gfx942" || t.processor == "gfx950";
+  const pm4::Family* f = pm4::family_for_processor(t.processor);
+  return f && f->rsrc3 == pm4::Rsrc3Layout::Gfx90a;
 }
 
 unsigned vgpr_granule(const TargetId& t, bool wave32) {
-  if (is_gfx90a_family(t)) return 8;
-  bool gfx10plus = t.processor.size() >= 6 && t.processor.rfind("gfx1", 0) == 0;
-  if (gfx10plus) return wave32 ? 8 : 4;
-  return 4;
+  const pm4::Family* f = pm4::family_for_processor(t.processor);
+  if (!f) return wave32 ? 8 : 4;  // AMDGPUUsage: 4 (wave64) / 8 (wave32) outside the table's rows
+  const unsigned g = wave32 ? f->vgpr_encode_granule_wave32 : f->vgpr_encode_granule_wave64;
+  return g ? g : f->vgpr_encode_granule_wave64;
 }
 
-unsigned vgprs_from_descriptor(const KernelDescriptor& kd, const TargetId& t) {
-  bool wave32 = decode_code_properties(kd.kernel_code_properties).wavefront_size32;
-  return (decode_rsrc1(kd.compute_pgm_rsrc1).granulated_workitem_vgpr_count + 1) * vgpr_granule(t, wave32);
+unsigned vgprs_from_descriptor(const pm4::KernelDescriptor& kd, const TargetId& t) {
+  bool wave32 = pm4::decode_code_properties(kd.kernel_code_properties).wavefront_size32;
+  return (pm4::decode_rsrc1(kd.compute_pgm_rsrc1).granulated_workitem_vgpr_count + 1) * vgpr_granule(t, wave32);
 }
 
 }  // namespace loader

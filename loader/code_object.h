@@ -11,7 +11,7 @@
 #include "kfd/result.h"
 #include "loader/bytes.h"
 #include "loader/elf.h"
-#include "loader/kernel_descriptor.h"
+#include "pm4/kernel_descriptor.h"
 #include "loader/metadata.h"
 #include "loader/target.h"
 
@@ -20,7 +20,7 @@ namespace loader {
 struct Kernel {
   KernelMeta meta;
   uint64_t descriptor_vaddr = 0;  // of the `<name>.kd` symbol, relative to the load base
-  KernelDescriptor descriptor{};
+  pm4::KernelDescriptor descriptor{};
   uint64_t entry_vaddr = 0;       // descriptor_vaddr + kernel_code_entry_byte_offset
 };
 
@@ -65,11 +65,11 @@ class CodeObject {
   uint64_t vaddr_min_ = 0, vaddr_span_ = 0;
 };
 
-// Register counts the descriptor's granulated fields allow; AMDGPUUsage compute_pgm_rsrc1.
-// VGPR granule: 8 on gfx90a/gfx94x, on gfx10+ 8 in wave32 and 4 in wave64; otherwise 4.
+// Register counts the descriptor's granulated fields allow (AMDGPUUsage compute_pgm_rsrc1), with
+// the encoding granule of the target's row in the family table (pm4/family.h).
 unsigned vgpr_granule(const TargetId& target, bool wave32);
-unsigned vgprs_from_descriptor(const KernelDescriptor& kd, const TargetId& target);
-// gfx90a, gfx940..942, gfx950: unified VGPR/AGPR file, VGPR granule 8, RSRC3 holds ACCUM_OFFSET.
+unsigned vgprs_from_descriptor(const pm4::KernelDescriptor& kd, const TargetId& target);
+// Targets whose RSRC3 holds ACCUM_OFFSET / TG_SPLIT (gfx90a, gfx94x, gfx950: unified VGPR/AGPR file).
 bool is_gfx90a_family(const TargetId& target);
 
 }  // namespace loader

@@ -33,6 +33,7 @@ kfd::Status Context::init(const ContextOptions& opts) {
     g->node_id = n->index;
     g->node = n;
     g->vram_size = n->vram_size() ? n->vram_size() : n->props.local_mem_size;
+    g->family = pm4::family_for(n->props.gfx_target_version);
     gpus_.push_back(std::move(g));
   }
   if (gpus_.empty()) return kfd::Error::msg("no GPU in the KFD topology", ENODEV);

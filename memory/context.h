@@ -17,6 +17,7 @@
 #include "kfd/result.h"
 #include "kfd/topology.h"
 #include "memory/pool.h"
+#include "pm4/family.h"
 #include "memory/types.h"
 #include "memory/va.h"
 
@@ -32,6 +33,8 @@ struct Gpu {
   kfd::RenderNode render;
   kfd::Apertures apertures{};
   uint64_t vram_size = 0;  // the VRAM heap
+  // The generation's hardware facts, chosen once from gfx_target_version (nullptr: not in the table).
+  const pm4::Family* family = nullptr;
 
   const kfd::NodeProperties& props() const { return node->props; }
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// AQL queue creation (Linux 6.12 buffer rules), amd_queue_t and scratch set-up, teardown (REFERENCE §1, §2).
+// AQL queue creation (Linux 6.12 buffer rules), amd_queue_t and scratch set-up, teardown.
 #include "queues/aql_queue.h"
 
 #include <linux/kfd_ioctl.h>
@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "memory/context.h"
+#include "pm4/queue_error.h"
 #include "queues/runtime.h"
 
 namespace queues {
@@ -19,18 +20,6 @@ namespace {
 constexpr int64_t kSignalKindDoorbell = -1;
 constexpr uint32_t kHsaQueueTypeMulti = 0;
 constexpr uint32_t kHsaQueueFeatureKernelDispatch = 1;
-
-const char* queue_error_name(int64_t code) {
-  switch (code) {
-    case aql::kQueueErrorInvalidPacket: return "invalid packet";
-    case aql::kQueueErrorMemoryFault: return "memory fault";
-    case aql::kQueueErrorIllegalInstruction: return "illegal instruction";
-    case aql::kQueueErrorTrap: return "trap (abort)";
-    case aql::kQueueErrorUnimplemented: return "unimplemented packet or instruction";
-    case aql::kQueueErrorScratch: return "insufficient scratch for a dispatch";
-    default: return "error";
-  }
-}
 
 mem::AllocRequest buffer_request(mem::Heap heap, mem::Coherence c, size_t size, uint32_t gpu) {
   mem::AllocRequest r;
@@ -177,7 +166,7 @@ kfd::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
   size_ = opts.packets;
   mask_ = size_ - 1;
   gpu_ = &gpu;
-  sizes_ = kfd::queue_buffer_sizes(gpu.props());
+  sizes_ = pm4::queue_buffer_sizes(gpu.props());
   KFD_TRY(allocate_buffers(gpu));
   init_amd_queue(gpu);
   if (opts.profiling) amdq_->queue_properties |= scratch::kPropEnableProfiling;
@@ -246,8 +235,8 @@ kfd::Status AqlQueue::error() const {
   int64_t code = error_code();
   if (code == 0) return {};
   return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " on GPU " + kfd::hex(gpu_id_) +
-                         " stopped: " + queue_error_name(code) + " (queue_inactive_signal=" +
-                         std::to_string(code) + ", read index " + std::to_string(read_index()) +
+                         " stopped: " + pm4::queue_error::describe(uint64_t(code)) +
+                         " (queue_inactive_signal=" + kfd::hex(uint64_t(code)) + ", read index " + std::to_string(read_index()) +
                          ", write index " + std::to_string(write_index()) + ")", EIO);
 }
 

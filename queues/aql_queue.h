@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "kfd/queue_sizes.h"
+#include "pm4/queue_sizes.h"
 #include "kfd/result.h"
-#include "queues/aql.h"
+#include "pm4/aql.h"
 #include "queues/packets.h"
 #include "queues/scratch.h"
 #include "queues/signal.h"
@@ -54,7 +54,7 @@ class AqlQueue {
   uint32_t gpu_id() const { return gpu_id_; }
   aql::AmdQueue* amd_queue() const { return amdq_; }
   uint64_t handle() const { return reinterpret_cast<uint64_t>(amdq_); }  // hsa_queue_t*
-  const kfd::QueueBufferSizes& buffer_sizes() const { return sizes_; }
+  const pm4::QueueBufferSizes& buffer_sizes() const { return sizes_; }
   const scratch::Layout& scratch_layout() const { return scratch_layout_; }
   const scratch::Slice& scratch_slice() const { return scratch_slice_; }
 
@@ -123,7 +123,7 @@ class AqlQueue {
   uint32_t queue_id_ = 0;
   bool created_ = false;
   bool registered_ = false;
-  kfd::QueueBufferSizes sizes_;
+  pm4::QueueBufferSizes sizes_;
   Packet* ring_ = nullptr;
   aql::AmdQueue* amdq_ = nullptr;
   void* eop_ = nullptr;

@@ -6,9 +6,11 @@
 #include <span>
 
 #include "kfd/result.h"
-#include "queues/aql.h"
+#include "pm4/aql.h"
 
 namespace queues {
+
+namespace aql = pm4::aql;  // the layouts live on the hardware floor
 
 // One 64-byte AQL packet as 16 dwords. Dword 0 holds header (low 16 bits) and setup / vendor
 // format (high 16 bits); the queue stores it last, atomically, with release order.

@@ -6,10 +6,14 @@
 
 #include "kfd/node_properties.h"
 #include "kfd/result.h"
-#include "queues/aql.h"
-#include "queues/scratch_regs.h"
+#include "pm4/aql.h"
+#include "pm4/scratch_regs.h"
 
 namespace queues::scratch {
+
+namespace aql = pm4::aql;
+namespace tmpring_gfx9 = pm4::tmpring_gfx9;
+namespace vsharp_gfx9 = pm4::vsharp_gfx9;
 
 // amd_queue_t.queue_properties bits. source: ROCr amd_hsa_queue.h (amd_queue_properties_t).
 constexpr uint32_t kPropEnableTrapHandler = 1u << 0;

@@ -7,10 +7,12 @@
 #include <cstdint>
 
 #include "kfd/result.h"
-#include "queues/aql.h"
+#include "pm4/aql.h"
 #include "queues/events.h"
 
 namespace queues {
+
+namespace aql = pm4::aql;
 
 class Runtime;
 

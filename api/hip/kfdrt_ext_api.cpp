@@ -8,7 +8,7 @@
 #include "api/hip/alloc.h"
 #include "api/hip/code.h"
 #include "api/hip/stream.h"
-#include "loader/kernel_descriptor.h"
+#include "pm4/kernel_descriptor.h"
 #include "queues/scratch.h"
 
 namespace hip {
@@ -141,10 +141,10 @@ hipError_t parse_packet(const void* packet, Device& dev, queues::DispatchParams*
     return hipErrorInvalidConfiguration;
   // The kernel's own private segment, as a HIP launch gives it: the queue's scratch is sized
   // from the packet, so a smaller packet value would leave the kernel short.
-  loader::KernelDescriptor kd;
+  pm4::KernelDescriptor kd;
   std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(k.kernel_object)), sizeof kd);
   const uint64_t need = HwQueue::scratch_per_item(kd.private_segment_fixed_size,
-                                                  kd.kernel_code_properties & loader::kUsesDynamicStack);
+                                                  kd.kernel_code_properties & pm4::kUsesDynamicStack);
   if (need > kMaxPrivateBytes) return hipErrorInvalidConfiguration;
   queues::DispatchParams& p = *out;
   p.fence = queues::Fence{true, acq, rel};  // the barrier bit orders it after the stream's work
@@ -251,7 +251,7 @@ HIP_EXPORT hipError_t kfdrtStreamDispatchAql(hipStream_t stream, const void* pac
   if (hipError_t e = parse_packet(packet, s->device(), &p); e != hipSuccess) return ret(e);
   // Kernel-argument memory is reused: bytes the caller does not give, up to the kernel's own
   // kernarg segment (hidden arguments included), are zero rather than an earlier dispatch's.
-  loader::KernelDescriptor kd;
+  pm4::KernelDescriptor kd;
   std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(p.kernel_object)), sizeof kd);
   std::vector<uint8_t> args(std::max<size_t>(kernarg_size, std::min<size_t>(kd.kernarg_size, kMaxKernargBytes)), 0);
   if (kernarg_size) std::memcpy(args.data(), kernargs, kernarg_size);

@@ -14,8 +14,8 @@ namespace {
 // hardware's block limit.
 struct CuLimits {
   int simds = 4, waves_per_simd = 8, wave = 64;
-  int vgprs = 256, vgpr_granule = 4;  // gfx90a and gfx94x: 512 unified VGPRs in granules of 8
-  int sgprs = 800, sgpr_granule = 16;
+  int vgprs = 256, vgpr_granule = 4;  // the family table's, per wave size
+  int sgprs = 800, sgpr_granule = 16;  // sgprs 0: SGPRs do not limit occupancy (gfx10+)
   size_t lds = 65536;
   int max_blocks = 32;
 };
@@ -27,8 +27,12 @@ CuLimits limits_of(Device& dev) {
   if (n.simd_per_cu) l.simds = int(n.simd_per_cu);
   if (n.max_waves_per_simd) l.waves_per_simd = int(n.max_waves_per_simd);
   l.wave = p.warpSize;
-  const std::string& gfx = dev.target().processor;
-  if (gfx == "gfx90a" || gfx.rfind("gfx94", 0) == 0) l.vgprs = 512, l.vgpr_granule = 8;
+  if (const pm4::Family* f = dev.gpu().family) {
+    const bool wave32 = l.wave == 32 && f->vgprs_wave32;
+    l.vgprs = wave32 ? f->vgprs_wave32 : f->vgprs_wave64;
+    l.vgpr_granule = wave32 ? f->vgpr_alloc_granule_wave32 : f->vgpr_alloc_granule_wave64;
+    l.sgprs = f->sgprs, l.sgpr_granule = f->sgpr_alloc_granule;
+  }
   l.lds = p.sharedMemPerMultiprocessor;
   l.max_blocks = p.maxBlocksPerMultiProcessor;
   return l;
@@ -41,7 +45,7 @@ int blocks_per_cu(const CuLimits& l, const KernelInfo& k, int block, size_t dyn)
   if (block <= 0 || uint32_t(block) > k.max_workgroup) return 0;
   int waves_per_simd = l.waves_per_simd;
   if (k.vgprs) waves_per_simd = std::min(waves_per_simd, l.vgprs / round_up(int(k.vgprs), l.vgpr_granule));
-  if (k.sgprs) waves_per_simd = std::min(waves_per_simd, l.sgprs / round_up(int(k.sgprs), l.sgpr_granule));
+  if (k.sgprs && l.sgprs) waves_per_simd = std::min(waves_per_simd, l.sgprs / round_up(int(k.sgprs), l.sgpr_granule));
   int blocks = waves_per_simd * l.simds / ((block + l.wave - 1) / l.wave);
   if (size_t lds = k.group_segment + dyn) blocks = std::min<int>(blocks, int(l.lds / lds));
   return std::min(blocks, l.max_blocks);

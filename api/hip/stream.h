@@ -107,7 +107,7 @@ class Stream {
   // All under mu_.
   void reap();
   void add_legacy_deps(std::vector<queues::Packet>& pkts);
-  queues::Packet timeline_marker(queues::aql::FenceScope release) const;
+  queues::Packet timeline_marker(pm4::aql::FenceScope release) const;
   hipError_t push(std::vector<queues::Packet>& pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
                   size_t kernarg_size = 0);
   hipError_t wait_for(uint64_t count, const char* api);

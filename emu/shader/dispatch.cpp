@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <cstdio>
 
-#include "queues/aql.h"
-#include "queues/scratch_regs.h"
+#include "pm4/aql.h"
+#include "pm4/scratch_regs.h"
 
 namespace emu::shader {
 
@@ -51,14 +51,14 @@ Outcome too_small(const char* fmt, ...) {
 // needs: a gfx9 CP gives a dispatch only the scratch its queue has.
 Outcome read_queue_scratch(const Dispatch& d, Memory& mem, uint32_t kd_private,
                            uint32_t pkt_private, Launch& l) {
-  using queues::aql::AmdQueue;
-  namespace tr = queues::scratch::tmpring_gfx9;
+  using pm4::aql::AmdQueue;
+  namespace tr = pm4::tmpring_gfx9;
   const uint8_t* q = mem.translate(d.queue_va, sizeof(AmdQueue), false);
   QueueScratch& s = l.scratch;
   if (q) {
     const uint32_t tmpring = load<uint32_t>(q, offsetof(AmdQueue, compute_tmpring_size));
     std::memcpy(s.vsharp, q + offsetof(AmdQueue, scratch_resource_descriptor), sizeof s.vsharp);
-    s.base = queues::scratch::vsharp_gfx9::base(s.vsharp);
+    s.base = pm4::vsharp_gfx9::base(s.vsharp);
     s.flat_base =
         d.private_base + load<uint64_t>(q, offsetof(AmdQueue, scratch_backing_memory_location));
     s.waves = tr::waves(tmpring);

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "emu/shader/memops.h"
-#include "queues/scratch_regs.h"
+#include "pm4/scratch_regs.h"
 
 namespace emu::shader {
 
@@ -18,7 +18,7 @@ struct Vsharp {
 };
 
 Vsharp read_vsharp(const Wave& w, const Inst& in) {
-  namespace vs = queues::scratch::vsharp_gfx9;
+  namespace vs = pm4::vsharp_gfx9;
   const uint32_t* s = &w.s[in.srsrc & 127];
   return {vs::base(s), vs::stride(s), s[2], vs::element_bytes(s), vs::index_stride(s),
           vs::swizzle(s), vs::add_tid(s)};

@@ -70,7 +70,7 @@ TEST_F(DeviceInterrupt, WakesAHostThreadBlockedOnTheSignal) {
   ASSERT_TRUE(sig.ok()) << sig.message();
   auto done = rt_->create_signal(1);
   ASSERT_TRUE(done.ok()) << done.message();
-  queues::aql::AmdSignal* s = (*sig)->amd();
+  pm4::aql::AmdSignal* s = (*sig)->amd();
   ASSERT_NE(s->event_mailbox_ptr, 0u);
   uint32_t* go = coherent_word();
   uint32_t* status = coherent_word();

@@ -15,6 +15,7 @@
 #include "gpu_segments.h"
 #include "loader/code_object.h"
 #include "loader/load.h"
+#include "pm4/queue_error.h"
 #include "queues/packets.h"
 #include "queues/runtime.h"
 
@@ -109,7 +110,7 @@ TEST_F(CpScratch, StopsQueueWithoutScratchNamingTheBytes) {
   auto waited = (*done)->wait(queues::Cond::Eq, 0, 20s);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_FALSE(waited.ok()) << "the dispatch must not complete";
-  EXPECT_EQ((*q)->error_code(), 6) << err;  // kQueueErrorScratch
+  EXPECT_EQ(uint64_t((*q)->error_code()), pm4::queue_error::kScratchWave64) << err;
   EXPECT_NE((*q)->error().message().find("insufficient scratch"), std::string::npos)
       << (*q)->error().message();
   EXPECT_NE(err.find("needs " + std::to_string(private_bytes_) + " bytes of scratch per work-item"),

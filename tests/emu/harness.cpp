@@ -8,7 +8,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "queues/aql.h"
+#include "pm4/aql.h"
 #include "queues/scratch.h"
 
 namespace emu_test {
@@ -123,7 +123,7 @@ namespace {
 
 // amd_queue_t's scratch fields for a backing store at `base` (queues::scratch's gfx9 encoders);
 // the store is also the process's scratch base, so the backing location is 0.
-void fill_queue_scratch(queues::aql::AmdQueue& q, uint8_t* base, uint32_t lane_bytes,
+void fill_queue_scratch(pm4::aql::AmdQueue& q, uint8_t* base, uint32_t lane_bytes,
                         uint32_t waves) {
   namespace sc = queues::scratch;
   const uint32_t lane = scratch_lane_rounded(lane_bytes);
@@ -159,7 +159,7 @@ emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, ui
   std::memcpy(ka, args, args_size);
   uint64_t kav = reinterpret_cast<uint64_t>(ka);
   std::memcpy(pkt + 40, &kav, 8);
-  auto* queue = reinterpret_cast<queues::aql::AmdQueue*>(mem.alloc(sizeof(queues::aql::AmdQueue)));
+  auto* queue = reinterpret_cast<pm4::aql::AmdQueue*>(mem.alloc(sizeof(pm4::aql::AmdQueue)));
   const uint8_t* desc = mem.translate(kd, 64, false);
   const uint32_t lane = l.scratch_lane_bytes >= 0 ? uint32_t(l.scratch_lane_bytes)
                         : desc ? kernel_scratch_lane_bytes(desc, l.private_size) : 0;

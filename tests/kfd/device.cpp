@@ -22,7 +22,7 @@ kfd::Result<Device*> open_device() {
     Gpu g;
     g.node = n;
     g.gpu_id = n->gpu_id;
-    g.sizes = kfd::queue_buffer_sizes(n->props);
+    g.sizes = pm4::queue_buffer_sizes(n->props);
     KFD_ASSIGN(g.render, kfd::RenderNode::open(n->props.drm_render_minor));
     KFD_TRY(d->kfd.acquire_vm(g.gpu_id, g.render.fd()));
     d->gpus.push_back(std::move(g));

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kfd/kfd.h"
-#include "kfd/queue_sizes.h"
+#include "pm4/queue_sizes.h"
 #include "kfd/render_node.h"
 #include "kfd/topology.h"
 
@@ -19,7 +19,7 @@ struct Gpu {
   const kfd::Node* node = nullptr;
   uint32_t gpu_id = 0;
   kfd::RenderNode render;
-  kfd::QueueBufferSizes sizes;
+  pm4::QueueBufferSizes sizes;
 };
 
 // What a runtime sets up once per process: /dev/kfd, the topology, each GPU's render node and

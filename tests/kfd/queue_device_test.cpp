@@ -13,7 +13,7 @@ namespace {
 constexpr uint32_t kRingSize = 0x10000;  // 1024 AQL packets
 
 // The buffers of one AQL queue: ring (one mapping of ring_size), rptr and wptr each at the start
-// of their own one-page mapping, EOP and CWSR sized by kfd::queue_buffer_sizes.
+// of their own one-page mapping, EOP and CWSR sized by pm4::queue_buffer_sizes.
 struct QueueBuffers {
   Buffer ring, rptr, wptr, eop, cwsr;
 

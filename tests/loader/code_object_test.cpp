@@ -25,17 +25,17 @@ class BuiltObject : public ::testing::TestWithParam<std::string> {};
 
 // Granulated fields must encode what the metadata says: AMDGPUUsage compute_pgm_rsrc1/2/3.
 void expect_descriptor_matches(const loader::Kernel& k, const loader::TargetId& t) {
-  const loader::KernelDescriptor& kd = k.descriptor;
+  const pm4::KernelDescriptor& kd = k.descriptor;
   const loader::KernelMeta& m = k.meta;
   SCOPED_TRACE(m.name + " on " + t.str());
   EXPECT_EQ(kd.group_segment_fixed_size, m.group_segment_fixed_size);
   EXPECT_EQ(kd.private_segment_fixed_size, m.private_segment_fixed_size);
   EXPECT_EQ(kd.kernarg_size, m.kernarg_segment_size);
-  auto props = loader::decode_code_properties(kd.kernel_code_properties);
+  auto props = pm4::decode_code_properties(kd.kernel_code_properties);
   EXPECT_EQ(props.wavefront_size32, m.wavefront_size == 32);
   if (m.uses_dynamic_stack) EXPECT_EQ(props.uses_dynamic_stack, *m.uses_dynamic_stack);
-  auto r1 = loader::decode_rsrc1(kd.compute_pgm_rsrc1);
-  auto r2 = loader::decode_rsrc2(kd.compute_pgm_rsrc2);
+  auto r1 = pm4::decode_rsrc1(kd.compute_pgm_rsrc1);
+  auto r2 = pm4::decode_rsrc2(kd.compute_pgm_rsrc2);
   uint64_t needed = m.vgpr_count;
   if (loader::is_gfx90a_family(t) && m.agpr_count.value_or(0) > 0) needed = ((m.vgpr_count + 3) / 4) * 4 + *m.agpr_count;
   unsigned g = loader::vgpr_granule(t, props.wavefront_size32);
@@ -50,12 +50,12 @@ void expect_descriptor_matches(const loader::Kernel& k, const loader::TargetId& 
     // AMDGPUUsage's "2 * max(0, ceil(n / 16) - 1)" for gfx9: the two agree on the allocation.
     EXPECT_EQ(r1.granulated_wavefront_sgpr_count, (std::max<uint64_t>(m.sgpr_count, 1) + 7) / 8 - 1);
   }
-  EXPECT_EQ(r2.user_sgpr_count, loader::user_sgprs_from_properties(kd.kernel_code_properties) +
-                                    loader::kernarg_preload_length(kd.kernarg_preload));
+  EXPECT_EQ(r2.user_sgpr_count, pm4::user_sgprs_from_properties(kd.kernel_code_properties) +
+                                    pm4::kernarg_preload_length(kd.kernarg_preload));
   EXPECT_EQ(r2.granulated_lds_size, 0u);  // the CP takes LDS size from the dispatch packet
   EXPECT_EQ(r2.enable_private_segment, m.private_segment_fixed_size > 0 || props.uses_dynamic_stack);
   if (loader::is_gfx90a_family(t)) {
-    auto r3 = loader::decode_rsrc3_gfx90a(kd.compute_pgm_rsrc3);
+    auto r3 = pm4::decode_rsrc3_gfx90a(kd.compute_pgm_rsrc3);
     EXPECT_GE((r3.accum_offset + 1) * 4, m.vgpr_count);
   }
   EXPECT_EQ(k.entry_vaddr % 256, 0u);

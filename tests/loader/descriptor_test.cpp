@@ -31,10 +31,10 @@ Directives objdump_directives(const std::string& path, const std::string& symbol
 }
 
 // The same names computed from loader's decoding of the 64 bytes.
-Directives decoded(const loader::KernelDescriptor& kd, const loader::TargetId& t) {
-  auto r1 = loader::decode_rsrc1(kd.compute_pgm_rsrc1);
-  auto r2 = loader::decode_rsrc2(kd.compute_pgm_rsrc2);
-  auto p = loader::decode_code_properties(kd.kernel_code_properties);
+Directives decoded(const pm4::KernelDescriptor& kd, const loader::TargetId& t) {
+  auto r1 = pm4::decode_rsrc1(kd.compute_pgm_rsrc1);
+  auto r2 = pm4::decode_rsrc2(kd.compute_pgm_rsrc2);
+  auto p = pm4::decode_code_properties(kd.kernel_code_properties);
   Directives d = {
       {"group_segment_fixed_size", kd.group_segment_fixed_size},
       {"private_segment_fixed_size", kd.private_segment_fixed_size},
@@ -60,18 +60,18 @@ Directives decoded(const loader::KernelDescriptor& kd, const loader::TargetId& t
       {"user_sgpr_dispatch_id", p.dispatch_id}, {"user_sgpr_flat_scratch_init", p.flat_scratch_init},
       {"user_sgpr_private_segment_size", p.private_segment_size}, {"wavefront_size32", p.wavefront_size32},
       {"uses_dynamic_stack", p.uses_dynamic_stack},
-      {"user_sgpr_kernarg_preload_length", loader::kernarg_preload_length(kd.kernarg_preload)},
-      {"user_sgpr_kernarg_preload_offset", loader::kernarg_preload_offset(kd.kernarg_preload)},
+      {"user_sgpr_kernarg_preload_length", pm4::kernarg_preload_length(kd.kernarg_preload)},
+      {"user_sgpr_kernarg_preload_offset", pm4::kernarg_preload_offset(kd.kernarg_preload)},
   };
   static const char* exceptions[] = {"fp_ieee_invalid_op", "fp_denorm_src", "fp_ieee_div_zero", "fp_ieee_overflow",
                                      "fp_ieee_underflow", "fp_ieee_inexact", "int_div_zero"};
   for (unsigned i = 0; i < 7; ++i) d[std::string("exception_") + exceptions[i]] = (r2.enable_exceptions >> i) & 1;
   if (loader::is_gfx90a_family(t)) {
-    auto r3 = loader::decode_rsrc3_gfx90a(kd.compute_pgm_rsrc3);
+    auto r3 = pm4::decode_rsrc3_gfx90a(kd.compute_pgm_rsrc3);
     d["accum_offset"] = (r3.accum_offset + 1) * 4;
     d["tg_split"] = r3.tg_split;
   } else {
-    d["shared_vgpr_count"] = loader::decode_rsrc3_gfx10(kd.compute_pgm_rsrc3).shared_vgpr_count;
+    d["shared_vgpr_count"] = pm4::decode_rsrc3_gfx10(kd.compute_pgm_rsrc3).shared_vgpr_count;
   }
   return d;
 }

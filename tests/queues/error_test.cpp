@@ -2,6 +2,7 @@
 // A queue error reported by the device surfaces on the queue and on every wait (own process).
 #include <thread>
 
+#include "pm4/queue_error.h"
 #include "queue_test_util.h"
 
 namespace {
@@ -11,8 +12,8 @@ using queues::Cond;
 
 queues::Packet invalid_packet() {
   queues::Packet p;
-  p.dw[0] = queues::aql::make_header(queues::aql::kTypeVendor, false, queues::aql::kScopeSystem,
-                                     queues::aql::kScopeSystem) |
+  p.dw[0] = pm4::aql::make_header(pm4::aql::kTypeVendor, false, pm4::aql::kScopeSystem,
+                                     pm4::aql::kScopeSystem) |
             (0x7fu << 16);  // vendor format 0x7f: no such packet
   return p;
 }
@@ -30,7 +31,7 @@ TEST(QueueError, SurfacesOnTheQueueAndOnEveryWait) {
   EXPECT_NE(r.message().find("AQL queue " + std::to_string(bad->queue_id())), std::string::npos)
       << r.message();
   EXPECT_FALSE(bad->error().ok());
-  EXPECT_EQ(bad->error_code(), queues::aql::kQueueErrorInvalidPacket) << bad->error().message();
+  EXPECT_EQ(uint64_t(bad->error_code()), pm4::queue_error::kInvalidVendorPacket) << bad->error().message();
   EXPECT_EQ(after->load(), 1);
   // A blocked waiter on another signal is ended by the queue's error event, not by its timeout.
   queues::WaitPolicy p = queues::WaitPolicy::blocking();

@@ -8,7 +8,7 @@
 
 namespace {
 
-using queues::aql::FenceScope;
+using pm4::aql::FenceScope;
 
 template <class T>
 T as(const queues::Packet& p) {
@@ -28,15 +28,15 @@ TEST(Packets, BuildsKernelDispatch) {
   d.kernarg_address = 0x2000;
   d.completion_signal = 0x3000;
   d.group_segment_size = 512;
-  d.fence.acquire = queues::aql::kScopeAgent;
-  d.fence.release = queues::aql::kScopeSystem;
+  d.fence.acquire = pm4::aql::kScopeAgent;
+  d.fence.release = pm4::aql::kScopeSystem;
   auto p = queues::make_dispatch(d);
   ASSERT_TRUE(p.ok()) << p.message();
-  auto k = as<queues::aql::KernelDispatchPacket>(*p);
-  EXPECT_EQ(queues::aql::header_type(k.header), queues::aql::kTypeKernelDispatch);
-  EXPECT_EQ(queues::aql::header_acquire(k.header), queues::aql::kScopeAgent);
-  EXPECT_EQ(queues::aql::header_release(k.header), queues::aql::kScopeSystem);
-  EXPECT_FALSE(queues::aql::header_barrier(k.header));
+  auto k = as<pm4::aql::KernelDispatchPacket>(*p);
+  EXPECT_EQ(pm4::aql::header_type(k.header), pm4::aql::kTypeKernelDispatch);
+  EXPECT_EQ(pm4::aql::header_acquire(k.header), pm4::aql::kScopeAgent);
+  EXPECT_EQ(pm4::aql::header_release(k.header), pm4::aql::kScopeSystem);
+  EXPECT_FALSE(pm4::aql::header_barrier(k.header));
   EXPECT_EQ(k.setup, 2);
   EXPECT_EQ(k.workgroup_size_x, 64);
   EXPECT_EQ(k.workgroup_size_y, 4);
@@ -63,16 +63,16 @@ TEST(Packets, BuildsBarrierAndOrWithDependencies) {
   const uint64_t deps[] = {0x10, 0x20, 0x30};
   queues::Fence f;
   f.barrier = true;
-  f.acquire = queues::aql::kScopeNone;
+  f.acquire = pm4::aql::kScopeNone;
   auto a = queues::make_barrier_and(deps, 0x99, f);
   auto o = queues::make_barrier_or(deps, 0x98);
   ASSERT_TRUE(a.ok() && o.ok());
-  auto ba = as<queues::aql::BarrierPacket>(*a);
-  auto bo = as<queues::aql::BarrierPacket>(*o);
-  EXPECT_EQ(queues::aql::header_type(ba.header), queues::aql::kTypeBarrierAnd);
-  EXPECT_EQ(queues::aql::header_type(bo.header), queues::aql::kTypeBarrierOr);
-  EXPECT_TRUE(queues::aql::header_barrier(ba.header));
-  EXPECT_EQ(queues::aql::header_acquire(ba.header), queues::aql::kScopeNone);
+  auto ba = as<pm4::aql::BarrierPacket>(*a);
+  auto bo = as<pm4::aql::BarrierPacket>(*o);
+  EXPECT_EQ(pm4::aql::header_type(ba.header), pm4::aql::kTypeBarrierAnd);
+  EXPECT_EQ(pm4::aql::header_type(bo.header), pm4::aql::kTypeBarrierOr);
+  EXPECT_TRUE(pm4::aql::header_barrier(ba.header));
+  EXPECT_EQ(pm4::aql::header_acquire(ba.header), pm4::aql::kScopeNone);
   EXPECT_EQ(ba.dep_signal[2], 0x30u);
   EXPECT_EQ(ba.dep_signal[3], 0u);
   EXPECT_EQ(ba.completion_signal, 0x99u);
@@ -82,14 +82,14 @@ TEST(Packets, BuildsBarrierAndOrWithDependencies) {
 }
 
 TEST(Packets, BuildsBarrierValueVendorPacket) {
-  auto p = queues::make_barrier_value(0x4000, queues::aql::kCondGte, 5, 0xff, 0x5000);
-  auto b = as<queues::aql::BarrierValuePacket>(p);
-  EXPECT_EQ(queues::aql::header_type(b.header), queues::aql::kTypeVendor);
-  EXPECT_EQ(b.format, queues::aql::kVendorBarrierValue);
+  auto p = queues::make_barrier_value(0x4000, pm4::aql::kCondGte, 5, 0xff, 0x5000);
+  auto b = as<pm4::aql::BarrierValuePacket>(p);
+  EXPECT_EQ(pm4::aql::header_type(b.header), pm4::aql::kTypeVendor);
+  EXPECT_EQ(b.format, pm4::aql::kVendorBarrierValue);
   EXPECT_EQ(b.signal, 0x4000u);
   EXPECT_EQ(b.value, 5);
   EXPECT_EQ(b.mask, 0xff);
-  EXPECT_EQ(b.cond, uint32_t(queues::aql::kCondGte));
+  EXPECT_EQ(b.cond, uint32_t(pm4::aql::kCondGte));
   EXPECT_EQ(b.completion_signal, 0x5000u);
 }
 

@@ -80,7 +80,7 @@ TEST(AqlQueue, BarrierBitWaitsForEarlierPackets) {
   auto gate = make_signal(1);
   auto first = make_signal(1);
   auto second = make_signal(1);
-  ASSERT_TRUE(q->submit(queues::make_barrier_value(gate->handle(), queues::aql::kCondEq, 0, -1,
+  ASSERT_TRUE(q->submit(queues::make_barrier_value(gate->handle(), pm4::aql::kCondEq, 0, -1,
                                                    first->handle())).ok());
   ASSERT_TRUE(q->submit(barrier_and({}, second->handle(), /*barrier_bit=*/true)).ok());
   EXPECT_EQ(second->wait(Cond::Eq, 0, 50ms).err(), ETIMEDOUT);
@@ -118,7 +118,7 @@ TEST(AqlQueue, BarrierValueComparesMaskedValue) {
   auto q = make_queue();
   auto sig = make_signal(0x100), done = make_signal(1);
   // Waits until (value & 0xff) >= 3: 0x100 and 0x102 do not satisfy it, 0x203 does.
-  ASSERT_TRUE(q->submit(queues::make_barrier_value(sig->handle(), queues::aql::kCondGte, 3, 0xff,
+  ASSERT_TRUE(q->submit(queues::make_barrier_value(sig->handle(), pm4::aql::kCondGte, 3, 0xff,
                                                    done->handle())).ok());
   sig->store(0x102);
   EXPECT_EQ(done->wait(Cond::Eq, 0, 50ms).err(), ETIMEDOUT);
@@ -226,7 +226,7 @@ TEST(AqlQueue, RetiresPacketsWithTimestampsAndInvalidHeaders) {
   EXPECT_GT(done->amd()->end_ts, 0u);
   auto* ring = reinterpret_cast<const uint16_t*>(q->amd_queue()->hsa_queue.base_address);
   const uint16_t header = __atomic_load_n(&ring[(*idx % q->size()) * 32], __ATOMIC_ACQUIRE);
-  EXPECT_EQ(queues::aql::header_type(header), queues::aql::kTypeInvalid);
+  EXPECT_EQ(pm4::aql::header_type(header), pm4::aql::kTypeInvalid);
   EXPECT_EQ(q->read_index(), *idx + 1);
 }
 

@@ -127,7 +127,7 @@ TEST(Scratch, NoScratchClearsTheFields) {
   EXPECT_EQ(l->total_bytes, 0u);
   auto f = sc::encode(mi210(), *l, 0, 0);
   ASSERT_TRUE(f.ok());
-  queues::aql::AmdQueue q{};
+  pm4::aql::AmdQueue q{};
   q.compute_tmpring_size = 1;
   q.scratch_resource_descriptor[3] = 1;
   sc::apply(q, *f);

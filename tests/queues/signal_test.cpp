@@ -15,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 TEST(Signal, LivesInUncachedSignalMemory) {
   auto s = make_signal(42);
   ASSERT_TRUE(s);
-  EXPECT_EQ(s->amd()->kind, queues::aql::kSignalKindUser);
+  EXPECT_EQ(s->amd()->kind, pm4::aql::kSignalKindUser);
   EXPECT_EQ(s->load(), 42);
   EXPECT_TRUE(s->is_interrupt());
   EXPECT_NE(s->amd()->event_mailbox_ptr, 0u);

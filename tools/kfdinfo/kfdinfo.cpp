@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kfd/kfd.h"
-#include "kfd/queue_sizes.h"
+#include "pm4/queue_sizes.h"
 #include "kfd/render_node.h"
 #include "kfd/topology.h"
 #include "tools/kfdinfo/report.h"
@@ -110,7 +110,7 @@ Value io_links(const kfd::Node& n) {
 
 Value queue_info(const kfd::Node& n) {
   const auto& p = n.props;
-  auto s = kfd::queue_buffer_sizes(p);
+  auto s = pm4::queue_buffer_sizes(p);
   Value q;
   q.add("hardware_compute_queues", p.num_cp_queues);
   q.add("sdma_engines", p.num_sdma_engines);

@@ -96,8 +96,8 @@ class JsonObject {
   std::string s_ = "{";
 };
 
-std::string json_rsrc1(const loader::KernelDescriptor& d, const loader::TargetId& t) {
-  auto r1 = loader::decode_rsrc1(d.compute_pgm_rsrc1);
+std::string json_rsrc1(const pm4::KernelDescriptor& d, const loader::TargetId& t) {
+  auto r1 = pm4::decode_rsrc1(d.compute_pgm_rsrc1);
   JsonObject o;
   o.num("granulated_workitem_vgpr_count", r1.granulated_workitem_vgpr_count)
       .num("granulated_wavefront_sgpr_count", r1.granulated_wavefront_sgpr_count)
@@ -114,7 +114,7 @@ std::string json_rsrc1(const loader::KernelDescriptor& d, const loader::TargetId
 }
 
 std::string json_rsrc2(uint32_t v) {
-  auto r2 = loader::decode_rsrc2(v);
+  auto r2 = pm4::decode_rsrc2(v);
   return JsonObject()
       .flag("enable_private_segment", r2.enable_private_segment).num("user_sgpr_count", r2.user_sgpr_count)
       .flag("enable_trap_handler", r2.enable_trap_handler).flag("workgroup_id_x", r2.enable_sgpr_workgroup_id_x)
@@ -130,10 +130,10 @@ std::string json_rsrc2(uint32_t v) {
 std::string json_rsrc3(uint32_t v, const loader::TargetId& t) {
   JsonObject o;
   if (loader::is_gfx90a_family(t)) {
-    auto r3 = loader::decode_rsrc3_gfx90a(v);
+    auto r3 = pm4::decode_rsrc3_gfx90a(v);
     o.num("accum_offset", (r3.accum_offset + 1) * 4).flag("tg_split", r3.tg_split);
   } else if (t.processor.rfind("gfx10", 0) == 0 || t.processor.rfind("gfx11", 0) == 0) {
-    auto r3 = loader::decode_rsrc3_gfx10(v);
+    auto r3 = pm4::decode_rsrc3_gfx10(v);
     o.num("shared_vgpr_count", r3.shared_vgpr_count);
     if (t.processor.rfind("gfx11", 0) == 0)
       o.num("inst_pref_size", r3.inst_pref_size).flag("trap_on_start", r3.trap_on_start)
@@ -143,7 +143,7 @@ std::string json_rsrc3(uint32_t v, const loader::TargetId& t) {
 }
 
 std::string json_properties(uint16_t v) {
-  auto p = loader::decode_code_properties(v);
+  auto p = pm4::decode_code_properties(v);
   return JsonObject()
       .flag("private_segment_buffer", p.private_segment_buffer).flag("dispatch_ptr", p.dispatch_ptr)
       .flag("queue_ptr", p.queue_ptr).flag("kernarg_segment_ptr", p.kernarg_segment_ptr)
@@ -154,7 +154,7 @@ std::string json_properties(uint16_t v) {
 }
 
 std::string json_descriptor(const loader::Kernel& k, const loader::TargetId& t) {
-  const loader::KernelDescriptor& d = k.descriptor;
+  const pm4::KernelDescriptor& d = k.descriptor;
   return JsonObject()
       .unum("address", k.descriptor_vaddr).num("group_segment_fixed_size", d.group_segment_fixed_size)
       .num("private_segment_fixed_size", d.private_segment_fixed_size).num("kernarg_size", d.kernarg_size)
@@ -162,8 +162,8 @@ std::string json_descriptor(const loader::Kernel& k, const loader::TargetId& t) 
       .num("compute_pgm_rsrc1", d.compute_pgm_rsrc1).num("compute_pgm_rsrc2", d.compute_pgm_rsrc2)
       .num("compute_pgm_rsrc3", d.compute_pgm_rsrc3).num("kernel_code_properties", d.kernel_code_properties)
       .num("kernarg_preload", d.kernarg_preload)
-      .num("kernarg_preload_length", loader::kernarg_preload_length(d.kernarg_preload))
-      .num("kernarg_preload_offset", loader::kernarg_preload_offset(d.kernarg_preload))
+      .num("kernarg_preload_length", pm4::kernarg_preload_length(d.kernarg_preload))
+      .num("kernarg_preload_offset", pm4::kernarg_preload_offset(d.kernarg_preload))
       .raw("rsrc1", json_rsrc1(d, t)).raw("rsrc2", json_rsrc2(d.compute_pgm_rsrc2))
       .raw("rsrc3", json_rsrc3(d.compute_pgm_rsrc3, t)).raw("properties", json_properties(d.kernel_code_properties))
       .str();
@@ -215,8 +215,8 @@ void print_kernel(const loader::Kernel& k, const loader::TargetId& t) {
     std::printf("\n");
   }
   const auto& d = k.descriptor;
-  auto r1 = loader::decode_rsrc1(d.compute_pgm_rsrc1);
-  auto r2 = loader::decode_rsrc2(d.compute_pgm_rsrc2);
+  auto r1 = pm4::decode_rsrc1(d.compute_pgm_rsrc1);
+  auto r2 = pm4::decode_rsrc2(d.compute_pgm_rsrc2);
   std::printf("    descriptor: rsrc1 0x%08x (vgprs %u, sgpr granule %u, ieee %d, dx10_clamp %d) rsrc2 0x%08x "
               "(user sgprs %u, scratch %d, wg id xyz %d%d%d, workitem ids %u) rsrc3 0x%08x properties 0x%04x\n",
               d.compute_pgm_rsrc1, loader::vgprs_from_descriptor(d, t), r1.granulated_wavefront_sgpr_count,

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The 64-byte AMDGPU kernel descriptor and its bitfields, shared by the loader and the emulator.
+// The 64-byte AMDGPU kernel descriptor and its bitfields: one header for the loader, the runtime and the emulator.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-namespace loader {
+namespace pm4 {
 
 // layout: AMDGPUUsage "Kernel Descriptor" (code object v3 and later).
 struct KernelDescriptor {
@@ -154,4 +154,4 @@ constexpr uint32_t user_sgprs_from_properties(uint16_t v) {
 constexpr uint32_t kernarg_preload_length(uint16_t v) { return v & 0x7Fu; }
 constexpr uint32_t kernarg_preload_offset(uint16_t v) { return (v >> 7) & 0x1FFu; }
 
-}  // namespace loader
+}  // namespace pm4

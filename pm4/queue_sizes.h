@@ -5,8 +5,9 @@
 #include <cstdint>
 
 #include "kfd/node_properties.h"
+#include "pm4/family.h"
 
-namespace kfd {
+namespace pm4 {
 
 // Sizes a compute queue's buffers must have on a node. Linux >= 6.12 rejects CREATE_QUEUE with
 // EINVAL unless eop_buffer_size == eop_size, ctl_stack_size == ctl_stack_size and
@@ -27,26 +28,22 @@ namespace queue_sizes_detail {
 
 constexpr uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
-// VGPR save space per CU (kfd_queue.c, kfd_get_vgpr_size_per_cu).
-constexpr uint32_t vgpr_size_per_cu(uint32_t gfxv) {
-  if (gfxv == 90402 || gfxv == 90010 || gfxv == 90008 || gfxv == 90500) return 0x80000;
-  if (gfxv == 110000 || gfxv == 110001 || gfxv == 120000 || gfxv == 120001) return 0x60000;
-  return 0x40000;
-}
-
-// VGPRs + SGPRs (0x4000) + LDS (0x10000, or the node's LDS on gfx950) + HW registers (0x1000).
-constexpr uint32_t wg_data_per_cu(const NodeProperties& p) {
-  uint32_t gfxv = p.gfx_target_version;
-  uint32_t lds = gfxv == 90500 ? (p.lds_size_in_kb << 10) : 0x10000;
-  return vgpr_size_per_cu(gfxv) + 0x4000 + lds + 0x1000;
+// VGPRs + SGPRs (0x4000) + LDS (0x10000, or the node's LDS where the family says so) + HW
+// registers (0x1000) per CU (kfd_queue.c). A version the table does not know gets the default
+// VGPR area (kfd_get_vgpr_size_per_cu's fallback).
+constexpr uint32_t wg_data_per_cu(const kfd::NodeProperties& p, const Family* f) {
+  const uint32_t vgpr = f ? f->cwsr_vgpr_bytes_per_cu : 0x40000;
+  const uint32_t lds = f && f->cwsr_lds_from_node ? (p.lds_size_in_kb << 10) : 0x10000;
+  return vgpr + 0x4000 + lds + 0x1000;
 }
 
 }  // namespace queue_sizes_detail
 
-// Formula of kfd_queue.c (kfd_queue_ctx_save_restore_size) and the thunk, REFERENCE §1 "Queues".
+// Formula of Linux kfd_queue.c (kfd_queue_ctx_save_restore_size) and the thunk, with the per-family
+// facts from the family table.
 // When the kernel publishes cwsr_size / ctl_stack_size in the node properties, those win: they are
 // exactly what it compares against.
-constexpr QueueBufferSizes queue_buffer_sizes(const NodeProperties& p, uint32_t page_size = 4096) {
+constexpr QueueBufferSizes queue_buffer_sizes(const kfd::NodeProperties& p, uint32_t page_size = 4096) {
   using namespace queue_sizes_detail;
   QueueBufferSizes s;
   const uint32_t gfxv = p.gfx_target_version;
@@ -56,11 +53,17 @@ constexpr QueueBufferSizes queue_buffer_sizes(const NodeProperties& p, uint32_t 
   s.num_xcc = p.num_xcc ? p.num_xcc : 1;
   const uint32_t cu = p.simd_count / p.simd_per_cu / s.num_xcc;
   const uint32_t engines = p.array_count / p.simd_arrays_per_engine;
-  s.waves = gfxv < 100100 ? (cu * 40 < engines * 512 ? cu * 40 : engines * 512) : cu * 32;
-  const uint32_t bytes_per_wave = gfxv >= 100100 ? 12 : 8;
+  const Family* f = family_for(gfxv);
+  const bool gfx10plus = gfxv >= 100100;
+  const uint32_t per_cu = f ? f->cwsr_waves_per_cu : (gfx10plus ? 32 : 40);
+  const uint32_t per_se = f ? f->cwsr_waves_per_se : (gfx10plus ? 0 : 512);
+  s.waves = cu * per_cu;
+  if (per_se && engines * per_se < s.waves) s.waves = engines * per_se;
+  const uint32_t bytes_per_wave = f ? f->ctl_stack_bytes_per_wave : (gfx10plus ? 12 : 8);
   uint32_t ctl = align_up(40 + s.waves * bytes_per_wave + 8, page_size);
-  if (gfxv / 10000 == 10 && ctl > 0x7000) ctl = 0x7000;  // gfx10 hardware limit
-  const uint32_t wg = align_up(cu * wg_data_per_cu(p), page_size);
+  const uint32_t ctl_max = f ? f->ctl_stack_max : (gfxv / 10000 == 10 ? 0x7000 : 0);
+  if (ctl_max && ctl > ctl_max) ctl = ctl_max;
+  const uint32_t wg = align_up(cu * wg_data_per_cu(p, f), page_size);
   s.ctl_stack_size = p.ctl_stack_size ? p.ctl_stack_size : ctl;
   s.ctx_save_restore_size = p.cwsr_size ? p.cwsr_size : align_up(ctl + wg, page_size);
   s.debug_memory_size = align_up(s.waves * 32, 64);
@@ -69,4 +72,4 @@ constexpr QueueBufferSizes queue_buffer_sizes(const NodeProperties& p, uint32_t 
   return s;
 }
 
-}  // namespace kfd
+}  // namespace pm4

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// AQL packet, hsa_queue_t / amd_queue_t and amd_signal_t layouts, shared by the runtime and the emulator.
+// AQL packet, hsa_queue_t / amd_queue_t and amd_signal_t layouts: one header for the runtime and the emulator.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-namespace queues::aql {
+namespace pm4::aql {
 
-// Packet header (u16). layout: HSA spec "Packet header", REFERENCE §2.
+// Packet header (u16). layout: HSA Platform System Architecture spec, "Packet header".
 enum PacketType : uint8_t {
   kTypeVendor = 0,
   kTypeInvalid = 1,
@@ -118,7 +118,7 @@ struct HsaQueue {
 };
 static_assert(sizeof(HsaQueue) == 40);
 
-// amd_queue_t (256 bytes, 64-aligned). layout: REFERENCE §2 (ROCr amd_hsa_queue.h).
+// amd_queue_t (256 bytes, 64-aligned). layout: ROCr amd_hsa_queue.h (amd_queue_t).
 struct alignas(64) AmdQueue {
   HsaQueue hsa_queue;
   uint32_t caps;
@@ -157,7 +157,7 @@ static_assert(offsetof(AmdQueue, scratch_wave64_lane_byte_size) == 176);
 static_assert(offsetof(AmdQueue, queue_properties) == 180);
 static_assert(offsetof(AmdQueue, queue_inactive_signal) == 192);
 
-// amd_signal_t (64 bytes). layout: REFERENCE §2 (ROCr amd_hsa_signal.h).
+// amd_signal_t (64 bytes). layout: ROCr amd_hsa_signal.h (amd_signal_t).
 constexpr int64_t kSignalKindUser = 1;
 struct alignas(64) AmdSignal {
   int64_t kind;
@@ -178,17 +178,4 @@ static_assert(offsetof(AmdSignal, start_ts) == 32);
 static_assert(offsetof(AmdSignal, end_ts) == 40);
 static_assert(offsetof(AmdSignal, queue_ptr) == 48);
 
-// Values the device stores into amd_queue_t.queue_inactive_signal when a queue stops on an error
-// (kfdrt's convention, shared by the emulator and kfdrt's trap handling). The signal's event is
-// raised too, so a waiter wakes.
-enum QueueError : int64_t {
-  kQueueErrorNone = 0,
-  kQueueErrorInvalidPacket = 1,       // unknown packet type or format, bad dimensions
-  kQueueErrorMemoryFault = 2,         // an access to an address not mapped to the GPU
-  kQueueErrorIllegalInstruction = 3,  // undecodable instruction
-  kQueueErrorTrap = 4,                // s_trap 2 (abort)
-  kQueueErrorUnimplemented = 5,       // a packet or instruction the device does not implement
-  kQueueErrorScratch = 6,             // a dispatch needs more scratch than the queue provides
-};
-
-}  // namespace queues::aql
+}  // namespace pm4::aql

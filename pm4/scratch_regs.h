@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// gfx9 scratch registers (COMPUTE_TMPRING_SIZE, buffer V#): the runtime encodes, the emulator decodes.
+// gfx9 scratch registers (COMPUTE_TMPRING_SIZE, buffer V#): one header for the runtime encoder and the emulator decoder.
 #pragma once
 
 #include <cstdint>
 
-namespace queues::scratch {
+namespace pm4 {
 
 // COMPUTE_TMPRING_SIZE on gfx9: WAVES [11:0], WAVESIZE [24:12] in 1 KiB units per wave.
 // source: ROCr registers.h (COMPUTE_TMPRING_SIZE); AMD Vega ISA register reference.
@@ -65,4 +65,4 @@ constexpr uint32_t index_stride(const uint32_t w[4]) {
 }
 }  // namespace vsharp_gfx9
 
-}  // namespace queues::scratch
+}  // namespace pm4
