@@ -17,7 +17,7 @@ namespace {
 
 constexpr int kMaxEagainRetries = 10000;
 
-std::string kv(const char* key, unsigned long long v) { return std::string(key) + "=" + hex(v); }
+std::string kv(const char* key, unsigned long long v) { return std::string(key) + "=" + base::hex(v); }
 
 template <class... Rest>
 std::string kv(const char* key, unsigned long long v, Rest... rest) {
@@ -91,19 +91,19 @@ const char* ioctl_name(unsigned long request) {
 
 // --- lifetime ------------------------------------------------------------------------------
 
-Result<Kfd> Kfd::open(const char* path) {
+base::Result<Kfd> Kfd::open(const char* path) {
   int fd = ::open(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
     std::string why;
     if (e == ENOENT) why = "no such device: the amdgpu driver is not loaded or has no KFD support";
     else if (e == EACCES || e == EPERM) why = "no permission: add the user to the 'render' group";
-    return Error::from_errno(std::string("open ") + path, e, why);
+    return base::Error::from_errno(std::string("open ") + path, e, why);
   }
   Kfd k(fd, Version{}, int(::getpid()));
   KFD_ASSIGN(k.version_, k.get_version());
   if (k.version_.major != 1)
-    return Error::msg("AMDKFD_IOC_GET_VERSION: unsupported KFD interface " + k.version_.str() +
+    return base::Error::msg("AMDKFD_IOC_GET_VERSION: unsupported KFD interface " + k.version_.str() +
                           " (kfdrt speaks 1.x)", EPROTO);
   return k;
 }
@@ -125,38 +125,38 @@ Kfd::~Kfd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Error Kfd::error(const char* name, int err, const std::string& details) const {
+base::Error Kfd::error(const char* name, int err, const std::string& details) const {
   std::string d = details;
   if (err == EBADF && pid_ != 0 && int(::getpid()) != pid_) {
     d += std::string(d.empty() ? "" : "; ") + "/dev/kfd was opened by pid " + std::to_string(pid_) +
          ", this is pid " + std::to_string(::getpid()) +
          ": a forked child must open /dev/kfd itself";
   }
-  return Error::from_errno(name, err, d);
+  return base::Error::from_errno(name, err, d);
 }
 
 template <class Args, class Details>
-Status Kfd::call(unsigned long request, const char* name, Args* args, Details details) const {
+base::Status Kfd::call(unsigned long request, const char* name, Args* args, Details details) const {
   int e = ioctl_retry(fd_, request, args);
   if (e != 0) return error(name, e, details());
   return {};
 }
 
-Status Kfd::gate(const char* name, uint32_t minor_needed) const {
+base::Status Kfd::gate(const char* name, uint32_t minor_needed) const {
   if (has_minor(minor_needed)) return {};
-  return Error::msg(std::string(name) + ": not supported by KFD " + version_.str() + " (needs 1." +
+  return base::Error::msg(std::string(name) + ": not supported by KFD " + version_.str() + " (needs 1." +
                         std::to_string(minor_needed) + ")", ENOTSUP);
 }
 
 // --- process, VM, apertures --------------------------------------------------------------------
 
-Result<Version> Kfd::get_version() const {
+base::Result<Version> Kfd::get_version() const {
   kfd_ioctl_get_version_args a{};
   KFD_TRY(call(AMDKFD_IOC_GET_VERSION, "AMDKFD_IOC_GET_VERSION", &a, [] { return std::string(); }));
   return Version{a.major_version, a.minor_version};
 }
 
-Result<std::vector<Apertures>> Kfd::get_process_apertures() const {
+base::Result<std::vector<Apertures>> Kfd::get_process_apertures() const {
   const char* name = "AMDKFD_IOC_GET_PROCESS_APERTURES_NEW";
   // First ask for the count (num_of_nodes = 0), then fetch that many.
   kfd_ioctl_get_process_apertures_new_args a{};
@@ -170,7 +170,7 @@ Result<std::vector<Apertures>> Kfd::get_process_apertures() const {
   return out;
 }
 
-Status Kfd::acquire_vm(uint32_t gpu_id, int drm_fd) const {
+base::Status Kfd::acquire_vm(uint32_t gpu_id, int drm_fd) const {
   kfd_ioctl_acquire_vm_args a{};
   a.drm_fd = uint32_t(drm_fd);
   a.gpu_id = gpu_id;
@@ -181,7 +181,7 @@ Status Kfd::acquire_vm(uint32_t gpu_id, int drm_fd) const {
 
 // --- memory --------------------------------------------------------------------------------
 
-Result<Allocation> Kfd::alloc_memory(uint32_t gpu_id, uint64_t va, uint64_t size, uint32_t flags,
+base::Result<Allocation> Kfd::alloc_memory(uint32_t gpu_id, uint64_t va, uint64_t size, uint32_t flags,
                                      uint64_t mmap_offset) const {
   kfd_ioctl_alloc_memory_of_gpu_args a{};
   a.va_addr = va;
@@ -197,7 +197,7 @@ Result<Allocation> Kfd::alloc_memory(uint32_t gpu_id, uint64_t va, uint64_t size
   return Allocation{a.handle, a.mmap_offset};
 }
 
-Status Kfd::free_memory(uint64_t handle) const {
+base::Status Kfd::free_memory(uint64_t handle) const {
   kfd_ioctl_free_memory_of_gpu_args a{};
   a.handle = handle;
   return call(AMDKFD_IOC_FREE_MEMORY_OF_GPU, "AMDKFD_IOC_FREE_MEMORY_OF_GPU", &a,
@@ -206,7 +206,7 @@ Status Kfd::free_memory(uint64_t handle) const {
 
 // MAP and UNMAP take the same arguments; n_success comes back even from a failed call.
 template <class Args>
-Result<uint32_t> Kfd::map_call(unsigned long request, const char* name, uint64_t handle,
+base::Result<uint32_t> Kfd::map_call(unsigned long request, const char* name, uint64_t handle,
                                std::span<const uint32_t> gpu_ids, uint32_t already_done) const {
   Args a{};
   a.handle = handle;
@@ -221,20 +221,20 @@ Result<uint32_t> Kfd::map_call(unsigned long request, const char* name, uint64_t
   return a.n_success;
 }
 
-Result<uint32_t> Kfd::map_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
+base::Result<uint32_t> Kfd::map_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
                                  uint32_t already_done) const {
   return map_call<kfd_ioctl_map_memory_to_gpu_args>(
       AMDKFD_IOC_MAP_MEMORY_TO_GPU, "AMDKFD_IOC_MAP_MEMORY_TO_GPU", handle, gpu_ids, already_done);
 }
 
-Result<uint32_t> Kfd::unmap_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
+base::Result<uint32_t> Kfd::unmap_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
                                    uint32_t already_done) const {
   return map_call<kfd_ioctl_unmap_memory_from_gpu_args>(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
                                                         "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU", handle,
                                                         gpu_ids, already_done);
 }
 
-Result<uint64_t> Kfd::available_memory(uint32_t gpu_id) const {
+base::Result<uint64_t> Kfd::available_memory(uint32_t gpu_id) const {
   const char* name = "AMDKFD_IOC_AVAILABLE_MEMORY";
   KFD_TRY(gate(name, minor::kAvailableMemory));
   kfd_ioctl_get_available_memory_args a{};
@@ -245,7 +245,7 @@ Result<uint64_t> Kfd::available_memory(uint32_t gpu_id) const {
 
 // --- queues --------------------------------------------------------------------------------
 
-Result<QueueInfo> Kfd::create_queue(const QueueArgs& q) const {
+base::Result<QueueInfo> Kfd::create_queue(const QueueArgs& q) const {
   kfd_ioctl_create_queue_args a{};
   a.ring_base_address = q.ring_base_address;
   a.write_pointer_address = q.write_pointer_address;
@@ -269,14 +269,14 @@ Result<QueueInfo> Kfd::create_queue(const QueueArgs& q) const {
   return QueueInfo{a.queue_id, a.doorbell_offset};
 }
 
-Status Kfd::destroy_queue(uint32_t queue_id) const {
+base::Status Kfd::destroy_queue(uint32_t queue_id) const {
   kfd_ioctl_destroy_queue_args a{};
   a.queue_id = queue_id;
   return call(AMDKFD_IOC_DESTROY_QUEUE, "AMDKFD_IOC_DESTROY_QUEUE", &a,
               [&] { return "queue_id=" + std::to_string(queue_id); });
 }
 
-Status Kfd::update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
+base::Status Kfd::update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
                          uint32_t queue_percentage, uint32_t queue_priority) const {
   kfd_ioctl_update_queue_args a{};
   a.ring_base_address = ring_base_address;
@@ -292,7 +292,7 @@ Status Kfd::update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t
 
 // --- events --------------------------------------------------------------------------------
 
-Result<EventInfo> Kfd::create_event(uint32_t event_type, bool auto_reset, uint32_t node_id,
+base::Result<EventInfo> Kfd::create_event(uint32_t event_type, bool auto_reset, uint32_t node_id,
                                     uint64_t event_page_handle) const {
   kfd_ioctl_create_event_args a{};
   a.event_page_offset = event_page_handle;
@@ -307,28 +307,28 @@ Result<EventInfo> Kfd::create_event(uint32_t event_type, bool auto_reset, uint32
   return EventInfo{a.event_id, a.event_trigger_data, a.event_slot_index, a.event_page_offset};
 }
 
-Status Kfd::destroy_event(uint32_t event_id) const {
+base::Status Kfd::destroy_event(uint32_t event_id) const {
   kfd_ioctl_destroy_event_args a{};
   a.event_id = event_id;
   return call(AMDKFD_IOC_DESTROY_EVENT, "AMDKFD_IOC_DESTROY_EVENT", &a,
               [&] { return "event_id=" + std::to_string(event_id); });
 }
 
-Status Kfd::set_event(uint32_t event_id) const {
+base::Status Kfd::set_event(uint32_t event_id) const {
   kfd_ioctl_set_event_args a{};
   a.event_id = event_id;
   return call(AMDKFD_IOC_SET_EVENT, "AMDKFD_IOC_SET_EVENT", &a,
               [&] { return "event_id=" + std::to_string(event_id); });
 }
 
-Status Kfd::reset_event(uint32_t event_id) const {
+base::Status Kfd::reset_event(uint32_t event_id) const {
   kfd_ioctl_reset_event_args a{};
   a.event_id = event_id;
   return call(AMDKFD_IOC_RESET_EVENT, "AMDKFD_IOC_RESET_EVENT", &a,
               [&] { return "event_id=" + std::to_string(event_id); });
 }
 
-Result<WaitResult> Kfd::wait_events(std::span<EventData> events, bool wait_for_all,
+base::Result<WaitResult> Kfd::wait_events(std::span<EventData> events, bool wait_for_all,
                                     uint32_t timeout_ms) const {
   kfd_ioctl_wait_events_args a{};
   a.events_ptr = reinterpret_cast<uintptr_t>(events.data());
@@ -346,7 +346,7 @@ Result<WaitResult> Kfd::wait_events(std::span<EventData> events, bool wait_for_a
 
 // --- per-GPU settings ------------------------------------------------------------------------
 
-Result<ClockCounters> Kfd::get_clock_counters(uint32_t gpu_id) const {
+base::Result<ClockCounters> Kfd::get_clock_counters(uint32_t gpu_id) const {
   kfd_ioctl_get_clock_counters_args a{};
   a.gpu_id = gpu_id;
   KFD_TRY(call(AMDKFD_IOC_GET_CLOCK_COUNTERS, "AMDKFD_IOC_GET_CLOCK_COUNTERS", &a,
@@ -355,7 +355,7 @@ Result<ClockCounters> Kfd::get_clock_counters(uint32_t gpu_id) const {
                        a.system_clock_freq};
 }
 
-Status Kfd::set_memory_policy(uint32_t gpu_id, uint32_t default_policy, uint32_t alternate_policy,
+base::Status Kfd::set_memory_policy(uint32_t gpu_id, uint32_t default_policy, uint32_t alternate_policy,
                               uint64_t alternate_aperture_base,
                               uint64_t alternate_aperture_size) const {
   kfd_ioctl_set_memory_policy_args a{};
@@ -370,7 +370,7 @@ Status Kfd::set_memory_policy(uint32_t gpu_id, uint32_t default_policy, uint32_t
   });
 }
 
-Status Kfd::set_scratch_backing_va(uint32_t gpu_id, uint64_t va) const {
+base::Status Kfd::set_scratch_backing_va(uint32_t gpu_id, uint64_t va) const {
   kfd_ioctl_set_scratch_backing_va_args a{};
   a.va_addr = va;
   a.gpu_id = gpu_id;
@@ -378,7 +378,7 @@ Status Kfd::set_scratch_backing_va(uint32_t gpu_id, uint64_t va) const {
               [&] { return kv("va", va, "gpu_id", gpu_id); });
 }
 
-Status Kfd::set_trap_handler(uint32_t gpu_id, uint64_t tba_addr, uint64_t tma_addr) const {
+base::Status Kfd::set_trap_handler(uint32_t gpu_id, uint64_t tba_addr, uint64_t tma_addr) const {
   kfd_ioctl_set_trap_handler_args a{};
   a.tba_addr = tba_addr;
   a.tma_addr = tma_addr;
@@ -387,7 +387,7 @@ Status Kfd::set_trap_handler(uint32_t gpu_id, uint64_t tba_addr, uint64_t tma_ad
               [&] { return kv("tba", tba_addr, "tma", tma_addr, "gpu_id", gpu_id); });
 }
 
-Status Kfd::set_xnack_mode(bool enabled) const {
+base::Status Kfd::set_xnack_mode(bool enabled) const {
   const char* name = "AMDKFD_IOC_SET_XNACK_MODE";
   KFD_TRY(gate(name, minor::kXnackMode));
   kfd_ioctl_set_xnack_mode_args a{};
@@ -396,7 +396,7 @@ Status Kfd::set_xnack_mode(bool enabled) const {
               [&] { return "xnack_enabled=" + std::to_string(enabled); });
 }
 
-Result<bool> Kfd::get_xnack_mode() const {
+base::Result<bool> Kfd::get_xnack_mode() const {
   const char* name = "AMDKFD_IOC_SET_XNACK_MODE";
   KFD_TRY(gate(name, minor::kXnackMode));
   kfd_ioctl_set_xnack_mode_args a{};
@@ -405,7 +405,7 @@ Result<bool> Kfd::get_xnack_mode() const {
   return a.xnack_enabled != 0;
 }
 
-Result<uint32_t> Kfd::runtime_enable(uint64_t r_debug, uint32_t mode_mask) const {
+base::Result<uint32_t> Kfd::runtime_enable(uint64_t r_debug, uint32_t mode_mask) const {
   const char* name = "AMDKFD_IOC_RUNTIME_ENABLE";
   KFD_TRY(gate(name, minor::kRuntimeEnable));
   uapi::RuntimeEnableArgs a{};
@@ -416,13 +416,13 @@ Result<uint32_t> Kfd::runtime_enable(uint64_t r_debug, uint32_t mode_mask) const
   return a.capabilities_mask;
 }
 
-Status Kfd::runtime_disable() const {
+base::Status Kfd::runtime_disable() const {
   auto r = runtime_enable(0, 0);
   if (!r) return r.error();
   return {};
 }
 
-Result<void*> Kfd::mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const {
+base::Result<void*> Kfd::mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const {
   void* p = ::mmap(addr, length, prot, flags, fd_, off_t(offset));
   if (p == MAP_FAILED) {
     return error("mmap /dev/kfd", errno,

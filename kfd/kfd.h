@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "kfd/uapi_ext.h"
 
 namespace kfd {
@@ -90,7 +90,7 @@ class Kfd {
 
   // open(O_RDWR|O_CLOEXEC) + GET_VERSION; fails unless major == 1. Messages say what is missing
   // (no amdgpu driver / no permission).
-  static Result<Kfd> open(const char* path = kPath);
+  static base::Result<Kfd> open(const char* path = kPath);
 
   Kfd() = default;  // not open: fd() == -1, every ioctl fails with EBADF
   Kfd(Kfd&& o) noexcept;
@@ -105,72 +105,72 @@ class Kfd {
   bool has_minor(uint32_t m) const { return version_.at_least(1, m); }
 
   // --- ioctls -------------------------------------------------------------------------------
-  Result<Version> get_version() const;
+  base::Result<Version> get_version() const;
   // GET_PROCESS_APERTURES_NEW: one entry per GPU of this process.
-  Result<std::vector<Apertures>> get_process_apertures() const;
+  base::Result<std::vector<Apertures>> get_process_apertures() const;
   // ACQUIRE_VM: bind the GPU's VM to a render-node fd (kept open by the caller).
-  Status acquire_vm(uint32_t gpu_id, int drm_fd) const;
+  base::Status acquire_vm(uint32_t gpu_id, int drm_fd) const;
 
   // ALLOC_MEMORY_OF_GPU. For USERPTR, mmap_offset is the CPU address; otherwise pass 0.
-  Result<Allocation> alloc_memory(uint32_t gpu_id, uint64_t va, uint64_t size, uint32_t flags,
+  base::Result<Allocation> alloc_memory(uint32_t gpu_id, uint64_t va, uint64_t size, uint32_t flags,
                                   uint64_t mmap_offset = 0) const;
-  Status free_memory(uint64_t handle) const;
+  base::Status free_memory(uint64_t handle) const;
   // MAP/UNMAP: returns n_success (== gpu_ids.size() on success). Start from `already_done`
   // devices done by an earlier, partly failed call.
-  Result<uint32_t> map_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
+  base::Result<uint32_t> map_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
                               uint32_t already_done = 0) const;
-  Result<uint32_t> unmap_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
+  base::Result<uint32_t> unmap_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
                                 uint32_t already_done = 0) const;
   // AVAILABLE_MEMORY (>= 1.9): VRAM bytes this process can still allocate on the GPU.
-  Result<uint64_t> available_memory(uint32_t gpu_id) const;
+  base::Result<uint64_t> available_memory(uint32_t gpu_id) const;
 
-  Result<QueueInfo> create_queue(const QueueArgs& args) const;
-  Status destroy_queue(uint32_t queue_id) const;
-  Status update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
+  base::Result<QueueInfo> create_queue(const QueueArgs& args) const;
+  base::Status destroy_queue(uint32_t queue_id) const;
+  base::Status update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
                       uint32_t queue_percentage, uint32_t queue_priority) const;
 
   // CREATE_EVENT. event_page_handle: an ALLOC_MEMORY handle of the events page (dGPU), or 0 to
   // let the kernel allocate it (then mmap /dev/kfd at EventInfo::event_page_offset).
-  Result<EventInfo> create_event(uint32_t event_type, bool auto_reset, uint32_t node_id = 0,
+  base::Result<EventInfo> create_event(uint32_t event_type, bool auto_reset, uint32_t node_id = 0,
                                  uint64_t event_page_handle = 0) const;
-  Status destroy_event(uint32_t event_id) const;
-  Status set_event(uint32_t event_id) const;
-  Status reset_event(uint32_t event_id) const;
+  base::Status destroy_event(uint32_t event_id) const;
+  base::Status set_event(uint32_t event_id) const;
+  base::Status reset_event(uint32_t event_id) const;
   // WAIT_EVENTS: events[i].event_id in, exception data out. timeout in ms (0: poll).
-  Result<WaitResult> wait_events(std::span<EventData> events, bool wait_for_all,
+  base::Result<WaitResult> wait_events(std::span<EventData> events, bool wait_for_all,
                                  uint32_t timeout_ms) const;
 
-  Result<ClockCounters> get_clock_counters(uint32_t gpu_id) const;
+  base::Result<ClockCounters> get_clock_counters(uint32_t gpu_id) const;
   // SET_MEMORY_POLICY: KFD_IOC_CACHE_POLICY_COHERENT / _NONCOHERENT.
-  Status set_memory_policy(uint32_t gpu_id, uint32_t default_policy, uint32_t alternate_policy,
+  base::Status set_memory_policy(uint32_t gpu_id, uint32_t default_policy, uint32_t alternate_policy,
                            uint64_t alternate_aperture_base = 0,
                            uint64_t alternate_aperture_size = 0) const;
-  Status set_scratch_backing_va(uint32_t gpu_id, uint64_t va) const;
-  Status set_trap_handler(uint32_t gpu_id, uint64_t tba_addr, uint64_t tma_addr) const;
+  base::Status set_scratch_backing_va(uint32_t gpu_id, uint64_t va) const;
+  base::Status set_trap_handler(uint32_t gpu_id, uint64_t tba_addr, uint64_t tma_addr) const;
   // SET_XNACK_MODE (>= 1.5); must precede queue creation (EBUSY otherwise).
-  Status set_xnack_mode(bool enabled) const;
-  Result<bool> get_xnack_mode() const;  // the same ioctl with xnack_enabled = -1
+  base::Status set_xnack_mode(bool enabled) const;
+  base::Result<bool> get_xnack_mode() const;  // the same ioctl with xnack_enabled = -1
   // RUNTIME_ENABLE (>= 1.13); before any queue exists (EEXIST otherwise). Returns the KFD's
   // capabilities_mask. Below 1.13 fails with ENOTSUP ("not supported by KFD 1.x"): callers
   // treat that as the no-op the thunk makes of it.
-  Result<uint32_t> runtime_enable(uint64_t r_debug = 0,
+  base::Result<uint32_t> runtime_enable(uint64_t r_debug = 0,
                                   uint32_t mode_mask = uapi::kRuntimeEnableModeEnable) const;
-  Status runtime_disable() const;
+  base::Status runtime_disable() const;
 
   // mmap of /dev/kfd (doorbells, events page, MMIO): error names the offset's type and gpu_id.
-  Result<void*> mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const;
+  base::Result<void*> mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const;
 
  private:
   Kfd(int fd, Version v, int pid) : fd_(fd), version_(v), pid_(pid) {}
   // Issues one ioctl with EINTR/EAGAIN retry; on failure formats "<name>: <strerror> (<details>)"
   // and, on EBADF from a forked child, says so. `details` is only evaluated on failure.
   template <class Args, class Details>
-  Status call(unsigned long request, const char* name, Args* args, Details details) const;
-  Status gate(const char* name, uint32_t minor_needed) const;
+  base::Status call(unsigned long request, const char* name, Args* args, Details details) const;
+  base::Status gate(const char* name, uint32_t minor_needed) const;
   template <class Args>
-  Result<uint32_t> map_call(unsigned long request, const char* name, uint64_t handle,
+  base::Result<uint32_t> map_call(unsigned long request, const char* name, uint64_t handle,
                             std::span<const uint32_t> gpu_ids, uint32_t already_done) const;
-  Error error(const char* name, int err, const std::string& details) const;
+  base::Error error(const char* name, int err, const std::string& details) const;
 
   int fd_ = -1;
   Version version_;

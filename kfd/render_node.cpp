@@ -13,22 +13,22 @@
 
 namespace kfd {
 
-Result<RenderNode> RenderNode::open(uint32_t minor) {
+base::Result<RenderNode> RenderNode::open(uint32_t minor) {
   const std::string path = "/dev/dri/renderD" + std::to_string(minor);
   if (minor < 128 || minor > 255)
-    return Error::msg("render node minor " + std::to_string(minor) + " outside 128..255", EINVAL);
+    return base::Error::msg("render node minor " + std::to_string(minor) + " outside 128..255", EINVAL);
   int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
     std::string why = (e == EACCES || e == EPERM) ? "add the user to the 'render' group" : "";
-    return Error::from_errno("open " + path, e, why);
+    return base::Error::from_errno("open " + path, e, why);
   }
   uint32_t mj = 0, mn = 0;
   amdgpu_device_handle dev = nullptr;
   int r = amdgpu_device_initialize(fd, &mj, &mn, &dev);
   if (r != 0) {
     ::close(fd);
-    return Error::from_errno("amdgpu_device_initialize " + path, -r);
+    return base::Error::from_errno("amdgpu_device_initialize " + path, -r);
   }
   return RenderNode(fd, minor, dev, mj, mn);
 }
@@ -61,13 +61,13 @@ void RenderNode::reset() {
   fd_ = -1;
 }
 
-Result<GpuInfo> RenderNode::query() const {
+base::Result<GpuInfo> RenderNode::query() const {
   GpuInfo g;
   g.drm_major = drm_major_;
   g.drm_minor = drm_minor_;
   amdgpu_gpu_info info{};
   int r = amdgpu_query_gpu_info(dev_, &info);
-  if (r != 0) return Error::from_errno("amdgpu_query_gpu_info " + path(), -r);
+  if (r != 0) return base::Error::from_errno("amdgpu_query_gpu_info " + path(), -r);
   g.asic_id = info.asic_id;
   g.chip_rev = info.chip_rev;
   g.chip_external_rev = info.chip_external_rev;
@@ -80,27 +80,27 @@ Result<GpuInfo> RenderNode::query() const {
 
   amdgpu_heap_info heap{};
   r = amdgpu_query_heap_info(dev_, AMDGPU_GEM_DOMAIN_VRAM, 0, &heap);
-  if (r != 0) return Error::from_errno("amdgpu_query_heap_info(VRAM) " + path(), -r);
+  if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(VRAM) " + path(), -r);
   g.vram_size = heap.heap_size;
   r = amdgpu_query_heap_info(dev_, AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED,
                              &heap);
-  if (r != 0) return Error::from_errno("amdgpu_query_heap_info(visible VRAM) " + path(), -r);
+  if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(visible VRAM) " + path(), -r);
   g.visible_vram_size = heap.heap_size;
   r = amdgpu_query_heap_info(dev_, AMDGPU_GEM_DOMAIN_GTT, 0, &heap);
-  if (r != 0) return Error::from_errno("amdgpu_query_heap_info(GTT) " + path(), -r);
+  if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(GTT) " + path(), -r);
   g.gtt_size = heap.heap_size;
 
   if (const char* name = amdgpu_get_marketing_name(dev_)) g.marketing_name = name;
   return g;
 }
 
-Result<void*> RenderNode::mmap(void* addr, size_t length, int prot, int flags,
+base::Result<void*> RenderNode::mmap(void* addr, size_t length, int prot, int flags,
                                uint64_t offset) const {
   void* p = ::mmap(addr, length, prot, flags, fd_, off_t(offset));
   if (p == MAP_FAILED)
-    return Error::from_errno("mmap " + path(), errno,
-                             "offset=" + hex(offset) + ", length=" + hex(length) +
-                                 ", addr=" + hex(reinterpret_cast<uintptr_t>(addr)));
+    return base::Error::from_errno("mmap " + path(), errno,
+                             "offset=" + base::hex(offset) + ", length=" + base::hex(length) +
+                                 ", addr=" + base::hex(reinterpret_cast<uintptr_t>(addr)));
   return p;
 }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kfd/result.h"
+#include "base/result.h"
 
 // From <amdgpu.h>; kept opaque here so users of this header need not include libdrm.
 typedef struct amdgpu_device* amdgpu_device_handle;
@@ -36,7 +36,7 @@ struct GpuInfo {
 class RenderNode {
  public:
   // Opens /dev/dri/renderD<minor> (O_RDWR|O_CLOEXEC) and initializes libdrm_amdgpu on it.
-  static Result<RenderNode> open(uint32_t minor);
+  static base::Result<RenderNode> open(uint32_t minor);
 
   RenderNode() = default;  // not open: fd() == -1
   RenderNode(RenderNode&& o) noexcept;
@@ -51,10 +51,10 @@ class RenderNode {
   amdgpu_device_handle device() const { return dev_; }
   std::string path() const { return "/dev/dri/renderD" + std::to_string(minor_); }
 
-  Result<GpuInfo> query() const;
+  base::Result<GpuInfo> query() const;
 
   // mmap of a BO's mmap_offset on this node (MAP_SHARED; MAP_FIXED when addr is given).
-  Result<void*> mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const;
+  base::Result<void*> mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const;
 
  private:
   RenderNode(int fd, uint32_t minor, amdgpu_device_handle dev, uint32_t mj, uint32_t mn)

@@ -26,7 +26,7 @@ std::string trim(std::string s) {
   return s;
 }
 
-Result<PropertyMap> read_properties(const std::string& path) {
+base::Result<PropertyMap> read_properties(const std::string& path) {
   KFD_ASSIGN(std::string text, read_text_file(path));
   auto map = parse_properties(text);
   if (!map) return map.error().context(path);
@@ -75,7 +75,7 @@ IoLink io_link_from(PropertyMap m) {
 
 // Reads dir/0/properties, dir/1/properties, ... until one does not exist.
 template <class T, class Make>
-Result<std::vector<T>> read_numbered(const std::string& dir, Make make) {
+base::Result<std::vector<T>> read_numbered(const std::string& dir, Make make) {
   std::vector<T> out;
   for (uint32_t i = 0;; ++i) {
     auto props = read_properties(dir + "/" + std::to_string(i) + "/properties");
@@ -88,17 +88,17 @@ Result<std::vector<T>> read_numbered(const std::string& dir, Make make) {
   return out;
 }
 
-Result<uint64_t> read_number(const std::string& path) {
+base::Result<uint64_t> read_number(const std::string& path) {
   KFD_ASSIGN(std::string text, read_text_file(path));
   char* end = nullptr;
   errno = 0;
   uint64_t v = std::strtoull(text.c_str(), &end, 10);
   if (end == text.c_str() || errno != 0)
-    return Error::msg(path + ": not a number: '" + trim(text) + "'", EINVAL);
+    return base::Error::msg(path + ": not a number: '" + trim(text) + "'", EINVAL);
   return v;
 }
 
-Result<Node> read_node(const std::string& dir, uint32_t index, PropertyMap props) {
+base::Result<Node> read_node(const std::string& dir, uint32_t index, PropertyMap props) {
   Node n;
   n.index = index;
   KFD_ASSIGN(uint64_t gpu_id, read_number(dir + "/gpu_id"));
@@ -114,7 +114,7 @@ Result<Node> read_node(const std::string& dir, uint32_t index, PropertyMap props
   return n;
 }
 
-Result<Topology> read_once(const std::string& root) {
+base::Result<Topology> read_once(const std::string& root) {
   Topology t;
   KFD_ASSIGN(t.generation_id, read_number(root + "/generation_id"));
   KFD_ASSIGN(t.system.raw, read_properties(root + "/system_properties"));
@@ -138,9 +138,9 @@ Result<Topology> read_once(const std::string& root) {
 
 }  // namespace
 
-Result<std::string> read_text_file(const std::string& path) {
+base::Result<std::string> read_text_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::from_errno("open " + path, errno);
+  if (fd < 0) return base::Error::from_errno("open " + path, errno);
   std::string out;
   char buf[4096];
   for (;;) {
@@ -149,7 +149,7 @@ Result<std::string> read_text_file(const std::string& path) {
     if (n < 0) {
       int e = errno;
       ::close(fd);
-      return Error::from_errno("read " + path, e);
+      return base::Error::from_errno("read " + path, e);
     }
     if (n == 0) break;
     out.append(buf, size_t(n));
@@ -158,7 +158,7 @@ Result<std::string> read_text_file(const std::string& path) {
   return out;
 }
 
-Result<PropertyMap> parse_properties(std::string_view text) {
+base::Result<PropertyMap> parse_properties(std::string_view text) {
   PropertyMap map;
   size_t line_no = 0;
   while (!text.empty()) {
@@ -170,7 +170,7 @@ Result<PropertyMap> parse_properties(std::string_view text) {
     if (line.empty()) continue;
     size_t sp = line.find(' ');
     if (sp == std::string_view::npos || sp == 0)
-      return Error::msg("properties line " + std::to_string(line_no) + ": expected 'key value': '" +
+      return base::Error::msg("properties line " + std::to_string(line_no) + ": expected 'key value': '" +
                             std::string(line) + "'", EINVAL);
     std::string key(line.substr(0, sp));
     std::string value(line.substr(line.find_first_not_of(' ', sp)));
@@ -267,16 +267,16 @@ const Node* Topology::find_gpu(uint32_t gpu_id) const {
   return nullptr;
 }
 
-Result<Topology> read_topology_at(const std::string& root) {
+base::Result<Topology> read_topology_at(const std::string& root) {
   for (int attempt = 0; attempt < kTopologyAttempts; ++attempt) {
     KFD_ASSIGN(Topology t, read_once(root));
     KFD_ASSIGN(uint64_t gen, read_number(root + "/generation_id"));
     if (gen == t.generation_id) return t;
   }
-  return Error::msg("KFD topology at " + root + " kept changing (generation_id) while being read",
+  return base::Error::msg("KFD topology at " + root + " kept changing (generation_id) while being read",
                     EAGAIN);
 }
 
-Result<Topology> read_topology() { return read_topology_at(kTopologyRoot); }
+base::Result<Topology> read_topology() { return read_topology_at(kTopologyRoot); }
 
 }  // namespace kfd

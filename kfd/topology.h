@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kfd/node_properties.h"
-#include "kfd/result.h"
+#include "base/result.h"
 
 namespace kfd {
 
@@ -101,7 +101,7 @@ struct Topology {
 
 // Parses `key value` lines. Lines whose value is not a number (sibling_map) are skipped; a
 // line without a value is an error.
-Result<PropertyMap> parse_properties(std::string_view text);
+base::Result<PropertyMap> parse_properties(std::string_view text);
 
 // Typed fields from a node's property map (unknown keys ignored, missing ones 0; num_xcc 1).
 NodeProperties node_properties_from(const PropertyMap& map);
@@ -114,11 +114,11 @@ std::string gfx_name(uint32_t gfx_target_version);
 constexpr int kTopologyAttempts = 10;
 
 // Reads the whole topology, retrying while generation_id changes under us (kTopologyAttempts).
-Result<Topology> read_topology();
+base::Result<Topology> read_topology();
 // Same, under another root directory. For unit tests with a canned tree only.
-Result<Topology> read_topology_at(const std::string& root);
+base::Result<Topology> read_topology_at(const std::string& root);
 
 // Reads a small sysfs/procfs text file with open/read (so an LD_PRELOADed emulator sees it).
-Result<std::string> read_text_file(const std::string& path);
+base::Result<std::string> read_text_file(const std::string& path);
 
 }  // namespace kfd

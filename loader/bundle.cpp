@@ -20,28 +20,28 @@ constexpr uint64_t kEntryMin = 24;                 // offset, size, id length: 3
 constexpr uint64_t kMaxUncompressed = 1ull << 30;  // never allocate more than 1 GiB for one bundle
 constexpr uint64_t kZlibMaxRatio = 1032;           // deflate cannot expand data by more (RFC 1951)
 
-kfd::Status check_entry_layout(std::vector<BundleEntry>& es, uint64_t table_end) {
+base::Status check_entry_layout(std::vector<BundleEntry>& es, uint64_t table_end) {
   std::vector<BundleEntry*> v;
   for (BundleEntry& e : es)
     if (e.size) v.push_back(&e);
   std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
   for (size_t i = 0; i < v.size(); ++i) {
     if (v[i]->offset < table_end)
-      return kfd::Error::msg("bundle entry '" + v[i]->id + "' offset " + kfd::hex(v[i]->offset) +
-                             " overlaps the bundle header (ends at " + kfd::hex(table_end) + ")");
+      return base::Error::msg("bundle entry '" + v[i]->id + "' offset " + base::hex(v[i]->offset) +
+                             " overlaps the bundle header (ends at " + base::hex(table_end) + ")");
     if (i && v[i - 1]->offset + v[i - 1]->size > v[i]->offset)
-      return kfd::Error::msg("bundle entry '" + v[i]->id + "' offset " + kfd::hex(v[i]->offset) +
+      return base::Error::msg("bundle entry '" + v[i]->id + "' offset " + base::hex(v[i]->offset) +
                              " overlaps entry '" + v[i - 1]->id + "'");
   }
   return {};
 }
 
-kfd::Result<Bundle> parse_plain(Bytes b) {
+base::Result<Bundle> parse_plain(Bytes b) {
   if (!is_offload_bundle(b)) return field_error("bundle magic", 0, "not __CLANG_OFFLOAD_BUNDLE__");
   KFD_ASSIGN(uint64_t count, read_le<uint64_t>(b, kMagicSize, "bundle entry count"));
   if (count > (b.size() - kMagicSize - 8) / kEntryMin)
     return field_error("bundle entry count", kMagicSize, std::to_string(count) + " entries cannot fit in " +
-                                                              kfd::hex(b.size()) + " bytes");
+                                                              base::hex(b.size()) + " bytes");
   Bundle out;
   out.entries.reserve(count);
   uint64_t pos = kMagicSize + 8, end = pos;
@@ -64,7 +64,7 @@ kfd::Result<Bundle> parse_plain(Bytes b) {
   return out;
 }
 
-kfd::Status decompress_into(const CompressedHeader& h, Bytes payload, std::vector<uint8_t>& out) {
+base::Status decompress_into(const CompressedHeader& h, Bytes payload, std::vector<uint8_t>& out) {
   out.resize(h.uncompressed_size);
   if (h.method == 1) {
     size_t frame = ZSTD_findFrameCompressedSize(payload.data(), payload.size());
@@ -72,7 +72,7 @@ kfd::Status decompress_into(const CompressedHeader& h, Bytes payload, std::vecto
     size_t n = ZSTD_decompress(out.data(), out.size(), payload.data(), frame);
     if (ZSTD_isError(n)) return field_error("CCOB zstd data", h.header_size, ZSTD_getErrorName(n));
     if (n != out.size())
-      return field_error("CCOB uncompressed size", 8, "header says " + kfd::hex(out.size()) + ", data has " + kfd::hex(n));
+      return field_error("CCOB uncompressed size", 8, "header says " + base::hex(out.size()) + ", data has " + base::hex(n));
     return {};
   }
   uLongf n = out.size();
@@ -80,11 +80,11 @@ kfd::Status decompress_into(const CompressedHeader& h, Bytes payload, std::vecto
   int rc = uncompress2(out.data(), &n, payload.data(), &consumed);
   if (rc != Z_OK) return field_error("CCOB zlib data", h.header_size, std::string("inflate failed: ") + zError(rc));
   if (n != out.size())
-    return field_error("CCOB uncompressed size", 8, "header says " + kfd::hex(out.size()) + ", data has " + kfd::hex(uint64_t(n)));
+    return field_error("CCOB uncompressed size", 8, "header says " + base::hex(out.size()) + ", data has " + base::hex(uint64_t(n)));
   return {};
 }
 
-kfd::Result<Bundle> parse_compressed(Bytes b) {
+base::Result<Bundle> parse_compressed(Bytes b) {
   KFD_ASSIGN(CompressedHeader h, parse_compressed_header(b));
   uint64_t end = h.total_size ? h.total_size : b.size();
   Bytes payload = b.subspan(h.header_size, end - h.header_size);
@@ -118,7 +118,7 @@ bool is_compressed_bundle(Bytes b) { return b.size() >= 4 && std::memcmp(b.data(
 
 // layout: clang OffloadBundler "CompressedOffloadBundle": magic, u16 version, u16 method, then
 // v1: u32 uncompressed, u64 hash; v2: u32 total, u32 uncompressed, u64 hash; v3: u64 x 3.
-kfd::Result<CompressedHeader> parse_compressed_header(Bytes b) {
+base::Result<CompressedHeader> parse_compressed_header(Bytes b) {
   if (!is_compressed_bundle(b)) return field_error("CCOB magic", 0, "not a compressed bundle");
   CompressedHeader h;
   KFD_ASSIGN(h.version, read_le<uint16_t>(b, 4, "CCOB version"));
@@ -145,21 +145,21 @@ kfd::Result<CompressedHeader> parse_compressed_header(Bytes b) {
   }
   if (h.method > 1) return field_error("CCOB method", 6, std::to_string(h.method) + " is not 0 (zlib) or 1 (zstd)");
   if (h.version >= 2 && (h.total_size < h.header_size || h.total_size > b.size()))
-    return field_error("CCOB total size", 8, kfd::hex(h.total_size) + " is not within [header, input size " +
-                                                 kfd::hex(b.size()) + "]");
+    return field_error("CCOB total size", 8, base::hex(h.total_size) + " is not within [header, input size " +
+                                                 base::hex(b.size()) + "]");
   uint64_t payload = (h.total_size ? h.total_size : b.size()) - h.header_size;
   uint64_t usize_at = h.version == 1 ? 8 : h.version == 2 ? 12 : 16;
   if (h.uncompressed_size == 0 || h.uncompressed_size > kMaxUncompressed)
-    return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) + " is 0 or above 1 GiB");
+    return field_error("CCOB uncompressed size", usize_at, base::hex(h.uncompressed_size) + " is 0 or above 1 GiB");
   if (h.method == 0 && h.uncompressed_size / kZlibMaxRatio > payload)
-    return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
-                                                               " is more than zlib can expand " + kfd::hex(payload) + " bytes to");
+    return field_error("CCOB uncompressed size", usize_at, base::hex(h.uncompressed_size) +
+                                                               " is more than zlib can expand " + base::hex(payload) + " bytes to");
   if (h.method == 1) {
     // A zstd frame states its content size; it must agree (RFC 8878 Frame_Content_Size).
     unsigned long long fcs = ZSTD_getFrameContentSize(b.data() + h.header_size, payload);
     if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR && fcs != h.uncompressed_size)
-      return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
-                                                                 " disagrees with the zstd frame's " + kfd::hex(fcs));
+      return field_error("CCOB uncompressed size", usize_at, base::hex(h.uncompressed_size) +
+                                                                 " disagrees with the zstd frame's " + base::hex(fcs));
     // Without a stated size, the block headers still bound what the data can expand to; data
     // whose block headers cannot be walked is rejected here, before anything is allocated.
     // Only the first frame counts: a v1 bundle has no total size, so padding may follow it.
@@ -168,16 +168,16 @@ kfd::Result<CompressedHeader> parse_compressed_header(Bytes b) {
                                                    : ZSTD_decompressBound(b.data() + h.header_size, frame);
     if (bound == ZSTD_CONTENTSIZE_ERROR)
       return field_error("CCOB zstd frame", h.header_size, "not a complete zstd frame, so uncompressed size " +
-                                                               kfd::hex(h.uncompressed_size) + " cannot be checked");
+                                                               base::hex(h.uncompressed_size) + " cannot be checked");
     if (h.uncompressed_size > bound)
-      return field_error("CCOB uncompressed size", usize_at, kfd::hex(h.uncompressed_size) +
+      return field_error("CCOB uncompressed size", usize_at, base::hex(h.uncompressed_size) +
                                                                  " is more than the zstd data can expand to (" +
-                                                                 kfd::hex(bound) + ")");
+                                                                 base::hex(bound) + ")");
   }
   return h;
 }
 
-kfd::Result<uint64_t> compressed_bundle_size(Bytes b) {
+base::Result<uint64_t> compressed_bundle_size(Bytes b) {
   if (!is_compressed_bundle(b)) return field_error("CCOB magic", 0, "not a compressed bundle");
   KFD_ASSIGN(uint16_t version, read_le<uint16_t>(b, 4, "CCOB version"));
   if (version == 2) {
@@ -188,36 +188,36 @@ kfd::Result<uint64_t> compressed_bundle_size(Bytes b) {
   return field_error("CCOB version", 4, std::to_string(version) + " has no total size (needs 2 or 3)");
 }
 
-kfd::Status parse_bundle_id(BundleEntry& e) {
+base::Status parse_bundle_id(BundleEntry& e) {
   std::string_view id = e.id;
   size_t dash = id.find('-');
-  if (dash == std::string_view::npos) return kfd::Error::msg("bundle entry id '" + e.id + "': no '-' after the kind");
+  if (dash == std::string_view::npos) return base::Error::msg("bundle entry id '" + e.id + "': no '-' after the kind");
   e.kind = std::string(id.substr(0, dash));
   std::string_view rest = id.substr(dash + 1);
   // The triple has four components (arch-vendor-os-env); env may be empty ("amdgcn-amd-amdhsa-").
   size_t p = 0;
   for (int k = 0; k < 3; ++k) {
     p = rest.find('-', p);
-    if (p == std::string_view::npos) return kfd::Error::msg("bundle entry id '" + e.id + "': triple has fewer than 4 parts");
+    if (p == std::string_view::npos) return base::Error::msg("bundle entry id '" + e.id + "': triple has fewer than 4 parts");
     ++p;
   }
   size_t env_end = rest.find('-', p);
   e.triple = std::string(rest.substr(0, env_end == std::string_view::npos ? rest.size() : env_end));
   std::string_view target = env_end == std::string_view::npos ? std::string_view{} : rest.substr(env_end + 1);
   if (!e.is_amdgpu()) return {};
-  if (target.empty()) return kfd::Error::msg("bundle entry id '" + e.id + "': no target id");
+  if (target.empty()) return base::Error::msg("bundle entry id '" + e.id + "': no target id");
   auto t = TargetId::parse(target);
   if (!t) return t.error().context("bundle entry id '" + e.id + "'");
   e.target = std::move(t).value();
   return {};
 }
 
-kfd::Result<Bundle> parse_bundle(Bytes b) {
+base::Result<Bundle> parse_bundle(Bytes b) {
   if (is_compressed_bundle(b)) return parse_compressed(b);
   return parse_plain(b);
 }
 
-kfd::Result<const BundleEntry*> select_code_object(const Bundle& b, const TargetId& device) {
+base::Result<const BundleEntry*> select_code_object(const Bundle& b, const TargetId& device) {
   const BundleEntry* best = nullptr;
   int best_score = -1;
   for (const BundleEntry& e : b.entries) {
@@ -230,8 +230,8 @@ kfd::Result<const BundleEntry*> select_code_object(const Bundle& b, const Target
   }
   if (best) return best;
   std::string have = amdgpu_targets(b);
-  if (have.empty()) return kfd::Error::msg("bundle has no AMDGPU code objects; device is " + device.str());
-  return kfd::Error::msg("bundle has " + have + "; device is " + device.str());
+  if (have.empty()) return base::Error::msg("bundle has no AMDGPU code objects; device is " + device.str());
+  return base::Error::msg("bundle has " + have + "; device is " + device.str());
 }
 
 }  // namespace loader

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "loader/bytes.h"
 #include "loader/target.h"
 
@@ -53,27 +53,27 @@ bool is_compressed_bundle(Bytes b);
 
 // Parses a plain or compressed bundle. Trailing bytes after the last entry are allowed (a
 // .hip_fatbin section is padded); the header, the entry table and every entry must fit.
-kfd::Result<Bundle> parse_bundle(Bytes b);
+base::Result<Bundle> parse_bundle(Bytes b);
 // `b` must hold the whole compressed bundle: sizes are checked against it.
-kfd::Result<CompressedHeader> parse_compressed_header(Bytes b);
+base::Result<CompressedHeader> parse_compressed_header(Bytes b);
 // The total size a CCOB v2/v3 header states, from its first 32 bytes alone (for callers that hold
 // only a pointer, like __hipRegisterFatBinary); v1 states none and is an error. Not validated
 // against any data: parse_bundle() on that many bytes does that.
-kfd::Result<uint64_t> compressed_bundle_size(Bytes header);
+base::Result<uint64_t> compressed_bundle_size(Bytes header);
 // Splits an id "kind-arch-vendor-os-env-target" into the entry's fields.
-kfd::Status parse_bundle_id(BundleEntry& e);
+base::Status parse_bundle_id(BundleEntry& e);
 
 // The best AMDGPU entry for a device: processor equal, every +/- feature of the entry equal to
 // the device's, an omitted feature matching either; explicit matches preferred. Otherwise an
 // error listing the bundle's targets and the device's.
-kfd::Result<const BundleEntry*> select_code_object(const Bundle& b, const TargetId& device);
+base::Result<const BundleEntry*> select_code_object(const Bundle& b, const TargetId& device);
 
 // The offload bundle embedded in a host ELF executable or shared library: the .hip_fatbin
 // section, else what the .hipFatBinSegment wrapper (magic "HIPF") points at.
-kfd::Result<Bytes> find_hip_fatbin(Bytes host_elf);
+base::Result<Bytes> find_hip_fatbin(Bytes host_elf);
 // Every bundle in a host ELF, one per translation unit that had device code: the .hip_fatbin
 // section split at each bundle's end (zero padding may follow), else one per .hipFatBinSegment
 // wrapper. Each view runs from its bundle's start to the end of the section.
-kfd::Result<std::vector<Bytes>> find_hip_fatbins(Bytes host_elf);
+base::Result<std::vector<Bytes>> find_hip_fatbins(Bytes host_elf);
 
 }  // namespace loader

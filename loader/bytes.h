@@ -8,15 +8,15 @@
 #include <string>
 #include <string_view>
 
-#include "kfd/result.h"
+#include "base/result.h"
 
 namespace loader {
 
 using Bytes = std::span<const uint8_t>;
 
 // "<field> at offset 0x40: <problem>": the one shape every parser error in loader/ has.
-inline kfd::Error field_error(std::string_view field, uint64_t offset, const std::string& problem) {
-  return kfd::Error::msg(std::string(field) + " at offset " + kfd::hex(offset) + ": " + problem);
+inline base::Error field_error(std::string_view field, uint64_t offset, const std::string& problem) {
+  return base::Error::msg(std::string(field) + " at offset " + base::hex(offset) + ": " + problem);
 }
 
 // True when [off, off+size) lies inside a buffer of `total` bytes (no overflow).
@@ -26,10 +26,10 @@ constexpr bool in_bounds(uint64_t off, uint64_t size, uint64_t total) {
 
 // Reads a little-endian unsigned integer of sizeof(T) bytes at `off`.
 template <class T>
-kfd::Result<T> read_le(Bytes b, uint64_t off, std::string_view field) {
+base::Result<T> read_le(Bytes b, uint64_t off, std::string_view field) {
   if (!in_bounds(off, sizeof(T), b.size()))
     return field_error(field, off, "needs " + std::to_string(sizeof(T)) + " bytes, input has " +
-                                       kfd::hex(b.size()));
+                                       base::hex(b.size()));
   T v;
   std::memcpy(&v, b.data() + off, sizeof(T));  // hosts are little-endian (x86-64, aarch64)
   return v;
@@ -44,10 +44,10 @@ T load_le(const uint8_t* p) {
 }
 
 // The sub-range [off, off+size), or an error naming the field when it does not fit.
-inline kfd::Result<Bytes> slice(Bytes b, uint64_t off, uint64_t size, std::string_view field) {
+inline base::Result<Bytes> slice(Bytes b, uint64_t off, uint64_t size, std::string_view field) {
   if (!in_bounds(off, size, b.size()))
-    return field_error(field, off, "range of " + kfd::hex(size) + " bytes extends past the end (" +
-                                       kfd::hex(b.size()) + " bytes)");
+    return field_error(field, off, "range of " + base::hex(size) + " bytes extends past the end (" +
+                                       base::hex(b.size()) + " bytes)");
   return b.subspan(off, size);
 }
 

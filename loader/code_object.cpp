@@ -19,7 +19,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
-kfd::Result<CodeObject> CodeObject::parse(Bytes image) {
+base::Result<CodeObject> CodeObject::parse(Bytes image) {
   CodeObject co;
   KFD_ASSIGN(co.elf_, ElfFile::parse(image));
   KFD_TRY(co.check_header());
@@ -29,7 +29,7 @@ kfd::Result<CodeObject> CodeObject::parse(Bytes image) {
   return co;
 }
 
-kfd::Status CodeObject::check_header() {
+base::Status CodeObject::check_header() {
   const ElfHeader& h = elf_.header();
   if (h.machine != kEmAmdgpu)
     return field_error("e_machine", 18, std::to_string(h.machine) + " is not EM_AMDGPU (224)");
@@ -42,17 +42,17 @@ kfd::Status CodeObject::check_header() {
 }
 
 // PT_LOAD segments: sorted, non-overlapping, and together no larger than kMaxSpan.
-kfd::Status CodeObject::check_segments() {
+base::Status CodeObject::check_segments() {
   std::vector<const ProgramHeader*> loads;
   for (const ProgramHeader& ph : elf_.segments())
     if (ph.type == kPtLoad) loads.push_back(&ph);
-  if (loads.empty()) return kfd::Error::msg("program headers: no PT_LOAD segment");
+  if (loads.empty()) return base::Error::msg("program headers: no PT_LOAD segment");
   std::sort(loads.begin(), loads.end(), [](auto* a, auto* b) { return a->vaddr < b->vaddr; });
   for (size_t i = 1; i < loads.size(); ++i) {
     if (loads[i - 1]->vaddr + loads[i - 1]->memsz > loads[i]->vaddr) {
       size_t idx = loads[i] - elf_.segments().data();
       return field_error("program header " + std::to_string(idx) + " p_vaddr", elf_.header().phoff + idx * 56 + 16,
-                         kfd::hex(loads[i]->vaddr) + " overlaps the previous PT_LOAD segment");
+                         base::hex(loads[i]->vaddr) + " overlaps the previous PT_LOAD segment");
     }
   }
   vaddr_min_ = loads.front()->vaddr;
@@ -60,11 +60,11 @@ kfd::Status CodeObject::check_segments() {
   for (const ProgramHeader* ph : loads) end = std::max(end, ph->vaddr + ph->memsz);
   vaddr_span_ = end - vaddr_min_;
   if (vaddr_span_ > kMaxSpan)
-    return kfd::Error::msg("program headers: PT_LOAD segments span " + kfd::hex(vaddr_span_) + " bytes (limit 4 GiB)");
+    return base::Error::msg("program headers: PT_LOAD segments span " + base::hex(vaddr_span_) + " bytes (limit 4 GiB)");
   return {};
 }
 
-kfd::Status CodeObject::read_metadata() {
+base::Status CodeObject::read_metadata() {
   KFD_ASSIGN(auto notes, elf_.notes());
   const Note* found = nullptr;
   for (const Note& n : notes) {
@@ -72,7 +72,7 @@ kfd::Status CodeObject::read_metadata() {
     if (found) return field_error("note NT_AMDGPU_METADATA", n.desc_offset, "appears twice");
     found = &n;
   }
-  if (!found) return kfd::Error::msg("notes: no NT_AMDGPU_METADATA note (owner AMDGPU, type 32)");
+  if (!found) return base::Error::msg("notes: no NT_AMDGPU_METADATA note (owner AMDGPU, type 32)");
   KFD_ASSIGN(metadata_, parse_metadata(found->desc, found->desc_offset));
   std::string expected = "amdgcn-amd-amdhsa--" + target_.str();
   if (!metadata_.target.empty() && metadata_.target != expected)
@@ -81,15 +81,15 @@ kfd::Status CodeObject::read_metadata() {
   return {};
 }
 
-kfd::Status CodeObject::bind_kernel(Kernel& k, const SymbolIndex& syms, size_t index) {
+base::Status CodeObject::bind_kernel(Kernel& k, const SymbolIndex& syms, size_t index) {
   std::string path = "amdhsa.kernels[" + std::to_string(index) + "] .symbol";
   auto found = syms.find(k.meta.symbol);
-  if (found == syms.end()) return kfd::Error::msg(path + ": no defined symbol '" + k.meta.symbol + "'");
+  if (found == syms.end()) return base::Error::msg(path + ": no defined symbol '" + k.meta.symbol + "'");
   const Symbol* it = found->second;
   if (it->size != sizeof(pm4::KernelDescriptor))
-    return kfd::Error::msg(path + ": symbol '" + k.meta.symbol + "' has size " + std::to_string(it->size) + ", not 64");
+    return base::Error::msg(path + ": symbol '" + k.meta.symbol + "' has size " + std::to_string(it->size) + ", not 64");
   if (it->value % 64)
-    return kfd::Error::msg(path + ": descriptor address " + kfd::hex(it->value) + " is not 64-byte aligned");
+    return base::Error::msg(path + ": descriptor address " + base::hex(it->value) + " is not 64-byte aligned");
   KFD_ASSIGN(uint64_t off, elf_.file_offset_of(it->value, sizeof(pm4::KernelDescriptor), "kernel descriptor " + k.meta.symbol));
   std::memcpy(&k.descriptor, elf_.image().data() + off, sizeof(pm4::KernelDescriptor));
   k.descriptor_vaddr = it->value;
@@ -97,11 +97,11 @@ kfd::Status CodeObject::bind_kernel(Kernel& k, const SymbolIndex& syms, size_t i
   uint64_t entry_rel = k.entry_vaddr - vaddr_min_;
   if (k.entry_vaddr < vaddr_min_ || entry_rel >= vaddr_span_ || k.entry_vaddr % 256)
     return field_error("kernel descriptor " + k.meta.symbol + " kernel_code_entry_byte_offset", off + 16,
-                       "entry " + kfd::hex(k.entry_vaddr) + " is outside the image or not 256-byte aligned");
+                       "entry " + base::hex(k.entry_vaddr) + " is outside the image or not 256-byte aligned");
   return {};
 }
 
-kfd::Status CodeObject::read_symbols() {
+base::Status CodeObject::read_symbols() {
   KFD_ASSIGN(std::vector<Symbol> syms, elf_.symbols());
   // By name, the first defined symbol of each: lookups stay linear in kernels plus symbols.
   SymbolIndex by_name;
@@ -118,8 +118,8 @@ kfd::Status CodeObject::read_symbols() {
   for (const Symbol& s : syms) {
     if (s.type != kSttObject || s.shndx == 0 || s.binding == 0 || ends_with(s.name, ".kd")) continue;
     if (s.value < vaddr_min_ || !in_bounds(s.value - vaddr_min_, s.size, vaddr_span_))
-      return kfd::Error::msg("symbol '" + std::string(s.name) + "': [" + kfd::hex(s.value) + ", +" +
-                             kfd::hex(s.size) + ") is outside the loaded segments");
+      return base::Error::msg("symbol '" + std::string(s.name) + "': [" + base::hex(s.value) + ", +" +
+                             base::hex(s.size) + ") is outside the loaded segments");
     globals_.push_back(GlobalVar{std::string(s.name), s.value, s.size});
   }
   return {};

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "loader/bytes.h"
 #include "loader/elf.h"
 #include "pm4/kernel_descriptor.h"
@@ -32,7 +32,7 @@ struct GlobalVar {
 class CodeObject {
  public:
   // Parses and cross-checks an AMDGPU code object. `image` must outlive the CodeObject.
-  static kfd::Result<CodeObject> parse(Bytes image);
+  static base::Result<CodeObject> parse(Bytes image);
 
   const ElfFile& elf() const { return elf_; }
   Bytes image() const { return elf_.image(); }
@@ -49,12 +49,12 @@ class CodeObject {
   uint64_t vaddr_span() const { return vaddr_span_; }
 
  private:
-  kfd::Status check_header();
-  kfd::Status check_segments();
-  kfd::Status read_metadata();
-  kfd::Status read_symbols();
+  base::Status check_header();
+  base::Status check_segments();
+  base::Status read_metadata();
+  base::Status read_symbols();
   using SymbolIndex = std::unordered_map<std::string_view, const Symbol*>;
-  kfd::Status bind_kernel(Kernel& k, const SymbolIndex& syms, size_t index);
+  base::Status bind_kernel(Kernel& k, const SymbolIndex& syms, size_t index);
 
   ElfFile elf_;
   unsigned version_ = 0;

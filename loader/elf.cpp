@@ -19,13 +19,13 @@ std::string sec_label(size_t i, std::string_view name) {
 }
 
 // A NUL-terminated string at `off` inside `table`, or an error naming the field.
-kfd::Result<std::string_view> string_at(Bytes table, uint64_t table_off, uint64_t off,
+base::Result<std::string_view> string_at(Bytes table, uint64_t table_off, uint64_t off,
                                         std::string_view field, uint64_t field_off) {
   if (off >= table.size())
-    return field_error(field, field_off, "string index " + kfd::hex(off) +
+    return field_error(field, field_off, "string index " + base::hex(off) +
                                              " is outside its string table (" +
-                                             kfd::hex(table.size()) + " bytes at " +
-                                             kfd::hex(table_off) + ")");
+                                             base::hex(table.size()) + " bytes at " +
+                                             base::hex(table_off) + ")");
   const auto* p = reinterpret_cast<const char*>(table.data() + off);
   const void* nul = std::memchr(p, 0, table.size() - off);
   if (!nul) return field_error(field, field_off, "string is not NUL-terminated in its table");
@@ -34,7 +34,7 @@ kfd::Result<std::string_view> string_at(Bytes table, uint64_t table_off, uint64_
 
 }  // namespace
 
-kfd::Result<ElfFile> ElfFile::parse(Bytes image) {
+base::Result<ElfFile> ElfFile::parse(Bytes image) {
   ElfFile f;
   f.image_ = image;
   KFD_TRY(f.parse_header());
@@ -44,10 +44,10 @@ kfd::Result<ElfFile> ElfFile::parse(Bytes image) {
   return f;
 }
 
-kfd::Status ElfFile::parse_header() {
+base::Status ElfFile::parse_header() {
   Bytes b = image_;
   if (b.size() < kEhdrSize)
-    return field_error("ELF header", 0, "file has " + kfd::hex(b.size()) + " bytes, needs 0x40");
+    return field_error("ELF header", 0, "file has " + base::hex(b.size()) + " bytes, needs 0x40");
   static const uint8_t magic[4] = {0x7F, 'E', 'L', 'F'};
   if (std::memcmp(b.data(), magic, 4) != 0) return field_error("e_ident[EI_MAG]", 0, "not an ELF file");
   if (b[4] != 2) return field_error("e_ident[EI_CLASS]", 4, "class " + std::to_string(b[4]) + " is not ELFCLASS64");
@@ -74,15 +74,15 @@ kfd::Status ElfFile::parse_header() {
   if (h.shnum && shentsize != kShdrSize)
     return field_error("e_shentsize", 58, std::to_string(shentsize) + " is not 64");
   if (h.phnum && !in_bounds(h.phoff, uint64_t(h.phnum) * kPhdrSize, b.size()))
-    return field_error("e_phoff", 32, kfd::hex(h.phoff) + " + " + std::to_string(h.phnum) +
+    return field_error("e_phoff", 32, base::hex(h.phoff) + " + " + std::to_string(h.phnum) +
                                           " program headers extend past the end of the file (" +
-                                          kfd::hex(b.size()) + " bytes)");
+                                          base::hex(b.size()) + " bytes)");
   if (h.shnum && !in_bounds(h.shoff, uint64_t(h.shnum) * kShdrSize, b.size()))
-    return field_error("e_shoff", 40, kfd::hex(h.shoff) + " + " + std::to_string(h.shnum) +
+    return field_error("e_shoff", 40, base::hex(h.shoff) + " + " + std::to_string(h.shnum) +
                                           " section headers extend past the end of the file (" +
-                                          kfd::hex(b.size()) + " bytes)");
-  if (h.phnum && h.phoff % 8) return field_error("e_phoff", 32, kfd::hex(h.phoff) + " is not 8-byte aligned");
-  if (h.shnum && h.shoff % 8) return field_error("e_shoff", 40, kfd::hex(h.shoff) + " is not 8-byte aligned");
+                                          base::hex(b.size()) + " bytes)");
+  if (h.phnum && h.phoff % 8) return field_error("e_phoff", 32, base::hex(h.phoff) + " is not 8-byte aligned");
+  if (h.shnum && h.shoff % 8) return field_error("e_shoff", 40, base::hex(h.shoff) + " is not 8-byte aligned");
   if (h.phnum && h.phoff < kEhdrSize) return field_error("e_phoff", 32, "program headers overlap the ELF header");
   if (h.shnum && h.shoff < kEhdrSize) return field_error("e_shoff", 40, "section headers overlap the ELF header");
   if (h.shnum && h.shstrndx >= h.shnum)
@@ -90,7 +90,7 @@ kfd::Status ElfFile::parse_header() {
   return {};
 }
 
-kfd::Status ElfFile::parse_segments() {
+base::Status ElfFile::parse_segments() {
   segments_.reserve(header_.phnum);  // bounded: phnum * 56 bytes fit in the file
   for (uint64_t i = 0; i < header_.phnum; ++i) {
     uint64_t at = header_.phoff + i * kPhdrSize;
@@ -106,27 +106,27 @@ kfd::Status ElfFile::parse_segments() {
     std::string label = "program header " + std::to_string(i);
     if (ph.type == kPtLoad || ph.type == kPtNote || ph.type == kPtDynamic) {
       if (!in_bounds(ph.offset, ph.filesz, image_.size()))
-        return field_error(label + " p_offset", at + 8, "[" + kfd::hex(ph.offset) + ", +" + kfd::hex(ph.filesz) +
+        return field_error(label + " p_offset", at + 8, "[" + base::hex(ph.offset) + ", +" + base::hex(ph.filesz) +
                                                             ") extends past the end of the file (" +
-                                                            kfd::hex(image_.size()) + " bytes)");
+                                                            base::hex(image_.size()) + " bytes)");
     }
     if (ph.type == kPtLoad) {
       if (ph.filesz > ph.memsz)
-        return field_error(label + " p_filesz", at + 32, kfd::hex(ph.filesz) + " exceeds p_memsz " + kfd::hex(ph.memsz));
+        return field_error(label + " p_filesz", at + 32, base::hex(ph.filesz) + " exceeds p_memsz " + base::hex(ph.memsz));
       if (ph.align > 1 && !is_pow2(ph.align))
-        return field_error(label + " p_align", at + 48, kfd::hex(ph.align) + " is not a power of two");
+        return field_error(label + " p_align", at + 48, base::hex(ph.align) + " is not a power of two");
       if (ph.align > 1 && (ph.vaddr % ph.align) != (ph.offset % ph.align))
-        return field_error(label + " p_vaddr", at + 16, kfd::hex(ph.vaddr) + " and p_offset " + kfd::hex(ph.offset) +
-                                                            " disagree modulo p_align " + kfd::hex(ph.align));
+        return field_error(label + " p_vaddr", at + 16, base::hex(ph.vaddr) + " and p_offset " + base::hex(ph.offset) +
+                                                            " disagree modulo p_align " + base::hex(ph.align));
       if (ph.vaddr + ph.memsz < ph.vaddr)
-        return field_error(label + " p_memsz", at + 40, kfd::hex(ph.memsz) + " wraps the address space");
+        return field_error(label + " p_memsz", at + 40, base::hex(ph.memsz) + " wraps the address space");
     }
     segments_.push_back(ph);
   }
   return {};
 }
 
-kfd::Status ElfFile::parse_sections() {
+base::Status ElfFile::parse_sections() {
   sections_.reserve(header_.shnum);  // bounded: shnum * 64 bytes fit in the file
   for (uint64_t i = 0; i < header_.shnum; ++i) {
     uint64_t at = header_.shoff + i * kShdrSize;
@@ -144,11 +144,11 @@ kfd::Status ElfFile::parse_sections() {
     s.entsize = load_le<uint64_t>(p + 56);
     std::string label = sec_label(i, {});
     if (s.type != kShtNobits && s.type != kShtNull && !in_bounds(s.offset, s.size, image_.size()))
-      return field_error(label + " sh_offset", at + 24, "[" + kfd::hex(s.offset) + ", +" + kfd::hex(s.size) +
+      return field_error(label + " sh_offset", at + 24, "[" + base::hex(s.offset) + ", +" + base::hex(s.size) +
                                                             ") extends past the end of the file (" +
-                                                            kfd::hex(image_.size()) + " bytes)");
+                                                            base::hex(image_.size()) + " bytes)");
     if (s.addralign > 1 && !is_pow2(s.addralign))
-      return field_error(label + " sh_addralign", at + 48, kfd::hex(s.addralign) + " is not a power of two");
+      return field_error(label + " sh_addralign", at + 48, base::hex(s.addralign) + " is not a power of two");
     if (s.link >= header_.shnum && (s.type == kShtSymtab || s.type == kShtDynsym || s.type == kShtRela))
       return field_error(label + " sh_link", at + 40, std::to_string(s.link) + " is not a section index");
     sections_.push_back(s);
@@ -167,7 +167,7 @@ kfd::Status ElfFile::parse_sections() {
 }
 
 // Sections with file data must not share bytes with each other or with the ELF header.
-kfd::Status ElfFile::check_section_overlap() const {
+base::Status ElfFile::check_section_overlap() const {
   std::vector<const Section*> v;
   v.reserve(sections_.size());
   for (const Section& s : sections_)
@@ -195,7 +195,7 @@ Bytes ElfFile::section_data(const Section& s) const {
   return image_.subspan(s.offset, s.size);
 }
 
-kfd::Result<std::vector<Symbol>> ElfFile::symbols(const Section& st) const {
+base::Result<std::vector<Symbol>> ElfFile::symbols(const Section& st) const {
   std::string label = "section " + std::string(st.name);
   // parse_sections() checked sh_link (below, the string table's index) only for symbol and
   // relocation tables, and a caller may hand in whatever a .rela.dyn's sh_link names.
@@ -203,8 +203,8 @@ kfd::Result<std::vector<Symbol>> ElfFile::symbols(const Section& st) const {
     return field_error(label + " sh_type", st.header_offset + 4, std::to_string(st.type) + " is not SHT_SYMTAB or SHT_DYNSYM");
   if (st.entsize != kSymSize)
     return field_error(label + " sh_entsize", st.header_offset + 56, std::to_string(st.entsize) + " is not 24");
-  if (st.size % kSymSize) return field_error(label + " sh_size", st.header_offset + 32, kfd::hex(st.size) + " is not a multiple of 24");
-  if (st.offset % 8) return field_error(label + " sh_offset", st.header_offset + 24, kfd::hex(st.offset) + " is not 8-byte aligned");
+  if (st.size % kSymSize) return field_error(label + " sh_size", st.header_offset + 32, base::hex(st.size) + " is not a multiple of 24");
+  if (st.offset % 8) return field_error(label + " sh_offset", st.header_offset + 24, base::hex(st.offset) + " is not 8-byte aligned");
   const Section& strs = sections_[st.link];
   if (strs.type != kShtStrtab)
     return field_error(label + " sh_link", st.header_offset + 40, "section " + std::to_string(st.link) + " is not a string table");
@@ -227,7 +227,7 @@ kfd::Result<std::vector<Symbol>> ElfFile::symbols(const Section& st) const {
   return out;
 }
 
-kfd::Result<std::vector<Symbol>> ElfFile::symbols() const {
+base::Result<std::vector<Symbol>> ElfFile::symbols() const {
   const Section* st = nullptr;
   for (const Section& s : sections_)
     if (s.type == kShtSymtab) st = &s;
@@ -238,12 +238,12 @@ kfd::Result<std::vector<Symbol>> ElfFile::symbols() const {
   return symbols(*st);
 }
 
-kfd::Result<std::vector<Rela>> ElfFile::relocations(const Section& rs) const {
+base::Result<std::vector<Rela>> ElfFile::relocations(const Section& rs) const {
   std::string label = "section " + std::string(rs.name);
   if (rs.entsize != kRelaSize)
     return field_error(label + " sh_entsize", rs.header_offset + 56, std::to_string(rs.entsize) + " is not 24");
-  if (rs.size % kRelaSize) return field_error(label + " sh_size", rs.header_offset + 32, kfd::hex(rs.size) + " is not a multiple of 24");
-  if (rs.offset % 8) return field_error(label + " sh_offset", rs.header_offset + 24, kfd::hex(rs.offset) + " is not 8-byte aligned");
+  if (rs.size % kRelaSize) return field_error(label + " sh_size", rs.header_offset + 32, base::hex(rs.size) + " is not a multiple of 24");
+  if (rs.offset % 8) return field_error(label + " sh_offset", rs.header_offset + 24, base::hex(rs.offset) + " is not 8-byte aligned");
   Bytes data = section_data(rs);
   std::vector<Rela> out;
   out.reserve(rs.size / kRelaSize);  // bounded by the section's bytes in the file
@@ -256,7 +256,7 @@ kfd::Result<std::vector<Rela>> ElfFile::relocations(const Section& rs) const {
   return out;
 }
 
-kfd::Result<std::vector<Note>> ElfFile::notes() const {
+base::Result<std::vector<Note>> ElfFile::notes() const {
   std::vector<Note> out;
   for (const Section& s : sections_) {
     if (s.type != kShtNote) continue;
@@ -270,7 +270,7 @@ kfd::Result<std::vector<Note>> ElfFile::notes() const {
       uint64_t name_off = off + 12, desc_off = name_off + ((uint64_t(namesz) + 3) & ~uint64_t(3));
       uint64_t next = desc_off + ((uint64_t(descsz) + 3) & ~uint64_t(3));
       if (!in_bounds(name_off, namesz, d.size()) || !in_bounds(desc_off, descsz, d.size()))
-        return field_error("note n_descsz", at + 4, "name " + kfd::hex(namesz) + " and desc " + kfd::hex(descsz) +
+        return field_error("note n_descsz", at + 4, "name " + base::hex(namesz) + " and desc " + base::hex(descsz) +
                                                         " bytes extend past section " + std::string(s.name));
       std::string_view owner(reinterpret_cast<const char*>(d.data() + name_off), namesz);
       if (!owner.empty() && owner.back() == '\0') owner.remove_suffix(1);
@@ -281,13 +281,13 @@ kfd::Result<std::vector<Note>> ElfFile::notes() const {
   return out;
 }
 
-kfd::Result<uint64_t> ElfFile::file_offset_of(uint64_t vaddr, uint64_t size, std::string_view what) const {
+base::Result<uint64_t> ElfFile::file_offset_of(uint64_t vaddr, uint64_t size, std::string_view what) const {
   for (const ProgramHeader& ph : segments_) {
     if (ph.type != kPtLoad || vaddr < ph.vaddr) continue;
     uint64_t rel = vaddr - ph.vaddr;
     if (in_bounds(rel, size, ph.filesz)) return ph.offset + rel;
   }
-  return kfd::Error::msg(std::string(what) + ": address " + kfd::hex(vaddr) + " (+" + kfd::hex(size) +
+  return base::Error::msg(std::string(what) + ": address " + base::hex(vaddr) + " (+" + base::hex(size) +
                          ") is not inside the file data of any PT_LOAD segment");
 }
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "loader/bytes.h"
 
 namespace loader {
@@ -70,7 +70,7 @@ struct Note {
 class ElfFile {
  public:
   // Checks identification, header, and every program and section header against the input.
-  static kfd::Result<ElfFile> parse(Bytes image);
+  static base::Result<ElfFile> parse(Bytes image);
 
   const ElfHeader& header() const { return header_; }
   const std::vector<ProgramHeader>& segments() const { return segments_; }
@@ -81,20 +81,20 @@ class ElfFile {
   // The bytes of a section (empty for SHT_NOBITS); bounds were checked by parse().
   Bytes section_data(const Section& s) const;
   // Symbols of a SHT_SYMTAB or SHT_DYNSYM section, names resolved through its sh_link.
-  kfd::Result<std::vector<Symbol>> symbols(const Section& symtab) const;
+  base::Result<std::vector<Symbol>> symbols(const Section& symtab) const;
   // The preferred symbol table: .symtab when present, else .dynsym, else none (empty).
-  kfd::Result<std::vector<Symbol>> symbols() const;
-  kfd::Result<std::vector<Rela>> relocations(const Section& rela) const;
+  base::Result<std::vector<Symbol>> symbols() const;
+  base::Result<std::vector<Rela>> relocations(const Section& rela) const;
   // Notes from every SHT_NOTE section.
-  kfd::Result<std::vector<Note>> notes() const;
+  base::Result<std::vector<Note>> notes() const;
   // File offset of virtual address range [vaddr, vaddr+size) inside one PT_LOAD's file data.
-  kfd::Result<uint64_t> file_offset_of(uint64_t vaddr, uint64_t size, std::string_view what) const;
+  base::Result<uint64_t> file_offset_of(uint64_t vaddr, uint64_t size, std::string_view what) const;
 
  private:
-  kfd::Status parse_header();
-  kfd::Status parse_segments();
-  kfd::Status parse_sections();
-  kfd::Status check_section_overlap() const;
+  base::Status parse_header();
+  base::Status parse_segments();
+  base::Status parse_sections();
+  base::Status check_section_overlap() const;
 
   Bytes image_;
   ElfHeader header_;

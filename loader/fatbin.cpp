@@ -23,20 +23,20 @@ std::vector<const Section*> by_address(const ElfFile& elf) {
 }
 
 // The bytes from vaddr to the end of the section that holds it.
-kfd::Result<Bytes> bytes_at_vaddr(const ElfFile& elf, const std::vector<const Section*>& sorted, uint64_t vaddr) {
+base::Result<Bytes> bytes_at_vaddr(const ElfFile& elf, const std::vector<const Section*>& sorted, uint64_t vaddr) {
   auto it = std::upper_bound(sorted.begin(), sorted.end(), vaddr,
                              [](uint64_t v, const Section* s) { return v < s->addr; });
   if (it != sorted.begin()) {
     const Section& s = **(it - 1);
     if (vaddr - s.addr < s.size) return elf.section_data(s).subspan(vaddr - s.addr);
   }
-  return kfd::Error::msg(".hipFatBinSegment: binary pointer " + kfd::hex(vaddr) + " is not inside any section");
+  return base::Error::msg(".hipFatBinSegment: binary pointer " + base::hex(vaddr) + " is not inside any section");
 }
 
 // Where R_X86_64_RELATIVE relocations write (r_offset) what (the addend), from every SHT_RELA
 // section; read once, so many wrappers cost one pass over the relocations.
 using RelativeRelocs = std::unordered_map<uint64_t, uint64_t>;
-kfd::Result<RelativeRelocs> relative_relocs(const ElfFile& elf) {
+base::Result<RelativeRelocs> relative_relocs(const ElfFile& elf) {
   RelativeRelocs out;
   for (const Section& rs : elf.sections()) {
     if (rs.type != kShtRela) continue;
@@ -50,10 +50,10 @@ kfd::Result<RelativeRelocs> relative_relocs(const ElfFile& elf) {
 // The `binary` field of the wrapper at byte `at` of the section. In a PIE or shared library an
 // R_X86_64_RELATIVE relocation whose addend is the address sets it; GNU ld also writes the address
 // into the file, lld leaves 0 there.
-kfd::Result<uint64_t> wrapper_pointer(const Section& seg, Bytes d, uint64_t at, const RelativeRelocs& relocs) {
+base::Result<uint64_t> wrapper_pointer(const Section& seg, Bytes d, uint64_t at, const RelativeRelocs& relocs) {
   KFD_ASSIGN(uint32_t magic, read_le<uint32_t>(d, at, ".hipFatBinSegment magic"));
   if (magic != kHipFatMagic)
-    return field_error(".hipFatBinSegment magic", seg.offset + at, kfd::hex(magic) + " is not 0x48495046 (HIPF)");
+    return field_error(".hipFatBinSegment magic", seg.offset + at, base::hex(magic) + " is not 0x48495046 (HIPF)");
   KFD_ASSIGN(uint64_t ptr, read_le<uint64_t>(d, at + 8, ".hipFatBinSegment binary"));
   if (ptr) return ptr;
   if (auto it = relocs.find(seg.addr + at + 8); it != relocs.end()) return it->second;
@@ -62,7 +62,7 @@ kfd::Result<uint64_t> wrapper_pointer(const Section& seg, Bytes d, uint64_t at, 
 
 // Bytes a bundle at the start of `b` covers: a plain bundle's header and entries, a compressed
 // one's stated total size (v1 states none and takes the rest).
-kfd::Result<uint64_t> bundle_extent(Bytes b) {
+base::Result<uint64_t> bundle_extent(Bytes b) {
   if (is_compressed_bundle(b)) {
     auto n = compressed_bundle_size(b.first(std::min<size_t>(b.size(), 32)));
     if (!n) {
@@ -71,7 +71,7 @@ kfd::Result<uint64_t> bundle_extent(Bytes b) {
       return n.error();
     }
     if (*n == 0 || *n > b.size())
-      return field_error("CCOB total size", 8, kfd::hex(*n) + " is not within (0, " + kfd::hex(b.size()) + "]");
+      return field_error("CCOB total size", 8, base::hex(*n) + " is not within (0, " + base::hex(b.size()) + "]");
     return *n;
   }
   KFD_ASSIGN(Bundle bundle, parse_bundle(b));
@@ -79,7 +79,7 @@ kfd::Result<uint64_t> bundle_extent(Bytes b) {
 }
 
 // Splits a .hip_fatbin section (at file offset `base`) into its bundles.
-kfd::Result<std::vector<Bytes>> split_fatbin(Bytes sec, uint64_t base) {
+base::Result<std::vector<Bytes>> split_fatbin(Bytes sec, uint64_t base) {
   std::vector<Bytes> out;
   uint64_t pos = 0;
   while (pos < sec.size()) {
@@ -88,7 +88,7 @@ kfd::Result<std::vector<Bytes>> split_fatbin(Bytes sec, uint64_t base) {
       return field_error(".hip_fatbin", base + pos, out.empty() ? "no offload bundle magic" :
                          "bytes after bundle " + std::to_string(out.size() - 1) + " are neither zero padding nor a bundle");
     auto n = bundle_extent(rest);
-    if (!n) return n.error().context(".hip_fatbin bundle " + std::to_string(out.size()) + " at offset " + kfd::hex(base + pos));
+    if (!n) return n.error().context(".hip_fatbin bundle " + std::to_string(out.size()) + " at offset " + base::hex(base + pos));
     out.push_back(rest);
     pos += *n;
     while (pos < sec.size() && sec[pos] == 0) ++pos;
@@ -99,30 +99,30 @@ kfd::Result<std::vector<Bytes>> split_fatbin(Bytes sec, uint64_t base) {
 
 }  // namespace
 
-kfd::Result<Bytes> find_hip_fatbin(Bytes host_elf) {
+base::Result<Bytes> find_hip_fatbin(Bytes host_elf) {
   auto parsed = ElfFile::parse(host_elf);
   if (!parsed) return parsed.error().context("host ELF");
   const ElfFile& elf = *parsed;
   if (const Section* s = elf.find_section(".hip_fatbin"); s && s->type != kShtNobits && s->size)
     return elf.section_data(*s);
   const Section* seg = elf.find_section(".hipFatBinSegment");
-  if (!seg) return kfd::Error::msg("host ELF: no .hip_fatbin or .hipFatBinSegment section");
+  if (!seg) return base::Error::msg("host ELF: no .hip_fatbin or .hipFatBinSegment section");
   KFD_ASSIGN(RelativeRelocs relocs, relative_relocs(elf));
   KFD_ASSIGN(uint64_t ptr, wrapper_pointer(*seg, elf.section_data(*seg), 0, relocs));
   return bytes_at_vaddr(elf, by_address(elf), ptr);
 }
 
-kfd::Result<std::vector<Bytes>> find_hip_fatbins(Bytes host_elf) {
+base::Result<std::vector<Bytes>> find_hip_fatbins(Bytes host_elf) {
   auto parsed = ElfFile::parse(host_elf);
   if (!parsed) return parsed.error().context("host ELF");
   const ElfFile& elf = *parsed;
   if (const Section* s = elf.find_section(".hip_fatbin"); s && s->type != kShtNobits && s->size)
     return split_fatbin(elf.section_data(*s), s->offset);
   const Section* seg = elf.find_section(".hipFatBinSegment");
-  if (!seg) return kfd::Error::msg("host ELF: no .hip_fatbin or .hipFatBinSegment section");
+  if (!seg) return base::Error::msg("host ELF: no .hip_fatbin or .hipFatBinSegment section");
   // One 24-byte wrapper {u32 magic, u32 version, binary pointer, unused pointer} per translation unit.
   if (seg->size == 0 || seg->size % 24)
-    return field_error(".hipFatBinSegment sh_size", seg->header_offset + 32, kfd::hex(seg->size) + " is not a multiple of 24");
+    return field_error(".hipFatBinSegment sh_size", seg->header_offset + 32, base::hex(seg->size) + " is not a multiple of 24");
   KFD_ASSIGN(RelativeRelocs relocs, relative_relocs(elf));
   std::vector<const Section*> sorted = by_address(elf);
   std::vector<Bytes> starts;  // each to the end of its section
@@ -138,7 +138,7 @@ kfd::Result<std::vector<Bytes>> find_hip_fatbins(Bytes host_elf) {
   for (size_t i = 1; i < starts.size(); ++i) {
     if (starts[i].data() == starts[i - 1].data())
       return field_error(".hipFatBinSegment binary", seg->offset,
-                         "two wrappers point at the bundle at file offset " + kfd::hex(starts[i].data() - host_elf.data()));
+                         "two wrappers point at the bundle at file offset " + base::hex(starts[i].data() - host_elf.data()));
     const uint8_t* end = starts[i - 1].data() + starts[i - 1].size();
     if (starts[i].data() < end) starts[i - 1] = starts[i - 1].first(starts[i].data() - starts[i - 1].data());
   }

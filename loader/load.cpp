@@ -22,10 +22,10 @@ uint64_t load_alignment(const ElfFile& elf) {
 
 }  // namespace
 
-kfd::Result<LoadedCodeObject> LoadedCodeObject::load(const CodeObject& co, SegmentMemory& memory) {
+base::Result<LoadedCodeObject> LoadedCodeObject::load(const CodeObject& co, SegmentMemory& memory) {
   uint64_t align = load_alignment(co.elf());
-  if (align > (1u << 21)) return kfd::Error::msg("PT_LOAD p_align " + kfd::hex(align) + " exceeds 2 MiB");
-  if (co.vaddr_span() == 0) return kfd::Error::msg("code object: PT_LOAD segments are empty");
+  if (align > (1u << 21)) return base::Error::msg("PT_LOAD p_align " + base::hex(align) + " exceeds 2 MiB");
+  if (co.vaddr_span() == 0) return base::Error::msg("code object: PT_LOAD segments are empty");
   KFD_ASSIGN(Span span, memory.allocate(co.vaddr_span(), align, true));
   LoadedCodeObject lco(&memory, span, co.vaddr_min());  // frees the span on any early return
   lco.vaddr_span_ = co.vaddr_span();
@@ -59,7 +59,7 @@ LoadedCodeObject::~LoadedCodeObject() {
   if (span_.host) mem_->free(span_);
 }
 
-kfd::Status LoadedCodeObject::copy_segments(const CodeObject& co) {
+base::Status LoadedCodeObject::copy_segments(const CodeObject& co) {
   const ElfFile& elf = co.elf();
   for (const ProgramHeader& ph : elf.segments()) {
     if (ph.type != kPtLoad) continue;
@@ -69,11 +69,11 @@ kfd::Status LoadedCodeObject::copy_segments(const CodeObject& co) {
   return {};
 }
 
-kfd::Status LoadedCodeObject::relocate(const CodeObject& co) {
+base::Status LoadedCodeObject::relocate(const CodeObject& co) {
   const ElfFile& elf = co.elf();
   const Section* rs = elf.find_section(".rela.dyn");
   if (!rs || rs->size == 0) return {};
-  if (rs->type != kShtRela) return kfd::Error::msg("section .rela.dyn is not SHT_RELA");
+  if (rs->type != kShtRela) return base::Error::msg("section .rela.dyn is not SHT_RELA");
   KFD_ASSIGN(std::vector<Rela> relas, elf.relocations(*rs));
   std::vector<Symbol> syms;
   bool have_syms = false;
@@ -101,22 +101,22 @@ kfd::Status LoadedCodeObject::relocate(const CodeObject& co) {
                              " (supported: R_AMDGPU_ABS64 3, R_AMDGPU_RELATIVE64 13)");
     }
     if (r.offset < vaddr_min_ || !in_bounds(r.offset - vaddr_min_, 8, vaddr_span_))
-      return field_error(".rela.dyn r_offset", r.file_offset, kfd::hex(r.offset) + " is outside the loaded segments");
+      return field_error(".rela.dyn r_offset", r.file_offset, base::hex(r.offset) + " is outside the loaded segments");
     std::memcpy(span_.host + (r.offset - vaddr_min_), &value, 8);
   }
   return {};
 }
 
-kfd::Result<uint64_t> LoadedCodeObject::kernel_object(std::string_view name) const {
+base::Result<uint64_t> LoadedCodeObject::kernel_object(std::string_view name) const {
   for (const Entry& k : kernels_)
     if (k.name == name || k.symbol == name) return address_of(k.vaddr);
-  return kfd::Error::msg("code object has no kernel '" + std::string(name) + "'");
+  return base::Error::msg("code object has no kernel '" + std::string(name) + "'");
 }
 
-kfd::Result<LoadedCodeObject::Global> LoadedCodeObject::global(std::string_view name) const {
+base::Result<LoadedCodeObject::Global> LoadedCodeObject::global(std::string_view name) const {
   for (const Entry& g : globals_)
     if (g.name == name) return Global{address_of(g.vaddr), g.size};
-  return kfd::Error::msg("code object has no global variable '" + std::string(name) + "'");
+  return base::Error::msg("code object has no global variable '" + std::string(name) + "'");
 }
 
 }  // namespace loader

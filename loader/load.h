@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "loader/code_object.h"
 #include "loader/segment_memory.h"
 
@@ -22,7 +22,7 @@ class LoadedCodeObject {
  public:
   // Allocates the PT_LOAD span (executable), copies file bytes, zero-fills the rest and applies
   // the .rela.dyn relocations. Unknown relocation types are rejected by name and offset.
-  static kfd::Result<LoadedCodeObject> load(const CodeObject& co, SegmentMemory& memory);
+  static base::Result<LoadedCodeObject> load(const CodeObject& co, SegmentMemory& memory);
 
   LoadedCodeObject(LoadedCodeObject&& o) noexcept;
   LoadedCodeObject& operator=(LoadedCodeObject&& o) noexcept;
@@ -36,12 +36,12 @@ class LoadedCodeObject {
   uint64_t address_of(uint64_t vaddr) const { return base() + vaddr; }
 
   // GPU address of a kernel's descriptor (the AQL packet's kernel_object), by name or symbol.
-  kfd::Result<uint64_t> kernel_object(std::string_view name) const;
+  base::Result<uint64_t> kernel_object(std::string_view name) const;
   // GPU address and size of a global variable.
   struct Global {
     uint64_t address = 0, size = 0;
   };
-  kfd::Result<Global> global(std::string_view name) const;
+  base::Result<Global> global(std::string_view name) const;
 
  private:
   struct Entry {
@@ -49,8 +49,8 @@ class LoadedCodeObject {
     uint64_t vaddr = 0, size = 0;
   };
   LoadedCodeObject(SegmentMemory* mem, Span span, uint64_t vaddr_min) : mem_(mem), span_(span), vaddr_min_(vaddr_min) {}
-  kfd::Status copy_segments(const CodeObject& co);
-  kfd::Status relocate(const CodeObject& co);
+  base::Status copy_segments(const CodeObject& co);
+  base::Status relocate(const CodeObject& co);
 
   SegmentMemory* mem_ = nullptr;
   Span span_;

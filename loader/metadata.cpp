@@ -27,40 +27,40 @@ class Fields {
  public:
   Fields(const Value& map, std::string path, uint64_t base) : m_(map), path_(std::move(path)), base_(base) {}
 
-  kfd::Error err(std::string_view key, const Value* v, const std::string& what) const {
+  base::Error err(std::string_view key, const Value* v, const std::string& what) const {
     return field_error(path_ + " " + std::string(key), base_ + (v ? v->offset : m_.offset), what);
   }
-  kfd::Result<uint64_t> uint(std::string_view key) const {
+  base::Result<uint64_t> uint(std::string_view key) const {
     const Value* v = m_.find(key);
     if (!v) return err(key, nullptr, "missing");
     if (!v->is_uint()) return err(key, v, std::string("expected uint, found ") + msgpack::kind_name(v->kind));
     return v->u;
   }
-  kfd::Result<std::optional<uint64_t>> opt_uint(std::string_view key) const {
+  base::Result<std::optional<uint64_t>> opt_uint(std::string_view key) const {
     if (!m_.find(key)) return std::optional<uint64_t>{};
     KFD_ASSIGN(uint64_t u, uint(key));
     return std::optional<uint64_t>(u);
   }
-  kfd::Result<std::string> str(std::string_view key) const {
+  base::Result<std::string> str(std::string_view key) const {
     const Value* v = m_.find(key);
     if (!v) return err(key, nullptr, "missing");
     if (!v->is_str()) return err(key, v, std::string("expected str, found ") + msgpack::kind_name(v->kind));
     return std::string(v->s);
   }
-  kfd::Result<std::optional<std::string>> opt_str(std::string_view key) const {
+  base::Result<std::optional<std::string>> opt_str(std::string_view key) const {
     if (!m_.find(key)) return std::optional<std::string>{};
     KFD_ASSIGN(std::string s, str(key));
     return std::optional<std::string>(std::move(s));
   }
   // A flag: bool, or (as clang 19 writes .uniform_work_group_size) the integer 0 or 1.
-  kfd::Result<std::optional<bool>> opt_bool(std::string_view key) const {
+  base::Result<std::optional<bool>> opt_bool(std::string_view key) const {
     const Value* v = m_.find(key);
     if (!v) return std::optional<bool>{};
     if (v->kind == Kind::UInt && v->u <= 1) return std::optional<bool>(v->u == 1);
     if (v->kind != Kind::Bool) return err(key, v, std::string("expected bool, found ") + msgpack::kind_name(v->kind));
     return std::optional<bool>(v->b);
   }
-  kfd::Result<std::optional<std::vector<uint64_t>>> opt_dims(std::string_view key) const {
+  base::Result<std::optional<std::vector<uint64_t>>> opt_dims(std::string_view key) const {
     const Value* v = m_.find(key);
     if (!v) return std::optional<std::vector<uint64_t>>{};
     if (v->kind != Kind::Array || v->array.size() != 3) return err(key, v, "expected an array of 3 uints");
@@ -80,7 +80,7 @@ class Fields {
 
 // Map keys must be strings, each once. MessagePack leaves duplicate keys undefined; a second copy would let readers of the same note
 // (find() takes the first, a tool walking the map sees both) disagree, so it is a lie.
-kfd::Status check_unique_keys(const Value& m, const std::string& path, uint64_t base) {
+base::Status check_unique_keys(const Value& m, const std::string& path, uint64_t base) {
   std::vector<const Value*> keys;
   keys.reserve(m.map.size());
   for (const msgpack::MapEntry& e : m.map) {
@@ -97,7 +97,7 @@ kfd::Status check_unique_keys(const Value& m, const std::string& path, uint64_t 
   return {};
 }
 
-kfd::Result<KernelArg> parse_arg(const Value& v, const std::string& path, uint64_t base) {
+base::Result<KernelArg> parse_arg(const Value& v, const std::string& path, uint64_t base) {
   if (v.kind != Kind::Map) return field_error(path, base + v.offset, "expected a map");
   KFD_TRY(check_unique_keys(v, path, base));
   Fields f(v, path, base);
@@ -133,7 +133,7 @@ kfd::Result<KernelArg> parse_arg(const Value& v, const std::string& path, uint64
 // Limits no real kernel reaches; larger values are lies that would make callers misbehave.
 constexpr uint64_t kMaxKernarg = 1u << 20, kMaxLds = 1u << 20, kMaxWorkgroup = 1024;
 
-kfd::Status check_kernel(const KernelMeta& k, const Value& v, const Fields& f) {
+base::Status check_kernel(const KernelMeta& k, const Value& v, const Fields& f) {
   if (k.kernarg_segment_size > kMaxKernarg)
     return f.err(".kernarg_segment_size", v.find(".kernarg_segment_size"), "too large");
   if (!is_pow2(k.kernarg_segment_align))
@@ -155,7 +155,7 @@ kfd::Status check_kernel(const KernelMeta& k, const Value& v, const Fields& f) {
   return {};
 }
 
-kfd::Status parse_args(KernelMeta& k, const Value& v, const std::string& path, uint64_t base) {
+base::Status parse_args(KernelMeta& k, const Value& v, const std::string& path, uint64_t base) {
   const Value* args = v.find(".args");
   if (!args) return {};
   if (args->kind != Kind::Array) return field_error(path + " .args", base + args->offset, "expected an array");
@@ -167,7 +167,7 @@ kfd::Status parse_args(KernelMeta& k, const Value& v, const std::string& path, u
   return {};
 }
 
-kfd::Result<KernelMeta> parse_kernel(const Value& v, const std::string& path, uint64_t base) {
+base::Result<KernelMeta> parse_kernel(const Value& v, const std::string& path, uint64_t base) {
   if (v.kind != Kind::Map) return field_error(path, base + v.offset, "expected a map");
   KFD_TRY(check_unique_keys(v, path, base));
   Fields f(v, path, base);
@@ -197,7 +197,7 @@ kfd::Result<KernelMeta> parse_kernel(const Value& v, const std::string& path, ui
   return k;
 }
 
-kfd::Status parse_version(Metadata& md, const Value& root, uint64_t base) {
+base::Status parse_version(Metadata& md, const Value& root, uint64_t base) {
   const Value* ver = root.find("amdhsa.version");
   if (!ver) return field_error("amdhsa.version", base + root.offset, "missing");
   if (ver->kind != Kind::Array || ver->array.size() != 2 || !ver->array[0].is_uint() || !ver->array[1].is_uint())
@@ -219,7 +219,7 @@ std::optional<ValueKind> value_kind_from_name(std::string_view s) {
   return std::nullopt;
 }
 
-kfd::Result<Metadata> parse_metadata(Bytes note_desc, uint64_t base) {
+base::Result<Metadata> parse_metadata(Bytes note_desc, uint64_t base) {
   KFD_ASSIGN(msgpack::Value root, msgpack::parse(note_desc, base));
   base = 0;  // value offsets are file offsets already
   if (root.kind != Kind::Map) return field_error("metadata", base, "top level is not a map");

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "loader/bytes.h"
 #include "loader/msgpack.h"
 
@@ -61,6 +61,6 @@ struct Metadata {
 };
 
 // Decodes the metadata note's msgpack bytes; `base` is the note's file offset, for messages.
-kfd::Result<Metadata> parse_metadata(Bytes note_desc, uint64_t base = 0);
+base::Result<Metadata> parse_metadata(Bytes note_desc, uint64_t base = 0);
 
 }  // namespace loader

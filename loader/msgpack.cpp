@@ -22,15 +22,15 @@ class Decoder {
  public:
   Decoder(Bytes in, uint64_t base, unsigned max_depth) : in_(in), base_(base), max_depth_(max_depth) {}
   // Decodes one value into `v` in place (no Value is moved, which matters for large notes).
-  kfd::Status value(Value& v, unsigned depth);
+  base::Status value(Value& v, unsigned depth);
   uint64_t pos() const { return pos_; }  // relative to the input
 
  private:
-  kfd::Result<uint64_t> take(unsigned n, const char* what, uint64_t at);
-  kfd::Status str_or_bin(Value& v, uint64_t len);
-  kfd::Status array(Value& v, uint64_t n, unsigned depth);
-  kfd::Status map(Value& v, uint64_t n, unsigned depth);
-  kfd::Status fixed(uint8_t tag, Value& v);
+  base::Result<uint64_t> take(unsigned n, const char* what, uint64_t at);
+  base::Status str_or_bin(Value& v, uint64_t len);
+  base::Status array(Value& v, uint64_t n, unsigned depth);
+  base::Status map(Value& v, uint64_t n, unsigned depth);
+  base::Status fixed(uint8_t tag, Value& v);
 
   Bytes in_;
   uint64_t base_;
@@ -38,7 +38,7 @@ class Decoder {
   unsigned max_depth_;
 };
 
-kfd::Result<uint64_t> Decoder::take(unsigned n, const char* what, uint64_t at) {
+base::Result<uint64_t> Decoder::take(unsigned n, const char* what, uint64_t at) {
   if (!in_bounds(pos_, n, in_.size()))
     return field_error(std::string("msgpack ") + what, at, "truncated (needs " + std::to_string(n) + " bytes)");
   uint64_t v = load_be(in_.data() + pos_, n);
@@ -46,16 +46,16 @@ kfd::Result<uint64_t> Decoder::take(unsigned n, const char* what, uint64_t at) {
   return v;
 }
 
-kfd::Status Decoder::str_or_bin(Value& v, uint64_t len) {
+base::Status Decoder::str_or_bin(Value& v, uint64_t len) {
   if (!in_bounds(pos_, len, in_.size()))
     return field_error(v.kind == Kind::Str ? "msgpack str length" : "msgpack bin length", v.offset,
-                       kfd::hex(len) + " bytes extend past the end (" + kfd::hex(in_.size()) + " bytes)");
+                       base::hex(len) + " bytes extend past the end (" + base::hex(in_.size()) + " bytes)");
   v.s = std::string_view(reinterpret_cast<const char*>(in_.data() + pos_), len);
   pos_ += len;
   return {};
 }
 
-kfd::Status Decoder::array(Value& v, uint64_t n, unsigned depth) {
+base::Status Decoder::array(Value& v, uint64_t n, unsigned depth) {
   // Each element takes at least one byte: a count above what is left is a lie.
   if (n > in_.size() - pos_)
     return field_error("msgpack array count", v.offset, std::to_string(n) + " elements cannot fit in the " +
@@ -66,7 +66,7 @@ kfd::Status Decoder::array(Value& v, uint64_t n, unsigned depth) {
   return {};
 }
 
-kfd::Status Decoder::map(Value& v, uint64_t n, unsigned depth) {
+base::Status Decoder::map(Value& v, uint64_t n, unsigned depth) {
   if (n > (in_.size() - pos_) / 2)
     return field_error("msgpack map count", v.offset, std::to_string(n) + " entries cannot fit in the " +
                                                           std::to_string(in_.size() - pos_) + " bytes left");
@@ -81,7 +81,7 @@ kfd::Status Decoder::map(Value& v, uint64_t n, unsigned depth) {
 }
 
 // Tags 0xc0..0xd3 with a fixed-size payload (nil, bool, ints, floats).
-kfd::Status Decoder::fixed(uint8_t tag, Value& v) {
+base::Status Decoder::fixed(uint8_t tag, Value& v) {
   static const unsigned uint_width[4] = {1, 2, 4, 8};
   if (tag == 0xc0) return {};
   if (tag == 0xc2 || tag == 0xc3) { v.kind = Kind::Bool; v.b = tag == 0xc3; return {}; }
@@ -112,10 +112,10 @@ kfd::Status Decoder::fixed(uint8_t tag, Value& v) {
     std::memcpy(&v.f, &raw, 8);
     return {};
   }
-  return field_error("msgpack type", v.offset, "tag " + kfd::hex(tag) + " (ext or reserved) is not supported");
+  return field_error("msgpack type", v.offset, "tag " + base::hex(tag) + " (ext or reserved) is not supported");
 }
 
-kfd::Status Decoder::value(Value& v, unsigned depth) {
+base::Status Decoder::value(Value& v, unsigned depth) {
   if (depth > max_depth_)
     return field_error("msgpack nesting", base_ + pos_, "deeper than " + std::to_string(max_depth_) + " levels");
   v.offset = base_ + pos_;
@@ -163,7 +163,7 @@ const char* kind_name(Kind k) {
   return names[static_cast<unsigned>(k)];
 }
 
-kfd::Result<Value> parse(Bytes input, uint64_t base, unsigned max_depth) {
+base::Result<Value> parse(Bytes input, uint64_t base, unsigned max_depth) {
   Decoder d(input, base, max_depth);
   Value v;
   KFD_TRY(d.value(v, 0));

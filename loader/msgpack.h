@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "loader/bytes.h"
 
 namespace loader::msgpack {
@@ -46,6 +46,6 @@ const char* kind_name(Kind k);
 // Decodes exactly one value spanning the whole input (trailing bytes are an error).
 // Nesting deeper than `max_depth` is rejected, so hostile input cannot exhaust the stack.
 // `base` is added to every offset (in values and messages): the input's place in its file.
-kfd::Result<Value> parse(Bytes input, uint64_t base = 0, unsigned max_depth = 32);
+base::Result<Value> parse(Bytes input, uint64_t base = 0, unsigned max_depth = 32);
 
 }  // namespace loader::msgpack

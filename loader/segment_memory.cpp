@@ -7,15 +7,15 @@
 
 namespace loader {
 
-kfd::Result<Span> HostSegmentMemory::allocate(size_t size, size_t align, bool /*executable*/) {
+base::Result<Span> HostSegmentMemory::allocate(size_t size, size_t align, bool /*executable*/) {
   if (size == 0 || align == 0 || (align & (align - 1)))
-    return kfd::Error::msg("host segment memory: bad request (size=" + kfd::hex(size) + ", align=" + kfd::hex(align) + ")");
+    return base::Error::msg("host segment memory: bad request (size=" + base::hex(size) + ", align=" + base::hex(align) + ")");
   if (size > limit_)
-    return kfd::Error::from_errno("host segment memory", ENOMEM, "size=" + kfd::hex(size) + " above limit " + kfd::hex(limit_));
+    return base::Error::from_errno("host segment memory", ENOMEM, "size=" + base::hex(size) + " above limit " + base::hex(limit_));
   void* p = nullptr;
   // posix_memalign wants at least pointer alignment; free() then needs no alignment back.
   int e = posix_memalign(&p, align < sizeof(void*) ? sizeof(void*) : align, size);
-  if (e) return kfd::Error::from_errno("host segment memory", e, "size=" + kfd::hex(size));
+  if (e) return base::Error::from_errno("host segment memory", e, "size=" + base::hex(size));
   std::memset(p, 0, size);
   ++live_;
   return Span{static_cast<uint8_t*>(p), size};

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kfd/result.h"
+#include "base/result.h"
 
 namespace loader {
 
@@ -21,7 +21,7 @@ struct SegmentMemory {
   virtual ~SegmentMemory() = default;
   // Zero-filled memory of `size` bytes aligned to `align` (a power of two); `executable` asks for
   // memory the GPU may fetch instructions from.
-  virtual kfd::Result<Span> allocate(size_t size, size_t align, bool executable) = 0;
+  virtual base::Result<Span> allocate(size_t size, size_t align, bool executable) = 0;
   virtual void free(Span span) = 0;
 };
 
@@ -30,7 +30,7 @@ class HostSegmentMemory : public SegmentMemory {
  public:
   // Requests above `limit` bytes fail (tests and fuzzers bound what hostile input may ask for).
   explicit HostSegmentMemory(size_t limit = SIZE_MAX) : limit_(limit) {}
-  kfd::Result<Span> allocate(size_t size, size_t align, bool executable) override;
+  base::Result<Span> allocate(size_t size, size_t align, bool executable) override;
   void free(Span span) override;
   size_t live_allocations() const { return live_; }
 

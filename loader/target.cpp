@@ -74,34 +74,34 @@ std::string TargetId::str() const {
   return s;
 }
 
-kfd::Result<TargetId> TargetId::parse(std::string_view s) {
+base::Result<TargetId> TargetId::parse(std::string_view s) {
   TargetId t;
   size_t colon = s.find(':');
   t.processor = std::string(s.substr(0, colon));
-  if (t.processor.empty()) return kfd::Error::msg("target id '" + std::string(s) + "': empty processor");
+  if (t.processor.empty()) return base::Error::msg("target id '" + std::string(s) + "': empty processor");
   while (colon != std::string_view::npos) {
     s = s.substr(colon + 1);
     colon = s.find(':');
     std::string_view feat = s.substr(0, colon);
     if (feat.size() < 2 || (feat.back() != '+' && feat.back() != '-'))
-      return kfd::Error::msg("target id: feature '" + std::string(feat) + "' must end in + or -");
+      return base::Error::msg("target id: feature '" + std::string(feat) + "' must end in + or -");
     Feature v = feat.back() == '+' ? Feature::On : Feature::Off;
     std::string_view name = feat.substr(0, feat.size() - 1);
     Feature* slot = name == "xnack" ? &t.xnack : name == "sramecc" ? &t.sramecc : nullptr;
-    if (!slot) return kfd::Error::msg("target id: unknown feature '" + std::string(name) + "'");
-    if (*slot != Feature::Any) return kfd::Error::msg("target id: feature '" + std::string(name) + "' given twice");
+    if (!slot) return base::Error::msg("target id: unknown feature '" + std::string(name) + "'");
+    if (*slot != Feature::Any) return base::Error::msg("target id: feature '" + std::string(name) + "' given twice");
     *slot = v;
   }
   return t;
 }
 
-kfd::Result<TargetId> target_from_e_flags(uint32_t flags, uint8_t abi_version) {
+base::Result<TargetId> target_from_e_flags(uint32_t flags, uint8_t abi_version) {
   if (abi_version < 2 || abi_version > 4)
-    return kfd::Error::msg("e_ident[EI_ABIVERSION] at offset 0x8: " + std::to_string(abi_version) +
+    return base::Error::msg("e_ident[EI_ABIVERSION] at offset 0x8: " + std::to_string(abi_version) +
                            " is not a supported code object version (2 = v4, 3 = v5, 4 = v6)");
   uint32_t mach = flags & kEfMachMask;
   const char* name = mach_name(mach);
-  if (!name) return kfd::Error::msg("e_flags at offset 0x30: unknown EF_AMDGPU_MACH " + kfd::hex(mach));
+  if (!name) return base::Error::msg("e_flags at offset 0x30: unknown EF_AMDGPU_MACH " + base::hex(mach));
   TargetId t;
   t.processor = name;
   switch (flags & kEfXnackMask) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "kfd/result.h"
+#include "base/result.h"
 
 namespace loader {
 
@@ -21,7 +21,7 @@ struct TargetId {
   // Canonical form: processor, then features in alphabetical order ("gfx90a:sramecc+:xnack-").
   std::string str() const;
   // Accepts "gfx90a", "gfx90a:xnack+", "gfx90a:sramecc-:xnack+" (features in any order, once each).
-  static kfd::Result<TargetId> parse(std::string_view s);
+  static base::Result<TargetId> parse(std::string_view s);
   bool operator==(const TargetId&) const = default;
 };
 
@@ -43,7 +43,7 @@ struct MachEntry {
 const MachEntry* mach_table();
 
 // The target id e_flags encode for a code object of the given ELF ABI version (2 = v4, 3 = v5, 4 = v6).
-kfd::Result<TargetId> target_from_e_flags(uint32_t flags, uint8_t abi_version);
+base::Result<TargetId> target_from_e_flags(uint32_t flags, uint8_t abi_version);
 
 // Whether code built for `code` can run on `device`: same processor (or a generic processor whose
 // family holds the device's, code object v6), and each feature `code` sets (+/-) equal to the

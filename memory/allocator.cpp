@@ -18,9 +18,9 @@ std::string size_text(uint64_t n) {
   return s;
 }
 
-kfd::Error oom(Heap heap, uint32_t gpu_id, uint64_t want, uint64_t heap_size) {
-  return kfd::Error::msg("out of memory: " + std::string(heap_name(heap)) + " heap of GPU " +
-                             kfd::hex(gpu_id) + " holds " + size_text(heap_size) +
+base::Error oom(Heap heap, uint32_t gpu_id, uint64_t want, uint64_t heap_size) {
+  return base::Error::msg("out of memory: " + std::string(heap_name(heap)) + " heap of GPU " +
+                             base::hex(gpu_id) + " holds " + size_text(heap_size) +
                              ", requested " + size_text(want),
                          ENOMEM);
 }
@@ -36,10 +36,10 @@ auto find_containing(Map& records, uintptr_t p) -> decltype(records.begin()) {
 
 }  // namespace
 
-kfd::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
+base::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
                                    std::vector<uint32_t>* gpus, size_t* size) const {
   *owner = req.owner_gpu ? gpu(req.owner_gpu) : gpus_.front().get();
-  if (!*owner) return kfd::Error::msg("allocate: unknown GPU " + kfd::hex(req.owner_gpu), ENODEV);
+  if (!*owner) return base::Error::msg("allocate: unknown GPU " + base::hex(req.owner_gpu), ENODEV);
   uint32_t owner_id = (*owner)->gpu_id;
   if (req.map_all) {
     for (const auto& g : gpus_) gpus->push_back(g->gpu_id);
@@ -47,13 +47,13 @@ kfd::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
     gpus->push_back(owner_id);
   } else {
     for (uint32_t id : req.map_to) {
-      if (!gpu(id)) return kfd::Error::msg("allocate: unknown GPU " + kfd::hex(id) + " in map list", ENODEV);
+      if (!gpu(id)) return base::Error::msg("allocate: unknown GPU " + base::hex(id) + " in map list", ENODEV);
       if (std::find(gpus->begin(), gpus->end(), id) == gpus->end()) gpus->push_back(id);
     }
   }
   if (req.heap == Heap::Doorbell) {
     if (req.size != 0 && req.size != kfd::uapi::kDoorbellSliceSize)
-      return kfd::Error::msg("allocate: a doorbell allocation is the 8 KiB process slice, not " +
+      return base::Error::msg("allocate: a doorbell allocation is the 8 KiB process slice, not " +
                              size_text(req.size), EINVAL);
     *size = kfd::uapi::kDoorbellSliceSize;
     return {};
@@ -61,13 +61,13 @@ kfd::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
   if (req.heap == Heap::Mmio) {
     // MMIO_REMAP is exactly one page: a larger request would hand out a mapping that faults.
     if (req.size != 0 && req.size != kPageSize)
-      return kfd::Error::msg("allocate: an MMIO remap is the one 4 KiB page, not " +
+      return base::Error::msg("allocate: an MMIO remap is the one 4 KiB page, not " +
                              size_text(req.size), EINVAL);
     *size = kPageSize;
     return {};
   }
   if (req.size == 0)
-    return kfd::Error::msg(std::string("allocate: zero-size ") + heap_name(req.heap) + " allocation", EINVAL);
+    return base::Error::msg(std::string("allocate: zero-size ") + heap_name(req.heap) + " allocation", EINVAL);
   *size = page_align(req.size);
   if (*size < req.size) return oom(req.heap, owner_id, req.size, 0);  // wrapped around
   uint64_t heap_size = req.heap == Heap::Vram ? (*owner)->vram_size : system_mem_;
@@ -75,7 +75,7 @@ kfd::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
   return {};
 }
 
-kfd::Status Context::map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
+base::Status Context::map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
                              const VaRange& va) {
   void* addr = reinterpret_cast<void*>(va.base);
   int prot = PROT_READ | PROT_WRITE;
@@ -106,38 +106,38 @@ kfd::Status Context::map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t
 }
 
 // The same-address scheme needs the CPU address to be a valid GPU VA on every GPU it maps to.
-kfd::Status Context::check_aperture(uintptr_t base, size_t size,
+base::Status Context::check_aperture(uintptr_t base, size_t size,
                                     const std::vector<uint32_t>& gpus) const {
   for (uint32_t id : gpus) {
     const auto& ap = gpu(id)->apertures;
     if (ap.gpuvm_limit == 0) continue;  // not reported: let the kernel decide
     if (base < ap.gpuvm_base || base + size - 1 > ap.gpuvm_limit)
-      return kfd::Error::msg("address range [" + kfd::hex(base) + ", +" + kfd::hex(size) +
-                             ") is outside the GPUVM aperture [" + kfd::hex(ap.gpuvm_base) + ", " +
-                             kfd::hex(ap.gpuvm_limit) + "] of GPU " + kfd::hex(id), ENOMEM);
+      return base::Error::msg("address range [" + base::hex(base) + ", +" + base::hex(size) +
+                             ") is outside the GPUVM aperture [" + base::hex(ap.gpuvm_base) + ", " +
+                             base::hex(ap.gpuvm_limit) + "] of GPU " + base::hex(id), ENOMEM);
   }
   return {};
 }
 
-kfd::Result<void*> Context::allocate(const AllocRequest& req) {
+base::Result<void*> Context::allocate(const AllocRequest& req) {
   if (req.heap == Heap::Userptr)
-    return kfd::Error::msg("allocate: USERPTR memory is registered with register_host", EINVAL);
+    return base::Error::msg("allocate: USERPTR memory is registered with register_host", EINVAL);
   return allocate_internal(req, nullptr);
 }
 
 // A fresh guarded reservation, or the caller's address inside its own reservation (fixed_va).
-kfd::Result<VaRange> Context::place(const AllocRequest& req, size_t size) const {
+base::Result<VaRange> Context::place(const AllocRequest& req, size_t size) const {
   if (!req.fixed_va) return reserve_va(size, req.alignment);
   if (req.fixed_va & (kPageSize - 1))
-    return kfd::Error::msg("allocate: fixed address " + kfd::hex(req.fixed_va) +
+    return base::Error::msg("allocate: fixed address " + base::hex(req.fixed_va) +
                            " is not page aligned", EINVAL);
   if (req.alignment && (req.fixed_va & (req.alignment - 1)))
-    return kfd::Error::msg("allocate: fixed address " + kfd::hex(req.fixed_va) +
-                           " is not aligned to " + kfd::hex(req.alignment), EINVAL);
+    return base::Error::msg("allocate: fixed address " + base::hex(req.fixed_va) +
+                           " is not aligned to " + base::hex(req.alignment), EINVAL);
   return VaRange{req.fixed_va, size};
 }
 
-kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* pool) {
+base::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* pool) {
   const Gpu* owner = nullptr;
   std::vector<uint32_t> gpus;
   size_t size = 0;
@@ -155,7 +155,7 @@ kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* poo
     if (owns) release_va(va);
     if (a.err() == ENOMEM) {
       uint64_t heap = req.heap == Heap::Vram ? owner->vram_size : system_mem_;
-      return kfd::Error::msg(oom(req.heap, owner->gpu_id, size, heap).message + " [" +
+      return base::Error::msg(oom(req.heap, owner->gpu_id, size, heap).message + " [" +
                              a.message() + "]", ENOMEM);
     }
     return a.error();
@@ -186,12 +186,12 @@ kfd::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* poo
   return reinterpret_cast<void*>(va.base);
 }
 
-kfd::Result<void*> Context::register_host(void* ptr, size_t size, const AllocRequest& req) {
+base::Result<void*> Context::register_host(void* ptr, size_t size, const AllocRequest& req) {
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-  if (!ptr) return kfd::Error::msg("register_host: null pointer", EINVAL);
-  if (size == 0) return kfd::Error::msg("register_host: zero size at " + kfd::hex(p), EINVAL);
+  if (!ptr) return base::Error::msg("register_host: null pointer", EINVAL);
+  if (size == 0) return base::Error::msg("register_host: zero size at " + base::hex(p), EINVAL);
   if (p & (kPageSize - 1))
-    return kfd::Error::msg("register_host: userptr " + kfd::hex(p) + " is not page aligned", EINVAL);
+    return base::Error::msg("register_host: userptr " + base::hex(p) + " is not page aligned", EINVAL);
   AllocRequest r = req;
   r.heap = Heap::Userptr;
   r.size = size;
@@ -203,7 +203,7 @@ kfd::Result<void*> Context::register_host(void* ptr, size_t size, const AllocReq
     std::shared_lock lk(map_mu_);
     auto it = allocations_.lower_bound(p + sz);
     if (it != allocations_.begin() && std::prev(it)->second.info.base + std::prev(it)->second.info.size > p)
-      return kfd::Error::msg("register_host: [" + kfd::hex(p) + ", +" + kfd::hex(sz) +
+      return base::Error::msg("register_host: [" + base::hex(p) + ", +" + base::hex(sz) +
                              ") overlaps an existing allocation", EEXIST);
   }
   KFD_ASSIGN(uint32_t flags, alloc_flags(r));
@@ -225,31 +225,31 @@ kfd::Result<void*> Context::register_host(void* ptr, size_t size, const AllocReq
 // Unmap from the GPUs, drop the CPU mapping, free the buffer, then give the VA back. When the
 // GPU unmap is refused (EBUSY: a live queue uses the buffer, Linux >= 6.12) nothing is undone
 // and the allocation stays valid.
-kfd::Status Context::release(Record& rec) {
+base::Status Context::release(Record& rec) {
   const AllocationInfo& i = rec.info;
   KFD_TRY(kfd_.unmap_memory(i.handle, i.mapped_gpus));
   if (rec.va.size) (void)unmap_cpu(rec.va);
-  kfd::Status st = kfd_.free_memory(i.handle);
+  base::Status st = kfd_.free_memory(i.handle);
   if (rec.owns_va) release_va(rec.va);  // a fixed_va buffer's range stays the caller's
   return st;
 }
 
-kfd::Status Context::free(void* ptr) {
+base::Status Context::free(void* ptr) {
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-  if (!ptr) return kfd::Error::msg("free: null pointer", EINVAL);
+  if (!ptr) return base::Error::msg("free: null pointer", EINVAL);
   Pool* pool = nullptr;
   {
     std::unique_lock lk(map_mu_);
     auto it = find_containing(allocations_, p);
     if (it == allocations_.end())
-      return kfd::Error::msg("free: " + kfd::hex(p) +
+      return base::Error::msg("free: " + base::hex(p) +
                              " is not an allocation of this context (unknown pointer or double free)",
                              EINVAL);
     pool = it->second.pool;
     if (!pool) {
       if (it->first != p)
-        return kfd::Error::msg("free: " + kfd::hex(p) + " points inside the allocation at " +
-                               kfd::hex(it->first) + ", not at its start", EINVAL);
+        return base::Error::msg("free: " + base::hex(p) + " points inside the allocation at " +
+                               base::hex(it->first) + ", not at its start", EINVAL);
       // Released under the lock: a concurrent free of the same pointer must see it either
       // live or gone, and a refused unmap must leave the record in place.
       if (auto st = release(it->second); !st) return st;
@@ -262,7 +262,7 @@ kfd::Status Context::free(void* ptr) {
   return pool->free(p);
 }
 
-kfd::Result<AllocationInfo> Context::lookup(const void* ptr) const {
+base::Result<AllocationInfo> Context::lookup(const void* ptr) const {
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   AllocationInfo info;
   Pool* pool = nullptr;
@@ -270,14 +270,14 @@ kfd::Result<AllocationInfo> Context::lookup(const void* ptr) const {
     std::shared_lock lk(map_mu_);
     auto it = find_containing(allocations_, p);
     if (it == allocations_.end())
-      return kfd::Error::msg("lookup: no allocation contains " + kfd::hex(p), ENOENT);
+      return base::Error::msg("lookup: no allocation contains " + base::hex(p), ENOENT);
     info = it->second.info;
     pool = it->second.pool;
   }
   if (!pool) return info;
   Pool::Block b{};
   if (!pool->find(p, &b))
-    return kfd::Error::msg("lookup: " + kfd::hex(p) + " is in a " + pool->name() +
+    return base::Error::msg("lookup: " + base::hex(p) + " is in a " + pool->name() +
                            " pool chunk but not in a live block", ENOENT);
   info.pooled = true;
   info.base = b.base;

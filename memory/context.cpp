@@ -8,14 +8,14 @@
 
 namespace mem {
 
-kfd::Result<std::unique_ptr<Context>> Context::open(const ContextOptions& opts) {
+base::Result<std::unique_ptr<Context>> Context::open(const ContextOptions& opts) {
   KFD_ASSIGN(kfd::Kfd k, kfd::Kfd::open(opts.kfd_path));
   std::unique_ptr<Context> ctx(new Context(std::move(k)));
   KFD_TRY(ctx->init(opts));
   return ctx;
 }
 
-kfd::Status Context::init(const ContextOptions& opts) {
+base::Status Context::init(const ContextOptions& opts) {
   chunk_size_ = opts.pool_chunk_size;
   KFD_ASSIGN(topo_, kfd::read_topology());
   // System memory (the GTT / USERPTR heap): the CPU nodes' memory banks.
@@ -26,7 +26,7 @@ kfd::Status Context::init(const ContextOptions& opts) {
 
   for (const kfd::Node* n : topo_.gpus()) {
     auto rn = kfd::RenderNode::open(n->props.drm_render_minor);
-    if (!rn) return rn.error().context("GPU " + kfd::hex(n->gpu_id));
+    if (!rn) return rn.error().context("GPU " + base::hex(n->gpu_id));
     auto g = std::make_unique<Gpu>(std::move(rn).value());
     g->index = uint32_t(gpus_.size());
     g->gpu_id = n->gpu_id;
@@ -36,7 +36,7 @@ kfd::Status Context::init(const ContextOptions& opts) {
     g->family = pm4::family_for(n->props.gfx_target_version);
     gpus_.push_back(std::move(g));
   }
-  if (gpus_.empty()) return kfd::Error::msg("no GPU in the KFD topology", ENODEV);
+  if (gpus_.empty()) return base::Error::msg("no GPU in the KFD topology", ENODEV);
 
   KFD_ASSIGN(auto aps, kfd_.get_process_apertures());
   for (auto& g : gpus_) {
@@ -44,8 +44,8 @@ kfd::Status Context::init(const ContextOptions& opts) {
     for (const auto& a : aps)
       if (a.gpu_id == g->gpu_id) { g->apertures = a; found = true; }
     if (!found)
-      return kfd::Error::msg("GET_PROCESS_APERTURES_NEW: no apertures for GPU " +
-                             kfd::hex(g->gpu_id), ENODEV);
+      return base::Error::msg("GET_PROCESS_APERTURES_NEW: no apertures for GPU " +
+                             base::hex(g->gpu_id), ENODEV);
     KFD_TRY(kfd_.acquire_vm(g->gpu_id, g->render.fd()));
   }
   if (opts.runtime_enable && kfd_.has_minor(kfd::minor::kRuntimeEnable)) {

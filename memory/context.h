@@ -14,7 +14,7 @@
 
 #include "kfd/kfd.h"
 #include "kfd/render_node.h"
-#include "kfd/result.h"
+#include "base/result.h"
 #include "kfd/topology.h"
 #include "memory/pool.h"
 #include "pm4/family.h"
@@ -51,7 +51,7 @@ class Context {
  public:
   // Opens /dev/kfd, reads the topology, opens each GPU's render node, fetches the apertures,
   // ACQUIRE_VMs each GPU and (KFD >= 1.13) RUNTIME_ENABLEs, in the thunk's order (REFERENCE §1).
-  static kfd::Result<std::unique_ptr<Context>> open(const ContextOptions& opts = {});
+  static base::Result<std::unique_ptr<Context>> open(const ContextOptions& opts = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -63,28 +63,28 @@ class Context {
   uint64_t system_memory_size() const { return system_mem_; }
   // What the driver says about a GPU, for the API layer (which makes no ioctl itself):
   // AVAILABLE_MEMORY (KFD >= 1.9), the process's XNACK mode, and a GET_CLOCK_COUNTERS sample.
-  kfd::Result<uint64_t> available_vram(uint32_t gpu_id) const { return kfd_.available_memory(gpu_id); }
-  kfd::Result<bool> xnack_enabled() const { return kfd_.get_xnack_mode(); }
-  kfd::Result<kfd::ClockCounters> clock_counters(uint32_t gpu_id) const { return kfd_.get_clock_counters(gpu_id); }
+  base::Result<uint64_t> available_vram(uint32_t gpu_id) const { return kfd_.available_memory(gpu_id); }
+  base::Result<bool> xnack_enabled() const { return kfd_.get_xnack_mode(); }
+  base::Result<kfd::ClockCounters> clock_counters(uint32_t gpu_id) const { return kfd_.get_clock_counters(gpu_id); }
   bool runtime_enabled() const { return runtime_enabled_; }
 
   // Allocates per the request at a fresh same-address VA, maps it to the GPUs and (when host
   // accessible) on the CPU. Returns the address (CPU pointer == GPU VA).
-  kfd::Result<void*> allocate(const AllocRequest& req);
+  base::Result<void*> allocate(const AllocRequest& req);
   // Registers existing, page-aligned host memory (USERPTR) at its own address as GPU VA.
-  kfd::Result<void*> register_host(void* ptr, size_t size, const AllocRequest& req);
+  base::Result<void*> register_host(void* ptr, size_t size, const AllocRequest& req);
   // Frees an allocation, a pooled block or a registration by its base address.
-  kfd::Status free(void* ptr);
+  base::Status free(void* ptr);
   // The allocation containing `ptr` (any interior pointer); ENOENT if none.
-  kfd::Result<AllocationInfo> lookup(const void* ptr) const;
+  base::Result<AllocationInfo> lookup(const void* ptr) const;
 
   // Small-buffer sub-allocation: blocks of pooled chunks of the same kind (no ioctl per block).
   // Falls back to allocate() when the size exceeds the pool's largest block.
-  kfd::Result<void*> allocate_small(const AllocRequest& req);
+  base::Result<void*> allocate_small(const AllocRequest& req);
   // Uncached GTT mapped to every GPU, for kernel arguments.
-  kfd::Result<void*> allocate_kernarg(size_t size, size_t alignment = 64);
+  base::Result<void*> allocate_kernarg(size_t size, size_t alignment = 64);
   // Uncached GTT mapped to every GPU, 64-byte blocks for amd_signal_t.
-  kfd::Result<void*> allocate_signal_memory(size_t size = 64);
+  base::Result<void*> allocate_signal_memory(size_t size = 64);
 
   size_t allocation_count() const;  // live top-level allocations (chunks count once)
 
@@ -96,17 +96,17 @@ class Context {
     bool owns_va = true;    // false: inside a caller's reservation (AllocRequest::fixed_va)
   };
   explicit Context(kfd::Kfd k) : kfd_(std::move(k)) {}
-  kfd::Status init(const ContextOptions& opts);
-  kfd::Status check_request(const AllocRequest& req, const Gpu** owner,
+  base::Status init(const ContextOptions& opts);
+  base::Status check_request(const AllocRequest& req, const Gpu** owner,
                             std::vector<uint32_t>* gpus, size_t* size) const;
-  kfd::Status check_aperture(uintptr_t base, size_t size, const std::vector<uint32_t>& gpus) const;
-  kfd::Result<void*> allocate_internal(const AllocRequest& req, Pool* pool);
-  kfd::Status map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
+  base::Status check_aperture(uintptr_t base, size_t size, const std::vector<uint32_t>& gpus) const;
+  base::Result<void*> allocate_internal(const AllocRequest& req, Pool* pool);
+  base::Status map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
                       const VaRange& va);
-  kfd::Status release(Record& rec);
-  kfd::Result<VaRange> place(const AllocRequest& req, size_t size) const;
+  base::Status release(Record& rec);
+  base::Result<VaRange> place(const AllocRequest& req, size_t size) const;
   Pool& pool_for(const AllocRequest& req, const char* tag = "");
-  kfd::Result<void*> allocate_pooled(const AllocRequest& req, const char* tag);
+  base::Result<void*> allocate_pooled(const AllocRequest& req, const char* tag);
 
   kfd::Kfd kfd_;
   kfd::Topology topo_;

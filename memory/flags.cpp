@@ -30,12 +30,12 @@ const char* coherence_name(Coherence c) {
   return "?";
 }
 
-kfd::Result<uint32_t> alloc_flags(const AllocRequest& r) {
+base::Result<uint32_t> alloc_flags(const AllocRequest& r) {
   // Values outside the enums (a cast, a stale ABI) would otherwise become a silent default.
   if (r.heap > Heap::Mmio)
-    return kfd::Error::msg("allocate: unknown heap " + std::to_string(unsigned(r.heap)), EINVAL);
+    return base::Error::msg("allocate: unknown heap " + std::to_string(unsigned(r.heap)), EINVAL);
   if (r.coherence > Coherence::Uncached)
-    return kfd::Error::msg("allocate: unknown coherence kind " + std::to_string(unsigned(r.coherence)),
+    return base::Error::msg("allocate: unknown coherence kind " + std::to_string(unsigned(r.coherence)),
                            EINVAL);
   uint32_t f = 0;
   switch (r.heap) {
@@ -48,7 +48,7 @@ kfd::Result<uint32_t> alloc_flags(const AllocRequest& r) {
     case Heap::Doorbell:
     case Heap::Mmio:
       if (r.read_only || r.executable)
-        return kfd::Error::msg(std::string(heap_name(r.heap)) +
+        return base::Error::msg(std::string(heap_name(r.heap)) +
                                    " memory must be writable and not executable", EINVAL);
       // Register apertures: always coherent, never substituted (the ROCm thunk does the same).
       return uint32_t((r.heap == Heap::Doorbell ? KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL

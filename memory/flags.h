@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "memory/types.h"
 
 namespace mem {
@@ -12,7 +12,7 @@ namespace mem {
 // The ALLOC_MEMORY_OF_GPU flags for a request (REFERENCE §1 "Memory allocation flags").
 // Rejects combinations the kernel would reject or that make no sense (uncached VRAM without host
 // access is allowed; a read-only doorbell is not).
-kfd::Result<uint32_t> alloc_flags(const AllocRequest& r);
+base::Result<uint32_t> alloc_flags(const AllocRequest& r);
 
 // Human-readable flag list for error messages: "GTT|WRITABLE|UNCACHED".
 std::string describe_flags(uint32_t flags);

@@ -25,7 +25,7 @@ unsigned Pool::class_of(size_t size) {
   return unsigned(std::countr_zero(s) - std::countr_zero(kMinBlock));
 }
 
-kfd::Status Pool::grow(unsigned cls) {
+base::Status Pool::grow(unsigned cls) {
   KFD_ASSIGN(uintptr_t base, alloc_(chunk_size_));
   chunks_[base] = Chunk{base, cls, 0};
   size_t bsize = kMinBlock << cls;
@@ -35,14 +35,14 @@ kfd::Status Pool::grow(unsigned cls) {
   return {};
 }
 
-kfd::Result<uintptr_t> Pool::allocate(size_t size, size_t alignment) {
-  if (size == 0) return kfd::Error::msg(name_ + " pool: zero-size allocation", EINVAL);
+base::Result<uintptr_t> Pool::allocate(size_t size, size_t alignment) {
+  if (size == 0) return base::Error::msg(name_ + " pool: zero-size allocation", EINVAL);
   if (alignment != 0 && (alignment & (alignment - 1)) != 0)
-    return kfd::Error::msg(name_ + " pool: alignment " + kfd::hex(alignment) +
+    return base::Error::msg(name_ + " pool: alignment " + base::hex(alignment) +
                                " is not a power of two", EINVAL);
   size_t need = std::max(size, alignment);
   if (need > max_block())
-    return kfd::Error::msg(name_ + " pool: " + std::to_string(size) +
+    return base::Error::msg(name_ + " pool: " + std::to_string(size) +
                                " bytes exceed the largest block (" +
                                std::to_string(max_block()) + ")", E2BIG);
   unsigned cls = class_of(need);
@@ -57,13 +57,13 @@ kfd::Result<uintptr_t> Pool::allocate(size_t size, size_t alignment) {
   return p;
 }
 
-kfd::Status Pool::free(uintptr_t p) {
+base::Status Pool::free(uintptr_t p) {
   std::lock_guard lk(mu_);
   auto it = live_.find(p);
   if (it == live_.end()) {
     bool ours = !chunks_.empty() && p >= chunks_.begin()->first &&
                 std::prev(chunks_.upper_bound(p))->first + chunk_size_ > p;
-    return kfd::Error::msg(name_ + " pool: " + kfd::hex(p) +
+    return base::Error::msg(name_ + " pool: " + base::hex(p) +
                                (ours ? " is not a live block (double free?)"
                                      : " was not allocated from this pool"), EINVAL);
   }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 
 namespace mem {
 
@@ -19,7 +19,7 @@ namespace mem {
 // interior pointer finds its block and a double free is caught.
 class Pool {
  public:
-  using ChunkAlloc = std::function<kfd::Result<uintptr_t>(size_t size)>;
+  using ChunkAlloc = std::function<base::Result<uintptr_t>(size_t size)>;
   using ChunkFree = std::function<void(uintptr_t base)>;
 
   static constexpr size_t kMinBlock = 64;
@@ -33,8 +33,8 @@ class Pool {
   size_t max_block() const { return chunk_size_ / 8; }
   const std::string& name() const { return name_; }
 
-  kfd::Result<uintptr_t> allocate(size_t size, size_t alignment = 0);
-  kfd::Status free(uintptr_t p);
+  base::Result<uintptr_t> allocate(size_t size, size_t alignment = 0);
+  base::Status free(uintptr_t p);
 
   struct Block {
     uintptr_t base;
@@ -56,7 +56,7 @@ class Pool {
     size_t used;
   };
   static unsigned class_of(size_t size);
-  kfd::Status grow(unsigned cls);
+  base::Status grow(unsigned cls);
 
   std::string name_;
   size_t chunk_size_;

@@ -33,7 +33,7 @@ Pool& Context::pool_for(const AllocRequest& req, const char* tag) {
   AllocRequest chunk = req;
   chunk.alignment = 0;
   auto self = std::make_shared<Pool*>(nullptr);
-  auto alloc = [this, chunk, self](size_t size) -> kfd::Result<uintptr_t> {
+  auto alloc = [this, chunk, self](size_t size) -> base::Result<uintptr_t> {
     AllocRequest r = chunk;
     r.size = size;
     KFD_ASSIGN(void* p, allocate_internal(r, *self));
@@ -50,25 +50,25 @@ Pool& Context::pool_for(const AllocRequest& req, const char* tag) {
   return *pools_.emplace(key, std::move(pool)).first->second;
 }
 
-kfd::Result<void*> Context::allocate_small(const AllocRequest& req) {
+base::Result<void*> Context::allocate_small(const AllocRequest& req) {
   if (req.heap == Heap::Userptr || req.heap == Heap::Doorbell || req.heap == Heap::Mmio)
-    return kfd::Error::msg(std::string("allocate_small: ") + heap_name(req.heap) +
+    return base::Error::msg(std::string("allocate_small: ") + heap_name(req.heap) +
                            " memory cannot be sub-allocated", EINVAL);
   if (req.size == 0)
-    return kfd::Error::msg(std::string("allocate_small: zero-size ") + heap_name(req.heap) +
+    return base::Error::msg(std::string("allocate_small: zero-size ") + heap_name(req.heap) +
                            " allocation", EINVAL);
   return allocate_pooled(req, "");
 }
 
 // A block of the kind's pool, or a direct allocation when it exceeds the pool's largest block.
-kfd::Result<void*> Context::allocate_pooled(const AllocRequest& req, const char* tag) {
+base::Result<void*> Context::allocate_pooled(const AllocRequest& req, const char* tag) {
   Pool& pool = pool_for(req, tag);
   if (std::max(req.size, req.alignment) > pool.max_block()) return allocate(req);
   KFD_ASSIGN(uintptr_t p, pool.allocate(req.size, req.alignment));
   return reinterpret_cast<void*>(p);
 }
 
-kfd::Result<void*> Context::allocate_kernarg(size_t size, size_t alignment) {
+base::Result<void*> Context::allocate_kernarg(size_t size, size_t alignment) {
   AllocRequest r;
   r.heap = Heap::Gtt;
   r.coherence = Coherence::Uncached;
@@ -78,7 +78,7 @@ kfd::Result<void*> Context::allocate_kernarg(size_t size, size_t alignment) {
   return allocate_small(r);
 }
 
-kfd::Result<void*> Context::allocate_signal_memory(size_t size) {
+base::Result<void*> Context::allocate_signal_memory(size_t size) {
   AllocRequest r;
   r.heap = Heap::Gtt;
   r.coherence = Coherence::Uncached;

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "kfd/result.h"
+#include "base/result.h"
 
 namespace mem {
 
@@ -27,11 +27,11 @@ struct VaRange {
 
 // Reserves `size` bytes (page-rounded) aligned to `alignment` (a power of two up to 2 MiB; 0 picks
 // default_alignment) with mmap(PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE).
-kfd::Result<VaRange> reserve_va(size_t size, size_t alignment);
+base::Result<VaRange> reserve_va(size_t size, size_t alignment);
 
 // Replaces whatever is mapped in the range by an inaccessible reservation again (drops a CPU
 // mapping of a buffer without letting another mmap take the address while the GPU VA is live).
-kfd::Status unmap_cpu(const VaRange& r);
+base::Status unmap_cpu(const VaRange& r);
 
 // Returns the range and its guard pages to the kernel.
 void release_va(const VaRange& r);

@@ -33,15 +33,15 @@ mem::AllocRequest buffer_request(mem::Heap heap, mem::Coherence c, size_t size, 
 
 }  // namespace
 
-kfd::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const QueueOptions& opts) {
+base::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const QueueOptions& opts) {
   const mem::Gpu* gpu = opts.gpu_id ? rt.memory().gpu(opts.gpu_id) : rt.gpus().front().get();
-  if (!gpu) return kfd::Error::msg("create_queue: unknown GPU " + kfd::hex(opts.gpu_id), ENODEV);
+  if (!gpu) return base::Error::msg("create_queue: unknown GPU " + base::hex(opts.gpu_id), ENODEV);
   // ring_size is a u32 byte count in CREATE_QUEUE: 2^25 packets (2 GiB) is the largest ring.
   if (!std::has_single_bit(opts.packets) || opts.packets < 16 || opts.packets > (1u << 25))
-    return kfd::Error::msg("create_queue: ring size " + std::to_string(opts.packets) +
+    return base::Error::msg("create_queue: ring size " + std::to_string(opts.packets) +
                            " packets is not a power of two in 16..2^25", EINVAL);
   if (opts.priority > 15 || opts.percentage == 0 || opts.percentage > 100)
-    return kfd::Error::msg("create_queue: priority " + std::to_string(opts.priority) +
+    return base::Error::msg("create_queue: priority " + std::to_string(opts.priority) +
                            " or percentage " + std::to_string(opts.percentage) + " out of range",
                            EINVAL);
   std::unique_ptr<AqlQueue> q(new AqlQueue(rt));
@@ -49,7 +49,7 @@ kfd::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const Queue
   return q;
 }
 
-kfd::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
+base::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
   mem::Context& ctx = rt_.memory();
   const uint32_t id = gpu.gpu_id;
   KFD_ASSIGN(void* ring, ctx.allocate(buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
@@ -74,7 +74,7 @@ kfd::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
   return {};
 }
 
-kfd::Result<AqlQueue::PreparedScratch> AqlQueue::prepare_scratch(uint32_t lane_bytes) {
+base::Result<AqlQueue::PreparedScratch> AqlQueue::prepare_scratch(uint32_t lane_bytes) {
   PreparedScratch p;
   KFD_ASSIGN(p.layout, scratch::layout(gpu_->props(), lane_bytes));
   if (p.layout.total_bytes == 0) return p;  // no scratch: all fields zero
@@ -111,7 +111,7 @@ void AqlQueue::discard_scratch(const PreparedScratch& p) { rt_.release_scratch(g
 // queue is idle (creation, grow_scratch), so the old backing store goes first and the new one
 // may take its room in the window. When the new one cannot be had, the queue gets its old size
 // back (failing that, no scratch) and the error is returned.
-kfd::Status AqlQueue::setup_scratch(uint32_t lane_bytes) {
+base::Status AqlQueue::setup_scratch(uint32_t lane_bytes) {
   KFD_TRY(scratch::layout(gpu_->props(), lane_bytes));  // a size the family cannot take: no change
   const uint32_t old_lane_bytes = scratch_layout_.lane_bytes;
   commit_scratch(PreparedScratch{});
@@ -125,10 +125,10 @@ kfd::Status AqlQueue::setup_scratch(uint32_t lane_bytes) {
   return {};
 }
 
-kfd::Status AqlQueue::grow_scratch(uint32_t lane_bytes) {
-  if (!created_) return kfd::Error::msg("grow_scratch: the queue was destroyed", EINVAL);
+base::Status AqlQueue::grow_scratch(uint32_t lane_bytes) {
+  if (!created_) return base::Error::msg("grow_scratch: the queue was destroyed", EINVAL);
   if (read_index() != write_index())
-    return kfd::Error::msg("grow_scratch: AQL queue " + std::to_string(queue_id_) +
+    return base::Error::msg("grow_scratch: AQL queue " + std::to_string(queue_id_) +
                            " is busy (read index " + std::to_string(read_index()) +
                            ", write index " + std::to_string(write_index()) + ")", EBUSY);
   return setup_scratch(lane_bytes);
@@ -161,7 +161,7 @@ void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
   doorbell_signal_->queue_ptr = reinterpret_cast<uint64_t>(amdq_);
 }
 
-kfd::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
+base::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
   gpu_id_ = gpu.gpu_id;
   size_ = opts.packets;
   mask_ = size_ - 1;
@@ -216,8 +216,8 @@ void AqlQueue::free_buffers() {
   inactive_ = doorbell_signal_ = nullptr;
 }
 
-kfd::Status AqlQueue::destroy() {
-  kfd::Status st;
+base::Status AqlQueue::destroy() {
+  base::Status st;
   if (registered_) {
     rt_.unregister_queue(this);
     registered_ = false;
@@ -230,13 +230,13 @@ kfd::Status AqlQueue::destroy() {
   return st;
 }
 
-kfd::Status AqlQueue::error() const {
+base::Status AqlQueue::error() const {
   if (!inactive_) return {};
   int64_t code = error_code();
   if (code == 0) return {};
-  return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " on GPU " + kfd::hex(gpu_id_) +
+  return base::Error::of_kind(base::ErrorKind::QueueError, "AQL queue " + std::to_string(queue_id_) + " on GPU " + base::hex(gpu_id_) +
                          " stopped: " + pm4::queue_error::describe(uint64_t(code)) +
-                         " (queue_inactive_signal=" + kfd::hex(uint64_t(code)) + ", read index " + std::to_string(read_index()) +
+                         " (queue_inactive_signal=" + base::hex(uint64_t(code)) + ", read index " + std::to_string(read_index()) +
                          ", write index " + std::to_string(write_index()) + ")", EIO);
 }
 

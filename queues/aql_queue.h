@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "pm4/queue_sizes.h"
-#include "kfd/result.h"
+#include "base/result.h"
 #include "pm4/aql.h"
 #include "queues/packets.h"
 #include "queues/scratch.h"
@@ -40,14 +40,14 @@ struct QueueOptions {
 // stopped. Owned by the caller; the Runtime must outlive it.
 class AqlQueue {
  public:
-  static kfd::Result<std::unique_ptr<AqlQueue>> create(Runtime& rt, const QueueOptions& opts);
+  static base::Result<std::unique_ptr<AqlQueue>> create(Runtime& rt, const QueueOptions& opts);
   ~AqlQueue();
   AqlQueue(const AqlQueue&) = delete;
   AqlQueue& operator=(const AqlQueue&) = delete;
 
   // DESTROY_QUEUE, then frees the ring, amd_queue_t, EOP and CWSR buffers (in that order: the
   // kernel holds the buffers while the queue lives). Idempotent.
-  kfd::Status destroy();
+  base::Status destroy();
 
   uint32_t size() const { return size_; }  // packets
   uint32_t queue_id() const { return queue_id_; }
@@ -65,7 +65,7 @@ class AqlQueue {
   // behind them completed). No producer may submit until it returns. The old backing store is
   // freed first; when the new one cannot be had (ENOMEM) the queue gets its old size back if it
   // can, else it is left without scratch.
-  kfd::Status grow_scratch(uint32_t lane_bytes);
+  base::Status grow_scratch(uint32_t lane_bytes);
 
   // Scratch replaced while the queue keeps running, in two steps (how HIP grows a queue's scratch
   // without blocking its producers). prepare_scratch allocates and encodes a backing store of
@@ -79,7 +79,7 @@ class AqlQueue {
     scratch::Slice slice;
     scratch::Fields fields;
   };
-  kfd::Result<PreparedScratch> prepare_scratch(uint32_t lane_bytes);
+  base::Result<PreparedScratch> prepare_scratch(uint32_t lane_bytes);
   void commit_scratch(const PreparedScratch& p);
   void discard_scratch(const PreparedScratch& p);
 
@@ -91,30 +91,30 @@ class AqlQueue {
   // timeout: claims (compare-and-swap) only once the slots are free, so giving up with
   // ETIMEDOUT leaves no unwritten slot. Every claimed slot must be written. Fails at once when
   // the queue is in error or the device faulted.
-  kfd::Result<uint64_t> reserve(uint32_t count = 1, std::chrono::nanoseconds timeout = kForever);
+  base::Result<uint64_t> reserve(uint32_t count = 1, std::chrono::nanoseconds timeout = kForever);
   // Writes the packet body, then stores its first dword (header + setup) with release order.
   void write(uint64_t index, const Packet& p);
   // Store fence, then the 64-bit doorbell write of the packet index.
   void ring_doorbell(uint64_t index);
   // reserve + write + ring_doorbell.
-  kfd::Status submit(const Packet& p);
+  base::Status submit(const Packet& p);
 
   // Waits until the device has consumed every packet written so far.
-  kfd::Status wait_idle(std::chrono::nanoseconds timeout = kForever);
+  base::Status wait_idle(std::chrono::nanoseconds timeout = kForever);
   // The error the device reported for this queue (through queue_inactive_signal), if any.
-  kfd::Status error() const;
+  base::Status error() const;
   int64_t error_code() const { return __atomic_load_n(&inactive_->value, __ATOMIC_ACQUIRE); }
 
  private:
   explicit AqlQueue(Runtime& rt) : rt_(rt) {}
-  kfd::Status init(const mem::Gpu& gpu, const QueueOptions& opts);
-  kfd::Status allocate_buffers(const mem::Gpu& gpu);
+  base::Status init(const mem::Gpu& gpu, const QueueOptions& opts);
+  base::Status allocate_buffers(const mem::Gpu& gpu);
   void init_amd_queue(const mem::Gpu& gpu);
-  kfd::Status wait_for_space(uint64_t end, std::chrono::steady_clock::time_point start,
+  base::Status wait_for_space(uint64_t end, std::chrono::steady_clock::time_point start,
                              std::chrono::steady_clock::time_point deadline);
-  kfd::Status check_alive(const char* op) const;
+  base::Status check_alive(const char* op) const;
   void free_buffers();
-  kfd::Status setup_scratch(uint32_t lane_bytes);
+  base::Status setup_scratch(uint32_t lane_bytes);
 
   Runtime& rt_;
   uint32_t gpu_id_ = 0;

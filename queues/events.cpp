@@ -42,7 +42,7 @@ EventManager::~EventManager() {
   if (page_) (void)ctx_.free(page_);
 }
 
-kfd::Status EventManager::init() {
+base::Status EventManager::init() {
   mem::AllocRequest r;
   r.heap = mem::Heap::Gtt;
   r.coherence = mem::Coherence::Uncached;
@@ -63,7 +63,7 @@ kfd::Status EventManager::init() {
   return {};
 }
 
-kfd::Status EventManager::reset_queue_error_event() {
+base::Status EventManager::reset_queue_error_event() {
   return kfd_.reset_event(queue_error_.event_id);
 }
 
@@ -99,26 +99,26 @@ void EventManager::release(InterruptEvent* ev) {
   if (ev) ev->users--;
 }
 
-kfd::Status EventManager::set(InterruptEvent* ev) { return kfd_.set_event(ev->event_id); }
+base::Status EventManager::set(InterruptEvent* ev) { return kfd_.set_event(ev->event_id); }
 
 size_t EventManager::event_count() const {
   std::lock_guard lk(mu_);
   return events_.size();
 }
 
-void EventManager::record_fault(kfd::Error e) {
+void EventManager::record_fault(base::Error e) {
   std::lock_guard lk(mu_);
   if (!fault_) fault_ = std::move(e);
   faulted_.store(true, std::memory_order_release);
 }
 
-kfd::Status EventManager::fault() const {
+base::Status EventManager::fault() const {
   if (!faulted()) return {};
   std::lock_guard lk(mu_);
   return *fault_;
 }
 
-kfd::Status EventManager::check_fault_data(const std::vector<kfd::EventData>& data) {
+base::Status EventManager::check_fault_data(const std::vector<kfd::EventData>& data) {
   for (const auto& d : data) {
     if (d.event_id == memory_event_) {
       const auto& m = d.memory_exception_data;
@@ -127,13 +127,13 @@ kfd::Status EventManager::check_fault_data(const std::vector<kfd::EventData>& da
                         : m.failure.ReadOnly ? "write to a read-only page"
                         : m.failure.NoExecute ? "execute of a no-execute page"
                                               : "access fault";
-      record_fault(kfd::Error::msg("GPU memory fault at " + kfd::hex(m.va) + " on GPU " +
-                                   kfd::hex(m.gpu_id) + " (" + why +
+      record_fault(base::Error::of_kind(base::ErrorKind::DeviceFault, "GPU memory fault at " + base::hex(m.va) + " on GPU " +
+                                   base::hex(m.gpu_id) + " (" + why +
                                    (m.failure.imprecise ? ", imprecise" : "") + ")", EFAULT));
     } else if (d.event_id == hw_event_) {
       const auto& h = d.hw_exception_data;
       if (h.gpu_id == 0) continue;
-      record_fault(kfd::Error::msg("GPU hardware exception on GPU " + kfd::hex(h.gpu_id) +
+      record_fault(base::Error::of_kind(base::ErrorKind::DeviceFault, "GPU hardware exception on GPU " + base::hex(h.gpu_id) +
                                    " (reset_type=" + std::to_string(h.reset_type) +
                                    ", reset_cause=" + std::to_string(h.reset_cause) +
                                    ", memory_lost=" + std::to_string(h.memory_lost) + ")", EIO));
@@ -142,7 +142,7 @@ kfd::Status EventManager::check_fault_data(const std::vector<kfd::EventData>& da
   return fault();
 }
 
-kfd::Result<WakeReason> EventManager::wait(InterruptEvent* ev, uint64_t age, uint32_t timeout_ms) {
+base::Result<WakeReason> EventManager::wait(InterruptEvent* ev, uint64_t age, uint32_t timeout_ms) {
   KFD_TRY(fault());
   std::vector<kfd::EventData> data;
   data.reserve(4);
@@ -161,11 +161,11 @@ kfd::Result<WakeReason> EventManager::wait(InterruptEvent* ev, uint64_t age, uin
   if (ev) data.erase(data.begin());
   KFD_TRY(check_fault_data(data));
   if (res == kfd::WaitResult::Fail)
-    return kfd::Error::msg("AMDKFD_IOC_WAIT_EVENTS: wait_result FAIL", EIO);
+    return base::Error::msg("AMDKFD_IOC_WAIT_EVENTS: wait_result FAIL", EIO);
   return res == kfd::WaitResult::Timeout ? WakeReason::Timeout : WakeReason::Event;
 }
 
-kfd::Status EventManager::poll_faults() {
+base::Status EventManager::poll_faults() {
   auto r = wait(nullptr, 0, 0);
   if (!r) return r.error();
   return {};

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "memory/context.h"
 
 namespace queues {
@@ -34,27 +34,27 @@ class EventManager {
 
   // Allocates the events page (32 KiB uncached GTT) and creates the MEMORY and HW_EXCEPTION
   // events; the first CREATE_EVENT passes the page's handle (REFERENCE §1 "Events").
-  kfd::Status init();
+  base::Status init();
 
   // An event for a new interrupt signal: a fresh one while under budget, else the least used.
   // nullptr when no event can be had (the caller then makes a polling signal).
   InterruptEvent* acquire();
   void release(InterruptEvent* ev);
-  kfd::Status set(InterruptEvent* ev);
+  base::Status set(InterruptEvent* ev);
 
   // Blocks in WAIT_EVENTS on `ev` (may be null: fault events only) together with the queue-error,
   // MEMORY and HW_EXCEPTION events, up to timeout_ms. `age` is ev->age read before the caller
   // last checked its signal (so an event raised since then returns at once). A fault is
   // recorded and returned as the error.
-  kfd::Result<WakeReason> wait(InterruptEvent* ev, uint64_t age, uint32_t timeout_ms);
+  base::Result<WakeReason> wait(InterruptEvent* ev, uint64_t age, uint32_t timeout_ms);
   // The event every queue's queue_inactive_signal raises (manual reset: it stays raised while
   // a queue is in error; reset_queue_error_event() once no errored queue remains).
   InterruptEvent* queue_error_event() { return &queue_error_; }
-  kfd::Status reset_queue_error_event();
+  base::Status reset_queue_error_event();
   // Zero-timeout check of the fault events (cheap enough to call every millisecond).
-  kfd::Status poll_faults();
+  base::Status poll_faults();
   // The first fault seen (sticky: a GPU fault ends the process's GPU work, as on real hardware).
-  kfd::Status fault() const;
+  base::Status fault() const;
   bool faulted() const { return faulted_.load(std::memory_order_acquire); }
 
   size_t event_count() const;
@@ -62,8 +62,8 @@ class EventManager {
   bool uses_event_age() const { return use_age_; }
 
  private:
-  kfd::Status check_fault_data(const std::vector<kfd::EventData>& data);
-  void record_fault(kfd::Error e);
+  base::Status check_fault_data(const std::vector<kfd::EventData>& data);
+  void record_fault(base::Error e);
 
   mem::Context& ctx_;
   const kfd::Kfd& kfd_;
@@ -76,7 +76,7 @@ class EventManager {
   std::vector<std::unique_ptr<InterruptEvent>> events_;
   size_t next_ = 0;
   std::atomic<bool> faulted_{false};
-  std::optional<kfd::Error> fault_;
+  std::optional<base::Error> fault_;
 };
 
 }  // namespace queues

@@ -16,10 +16,10 @@ Packet to_packet(const T& t) {
   return p;
 }
 
-kfd::Result<Packet> barrier(aql::PacketType type, std::span<const uint64_t> deps,
+base::Result<Packet> barrier(aql::PacketType type, std::span<const uint64_t> deps,
                             uint64_t completion, const Fence& f) {
   if (deps.size() > 5)
-    return kfd::Error::msg("barrier packet: " + std::to_string(deps.size()) +
+    return base::Error::msg("barrier packet: " + std::to_string(deps.size()) +
                            " dependencies, at most 5", EINVAL);
   aql::BarrierPacket b{};
   b.header = make_fence_header(type, f);
@@ -34,13 +34,13 @@ uint16_t make_fence_header(aql::PacketType type, const Fence& f) {
   return aql::make_header(type, f.barrier, f.acquire, f.release);
 }
 
-kfd::Result<Packet> make_dispatch(const DispatchParams& p) {
+base::Result<Packet> make_dispatch(const DispatchParams& p) {
   if (p.dims < 1 || p.dims > 3)
-    return kfd::Error::msg("dispatch packet: dimensions " + std::to_string(p.dims) +
+    return base::Error::msg("dispatch packet: dimensions " + std::to_string(p.dims) +
                            " not in 1..3", EINVAL);
   for (int i = 0; i < 3; ++i)
     if (p.workgroup[i] == 0 || p.grid[i] == 0)
-      return kfd::Error::msg("dispatch packet: zero workgroup or grid size in dimension " +
+      return base::Error::msg("dispatch packet: zero workgroup or grid size in dimension " +
                              std::to_string(i), EINVAL);
   aql::KernelDispatchPacket k{};
   k.header = make_fence_header(aql::kTypeKernelDispatch, p.fence);
@@ -59,12 +59,12 @@ kfd::Result<Packet> make_dispatch(const DispatchParams& p) {
   return to_packet(k);
 }
 
-kfd::Result<Packet> make_barrier_and(std::span<const uint64_t> deps, uint64_t completion_signal,
+base::Result<Packet> make_barrier_and(std::span<const uint64_t> deps, uint64_t completion_signal,
                                      Fence fence) {
   return barrier(aql::kTypeBarrierAnd, deps, completion_signal, fence);
 }
 
-kfd::Result<Packet> make_barrier_or(std::span<const uint64_t> deps, uint64_t completion_signal,
+base::Result<Packet> make_barrier_or(std::span<const uint64_t> deps, uint64_t completion_signal,
                                     Fence fence) {
   return barrier(aql::kTypeBarrierOr, deps, completion_signal, fence);
 }

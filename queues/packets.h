@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "pm4/aql.h"
 
 namespace queues {
@@ -40,13 +40,13 @@ struct DispatchParams {
 };
 
 // Kernel dispatch packet; EINVAL for dims outside 1..3 or a zero workgroup / grid size.
-kfd::Result<Packet> make_dispatch(const DispatchParams& p);
+base::Result<Packet> make_dispatch(const DispatchParams& p);
 
 // Barrier-AND (all dependencies reach 0) / barrier-OR (any does). At most 5 dependencies; 0
 // handles are satisfied. EINVAL for more than 5.
-kfd::Result<Packet> make_barrier_and(std::span<const uint64_t> deps, uint64_t completion_signal,
+base::Result<Packet> make_barrier_and(std::span<const uint64_t> deps, uint64_t completion_signal,
                                      Fence fence = {});
-kfd::Result<Packet> make_barrier_or(std::span<const uint64_t> deps, uint64_t completion_signal,
+base::Result<Packet> make_barrier_or(std::span<const uint64_t> deps, uint64_t completion_signal,
                                     Fence fence = {});
 
 // AMD BARRIER_VALUE: waits until (value(signal) & mask) <cond> value.

@@ -21,7 +21,7 @@ long long ms_since(Clock::time_point start, Clock::time_point now) {
 // Spins `spins` rounds, then yields, until done(); checks for queue and device errors at most
 // once a millisecond (each check is a syscall) and gives up at the deadline.
 template <class Done, class Check, class OnTimeout>
-kfd::Status poll(uint32_t spins, Clock::time_point deadline, Done done, Check check,
+base::Status poll(uint32_t spins, Clock::time_point deadline, Done done, Check check,
                  OnTimeout on_timeout) {
   auto next_check = Clock::now();
   for (uint32_t n = 1; !done(); ++n) {
@@ -42,31 +42,31 @@ kfd::Status poll(uint32_t spins, Clock::time_point deadline, Done done, Check ch
 
 }  // namespace
 
-kfd::Status AqlQueue::check_alive(const char* op) const {
+base::Status AqlQueue::check_alive(const char* op) const {
   if (created_) return {};
-  return kfd::Error::msg(std::string(op) + ": the AQL queue was destroyed", EINVAL);
+  return base::Error::msg(std::string(op) + ": the AQL queue was destroyed", EINVAL);
 }
 
-kfd::Status AqlQueue::wait_for_space(uint64_t end, Clock::time_point start,
+base::Status AqlQueue::wait_for_space(uint64_t end, Clock::time_point start,
                                      Clock::time_point deadline) {
   return poll(
       256, deadline, [&] { return end - read_index() <= size_; },
-      [&]() -> kfd::Status {
+      [&]() -> base::Status {
         KFD_TRY(error());
         return rt_.check_device(true);
       },
-      [&](Clock::time_point now) -> kfd::Status {
-        return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " full for " +
+      [&](Clock::time_point now) -> base::Status {
+        return base::Error::msg("AQL queue " + std::to_string(queue_id_) + " full for " +
                                std::to_string(ms_since(start, now)) + " ms (read index " +
                                std::to_string(read_index()) + ", waiting to write up to " +
                                std::to_string(end) + ")", ETIMEDOUT);
       });
 }
 
-kfd::Result<uint64_t> AqlQueue::reserve(uint32_t count, std::chrono::nanoseconds timeout) {
+base::Result<uint64_t> AqlQueue::reserve(uint32_t count, std::chrono::nanoseconds timeout) {
   KFD_TRY(check_alive("AQL queue reserve"));
   if (count == 0 || count > size_)
-    return kfd::Error::msg("AQL queue reserve: " + std::to_string(count) + " packets on a ring of " +
+    return base::Error::msg("AQL queue reserve: " + std::to_string(count) + " packets on a ring of " +
                            std::to_string(size_), EINVAL);
   KFD_TRY(error());
   const auto start = Clock::now();
@@ -115,25 +115,25 @@ void AqlQueue::ring_doorbell(uint64_t index) {
   __atomic_store_n(doorbell_, index, __ATOMIC_RELEASE);
 }
 
-kfd::Status AqlQueue::submit(const Packet& p) {
+base::Status AqlQueue::submit(const Packet& p) {
   KFD_ASSIGN(uint64_t index, reserve(1));
   write(index, p);
   ring_doorbell(index);
   return {};
 }
 
-kfd::Status AqlQueue::wait_idle(std::chrono::nanoseconds timeout) {
+base::Status AqlQueue::wait_idle(std::chrono::nanoseconds timeout) {
   KFD_TRY(check_alive("AQL queue wait_idle"));
   const auto start = Clock::now();
   const uint64_t target = write_index();
   KFD_TRY(poll(
       1024, spin::deadline_after(start, timeout), [&] { return read_index() >= target; },
-      [&]() -> kfd::Status {
+      [&]() -> base::Status {
         KFD_TRY(error());
         return rt_.check_device(true);
       },
-      [&](Clock::time_point now) -> kfd::Status {
-        return kfd::Error::msg("AQL queue " + std::to_string(queue_id_) + " not idle after " +
+      [&](Clock::time_point now) -> base::Status {
+        return base::Error::msg("AQL queue " + std::to_string(queue_id_) + " not idle after " +
                                std::to_string(ms_since(start, now)) + " ms (read index " +
                                std::to_string(read_index()) + ", write index " +
                                std::to_string(target) + ")", ETIMEDOUT);

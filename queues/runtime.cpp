@@ -12,7 +12,7 @@
 
 namespace queues {
 
-kfd::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts) {
+base::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts) {
   std::unique_ptr<Runtime> rt(new Runtime());
   KFD_ASSIGN(rt->ctx_, mem::Context::open(opts.memory));
   rt->events_ = std::make_unique<EventManager>(*rt->ctx_, opts.max_interrupt_events);
@@ -30,7 +30,7 @@ Runtime::~Runtime() {
   for (auto& [gpu, w] : scratch_) mem::release_va(w.va);
 }
 
-kfd::Result<aql::AmdSignal*> Runtime::make_signal_storage(int64_t initial, InterruptEvent* ev) {
+base::Result<aql::AmdSignal*> Runtime::make_signal_storage(int64_t initial, InterruptEvent* ev) {
   KFD_ASSIGN(void* mem, ctx_->allocate_signal_memory(sizeof(aql::AmdSignal)));
   auto* s = static_cast<aql::AmdSignal*>(mem);
   std::memset(static_cast<void*>(s), 0, sizeof *s);
@@ -49,7 +49,7 @@ void Runtime::destroy_signal_storage(aql::AmdSignal* sig, InterruptEvent* ev) {
   (void)ctx_->free(sig);
 }
 
-kfd::Result<std::unique_ptr<Signal>> Runtime::create_signal(int64_t initial, SignalKind kind) {
+base::Result<std::unique_ptr<Signal>> Runtime::create_signal(int64_t initial, SignalKind kind) {
   InterruptEvent* ev = kind == SignalKind::Interrupt ? events_->acquire() : nullptr;
   auto s = make_signal_storage(initial, ev);
   if (!s) {
@@ -59,11 +59,11 @@ kfd::Result<std::unique_ptr<Signal>> Runtime::create_signal(int64_t initial, Sig
   return std::unique_ptr<Signal>(new Signal(this, *s, ev));
 }
 
-kfd::Result<std::unique_ptr<AqlQueue>> Runtime::create_queue(const QueueOptions& opts) {
+base::Result<std::unique_ptr<AqlQueue>> Runtime::create_queue(const QueueOptions& opts) {
   return AqlQueue::create(*this, opts);
 }
 
-kfd::Result<uint8_t*> Runtime::doorbell_slice(const mem::Gpu& gpu, uint64_t doorbell_offset) {
+base::Result<uint8_t*> Runtime::doorbell_slice(const mem::Gpu& gpu, uint64_t doorbell_offset) {
   std::lock_guard lk(mu_);
   auto it = doorbells_.find(gpu.gpu_id);
   if (it != doorbells_.end()) return static_cast<uint8_t*>(it->second);
@@ -88,10 +88,10 @@ void Runtime::unregister_queue(AqlQueue* q) {
   if (q_err && !any) (void)events_->reset_queue_error_event();
 }
 
-kfd::Status Runtime::check_device(bool poll_kernel) {
+base::Status Runtime::check_device(bool poll_kernel) {
   KFD_TRY(events_->fault());
   if (poll_kernel) KFD_TRY(events_->poll_faults());
-  kfd::Status queue_error;
+  base::Status queue_error;
   {
     std::lock_guard lk(mu_);
     for (AqlQueue* q : queues_)

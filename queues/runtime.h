@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "memory/context.h"
 #include "queues/aql_queue.h"
 #include "queues/events.h"
@@ -34,7 +34,7 @@ using ScratchSlice = scratch::Slice;
 // events. Queues and signals it creates must be destroyed before it. Thread-safe.
 class Runtime {
  public:
-  static kfd::Result<std::unique_ptr<Runtime>> open(const RuntimeOptions& opts = {});
+  static base::Result<std::unique_ptr<Runtime>> open(const RuntimeOptions& opts = {});
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -49,23 +49,23 @@ class Runtime {
 
   // A signal with `initial` value. Interrupt signals get a (possibly shared) KFD event and fall
   // back to polling when none can be had.
-  kfd::Result<std::unique_ptr<Signal>> create_signal(int64_t initial = 0,
+  base::Result<std::unique_ptr<Signal>> create_signal(int64_t initial = 0,
                                                      SignalKind kind = SignalKind::Interrupt);
-  kfd::Result<std::unique_ptr<AqlQueue>> create_queue(const QueueOptions& opts = {});
+  base::Result<std::unique_ptr<AqlQueue>> create_queue(const QueueOptions& opts = {});
 
   // The device's error state, as every wait sees it: a GPU fault (sticky) or a live queue in
   // error. poll_kernel also asks the kernel (zero-timeout WAIT_EVENTS on the fault events).
-  kfd::Status check_device(bool poll_kernel);
+  base::Status check_device(bool poll_kernel);
 
   // --- for AqlQueue and Signal ---
   // The CPU mapping of the process's doorbell slice on a GPU (mmap of /dev/kfd, cached).
-  kfd::Result<uint8_t*> doorbell_slice(const mem::Gpu& gpu, uint64_t doorbell_offset);
+  base::Result<uint8_t*> doorbell_slice(const mem::Gpu& gpu, uint64_t doorbell_offset);
   void register_queue(AqlQueue* q);
   void unregister_queue(AqlQueue* q);
   void destroy_signal_storage(aql::AmdSignal* sig, InterruptEvent* ev);
-  kfd::Result<aql::AmdSignal*> make_signal_storage(int64_t initial, InterruptEvent* ev);
+  base::Result<aql::AmdSignal*> make_signal_storage(int64_t initial, InterruptEvent* ev);
   // Device-only VRAM for a queue's scratch inside the GPU's window; release_scratch frees it.
-  kfd::Result<ScratchSlice> acquire_scratch(const mem::Gpu& gpu, uint64_t bytes);
+  base::Result<ScratchSlice> acquire_scratch(const mem::Gpu& gpu, uint64_t bytes);
   void release_scratch(uint32_t gpu_id, const ScratchSlice& s);
 
  private:
@@ -81,7 +81,7 @@ class Runtime {
     mem::VaRange va;
     std::map<uint64_t, uint64_t> used;  // offset -> size of live slices
   };
-  kfd::Result<ScratchWindow*> scratch_window(const mem::Gpu& gpu);  // mu_ held
+  base::Result<ScratchWindow*> scratch_window(const mem::Gpu& gpu);  // mu_ held
   uint64_t scratch_window_size_ = 0;
   std::map<uint32_t, ScratchWindow> scratch_;  // gpu_id -> window
 };

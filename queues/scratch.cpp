@@ -27,10 +27,10 @@ constexpr Family kFamilies[] = {
      descriptor_gfx9},
 };
 
-kfd::Result<const Family*> family_of(const kfd::NodeProperties& p) {
+base::Result<const Family*> family_of(const kfd::NodeProperties& p) {
   for (const Family& f : kFamilies)
     if (p.gfx_target_version >= f.first_gfx && p.gfx_target_version <= f.last_gfx) return &f;
-  return kfd::Error::msg("scratch: no scratch encoding for gfx_target_version " +
+  return base::Error::msg("scratch: no scratch encoding for gfx_target_version " +
                          std::to_string(p.gfx_target_version), ENOTSUP);
 }
 
@@ -40,14 +40,14 @@ uint32_t cu_count(const kfd::NodeProperties& p) {
 
 }  // namespace
 
-kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
+base::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
   Layout l;
   l.num_xcc = p.num_xcc ? p.num_xcc : 1;
   if (lane_bytes == 0) return l;  // no scratch
   KFD_ASSIGN(const Family* f, family_of(p));
   const uint32_t cus = cu_count(p);
   if (cus == 0 || p.max_slots_scratch_cu == 0)
-    return kfd::Error::msg("scratch: node reports " + std::to_string(cus) + " CUs and " +
+    return base::Error::msg("scratch: node reports " + std::to_string(cus) + " CUs and " +
                            std::to_string(p.max_slots_scratch_cu) +
                            " max_slots_scratch_cu; no scratch possible", EINVAL);
   // A wave's share must be whole WAVESIZE units: round the per-lane size up to unit / lanes.
@@ -55,7 +55,7 @@ kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
   const uint64_t lane = (uint64_t(lane_bytes) + lane_align - 1) / lane_align * lane_align;
   const uint64_t units = lane * l.lanes_per_wave / f->wave_unit;
   if (units >= (uint64_t(1) << f->wave_size_bits))
-    return kfd::Error::msg("scratch: " + std::to_string(lane_bytes) +
+    return base::Error::msg("scratch: " + std::to_string(lane_bytes) +
                            " bytes per lane exceed the per-wave limit of " +
                            std::to_string(((1u << f->wave_size_bits) - 1) / l.lanes_per_wave *
                                           f->wave_unit) + " bytes", EINVAL);
@@ -86,14 +86,14 @@ Layout with_waves(const Layout& l, uint32_t waves) {
   return out;
 }
 
-kfd::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint64_t base,
+base::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint64_t base,
                            uint64_t offset) {
   Fields out;
   if (l.total_bytes == 0) return out;
   KFD_ASSIGN(const Family* f, family_of(p));
   const uint64_t per_xcc = l.total_bytes / l.num_xcc;  // ROCr reports sizes per XCC
   if (per_xcc > UINT32_MAX)
-    return kfd::Error::msg("scratch: " + std::to_string(per_xcc) +
+    return base::Error::msg("scratch: " + std::to_string(per_xcc) +
                            " bytes per XCC exceed NUM_RECORDS (32 bits)", EINVAL);
   // ATC (address translation through the IOMMU) for full-profile APUs: a GPU node with CPU cores.
   const bool apu = p.cpu_cores_count != 0;

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "kfd/node_properties.h"
-#include "kfd/result.h"
+#include "base/result.h"
 #include "pm4/aql.h"
 #include "pm4/scratch_regs.h"
 
@@ -47,7 +47,7 @@ struct Layout {
 // waves one XCC's 32-bit NUM_RECORDS covers (fewer WAVES for very large per-lane sizes). EINVAL
 // when the node has no scratch slots or the per-wave size overflows WAVESIZE; ENOTSUP for a
 // family without a table entry.
-kfd::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes);
+base::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes);
 
 // The largest per-work-item (wave64 lane) scratch COMPUTE_TMPRING_SIZE.WAVESIZE can describe on
 // gfx9 (8191 KiB per wave / 64 lanes); layout() refuses more.
@@ -74,7 +74,7 @@ struct Fields {
   uint64_t backing_byte_size = 0;  // scratch_backing_memory_byte_size (per XCC)
   uint32_t wave64_lane_bytes = 0;  // scratch_wave64_lane_byte_size
 };
-kfd::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint64_t base,
+base::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint64_t base,
                            uint64_t offset);
 
 // Writes the fields into amd_queue_t.

@@ -9,7 +9,7 @@ namespace queues {
 
 // The thunk reserves one scratch backing range per GPU and programs SH_HIDDEN_PRIVATE_BASE with
 // its base >> 16 (libhsakmt fmm_allocate_scratch); ROCr records each queue's offset into it.
-kfd::Result<Runtime::ScratchWindow*> Runtime::scratch_window(const mem::Gpu& gpu) {
+base::Result<Runtime::ScratchWindow*> Runtime::scratch_window(const mem::Gpu& gpu) {
   auto it = scratch_.find(gpu.gpu_id);
   if (it != scratch_.end()) return &it->second;
   KFD_ASSIGN(mem::VaRange va, mem::reserve_va(scratch_window_size_, mem::kMaxVaAlignment));
@@ -23,11 +23,11 @@ kfd::Result<Runtime::ScratchWindow*> Runtime::scratch_window(const mem::Gpu& gpu
   return &w;
 }
 
-kfd::Result<ScratchSlice> Runtime::acquire_scratch(const mem::Gpu& gpu, uint64_t bytes) {
+base::Result<ScratchSlice> Runtime::acquire_scratch(const mem::Gpu& gpu, uint64_t bytes) {
   const uint64_t a = scratch::kBackingAlign;
   const uint64_t size = (bytes + a - 1) / a * a;
   if (bytes == 0 || size < bytes)
-    return kfd::Error::msg("scratch: invalid size " + std::to_string(bytes), EINVAL);
+    return base::Error::msg("scratch: invalid size " + std::to_string(bytes), EINVAL);
   std::lock_guard lk(mu_);
   KFD_ASSIGN(ScratchWindow* w, scratch_window(gpu));
   // First fit among the gaps between live slices (kept sorted by offset).
@@ -37,8 +37,8 @@ kfd::Result<ScratchSlice> Runtime::acquire_scratch(const mem::Gpu& gpu, uint64_t
     off = o + s;
   }
   if (off + size > w->va.size)
-    return kfd::Error::msg("scratch: " + std::to_string(size) + " bytes do not fit the GPU " +
-                           kfd::hex(gpu.gpu_id) + " scratch window of " +
+    return base::Error::msg("scratch: " + std::to_string(size) + " bytes do not fit the GPU " +
+                           base::hex(gpu.gpu_id) + " scratch window of " +
                            std::to_string(w->va.size) + " bytes (RuntimeOptions::scratch_window)",
                            ENOMEM);
   mem::AllocRequest r;

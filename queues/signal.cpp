@@ -75,20 +75,20 @@ bool Signal::compare_exchange(int64_t& expected, int64_t desired) {
   return ok;
 }
 
-kfd::Error Signal::timeout_error(Cond cond, int64_t operand, std::chrono::nanoseconds t) const {
+base::Error Signal::timeout_error(Cond cond, int64_t operand, std::chrono::nanoseconds t) const {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(t).count();
-  return kfd::Error::msg("signal wait timed out after " + std::to_string(us) + " us: signal " +
-                         kfd::hex(handle()) + " value " + std::to_string(load()) +
+  return base::Error::msg("signal wait timed out after " + std::to_string(us) + " us: signal " +
+                         base::hex(handle()) + " value " + std::to_string(load()) +
                          ", waiting for value " + cond_name(cond) + " " + std::to_string(operand),
                          ETIMEDOUT);
 }
 
-kfd::Result<int64_t> Signal::wait(Cond cond, int64_t operand,
+base::Result<int64_t> Signal::wait(Cond cond, int64_t operand,
                                   std::chrono::nanoseconds timeout) const {
   return wait(cond, operand, timeout, rt_->wait_policy());
 }
 
-kfd::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nanoseconds timeout,
+base::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nanoseconds timeout,
                                   const WaitPolicy& policy) const {
   int64_t v = load();
   if (cond_holds(cond, v, operand)) return v;
@@ -120,7 +120,7 @@ kfd::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nanos
   return block(cond, operand, deadline, policy);
 }
 
-kfd::Result<int64_t> Signal::block(Cond cond, int64_t operand, Clock::time_point deadline,
+base::Result<int64_t> Signal::block(Cond cond, int64_t operand, Clock::time_point deadline,
                                    const WaitPolicy& policy) const {
   waiters_.fetch_add(1, std::memory_order_seq_cst);
   struct Leave {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "kfd/result.h"
+#include "base/result.h"
 #include "pm4/aql.h"
 #include "queues/events.h"
 
@@ -57,20 +57,20 @@ class Signal {
 
   // Waits until `value <cond> operand` and returns the value seen. Fails with ETIMEDOUT after
   // `timeout`, or with the device's error (GPU fault, queue error) as soon as one is known.
-  kfd::Result<int64_t> wait(Cond cond, int64_t operand, std::chrono::nanoseconds timeout,
+  base::Result<int64_t> wait(Cond cond, int64_t operand, std::chrono::nanoseconds timeout,
                             const WaitPolicy& policy) const;
   // Same, with the runtime's default policy.
-  kfd::Result<int64_t> wait(Cond cond, int64_t operand,
+  base::Result<int64_t> wait(Cond cond, int64_t operand,
                             std::chrono::nanoseconds timeout = kForever) const;
 
  private:
   friend class Runtime;
   Signal(Runtime* rt, aql::AmdSignal* sig, InterruptEvent* ev) : rt_(rt), sig_(sig), ev_(ev) {}
   void wake();
-  kfd::Result<int64_t> block(Cond cond, int64_t operand,
+  base::Result<int64_t> block(Cond cond, int64_t operand,
                              std::chrono::steady_clock::time_point deadline,
                              const WaitPolicy& policy) const;
-  kfd::Error timeout_error(Cond cond, int64_t operand, std::chrono::nanoseconds t) const;
+  base::Error timeout_error(Cond cond, int64_t operand, std::chrono::nanoseconds t) const;
 
   Runtime* rt_;
   aql::AmdSignal* sig_;

@@ -91,7 +91,7 @@ size_t image_extent(const uint8_t* p) {
 
 // ---- SegmentAllocator ----
 
-kfd::Result<loader::Span> SegmentAllocator::allocate(size_t size, size_t align, bool executable) {
+base::Result<loader::Span> SegmentAllocator::allocate(size_t size, size_t align, bool executable) {
   mem::AllocRequest r;
   r.heap = mem::Heap::Vram;
   r.size = size;
@@ -112,11 +112,11 @@ void SegmentAllocator::free(loader::Span span) {
 
 // ---- DeviceImage ----
 
-kfd::Status DeviceImage::load(loader::Bytes elf) {
+base::Status DeviceImage::load(loader::Bytes elf) {
   KFD_ASSIGN(auto co, loader::CodeObject::parse(elf));
   co_.emplace(std::move(co));
   if (!loader::target_compatible(co_->target(), dev_.target()))
-    return kfd::Error::msg("code object for " + co_->target().str() + " cannot run on device " +
+    return base::Error::msg("code object for " + co_->target().str() + " cannot run on device " +
                                std::to_string(dev_.index()) + " (" + dev_.target().str() + ")",
                            ENOEXEC);
   KFD_ASSIGN(auto l, loader::LoadedCodeObject::load(*co_, seg_));
@@ -124,11 +124,11 @@ kfd::Status DeviceImage::load(loader::Bytes elf) {
   return {};
 }
 
-kfd::Result<const KernelInfo*> DeviceImage::kernel(std::string_view name) {
+base::Result<const KernelInfo*> DeviceImage::kernel(std::string_view name) {
   std::lock_guard lk(mu_);
   if (auto it = kernels_.find(name); it != kernels_.end()) return it->second.get();
   const loader::Kernel* k = co_->find_kernel(name);
-  if (!k) return kfd::Error::msg("kernel " + std::string(name) + " is not in the code object", ENOENT);
+  if (!k) return base::Error::msg("kernel " + std::string(name) + " is not in the code object", ENOENT);
   KFD_ASSIGN(uint64_t ko, lco_->kernel_object(name));
   auto info = std::make_unique<KernelInfo>(make_info(*k, ko));
   const KernelInfo* out = info.get();
@@ -136,9 +136,9 @@ kfd::Result<const KernelInfo*> DeviceImage::kernel(std::string_view name) {
   return out;
 }
 
-kfd::Result<loader::LoadedCodeObject::Global> DeviceImage::global(std::string_view name) const {
+base::Result<loader::LoadedCodeObject::Global> DeviceImage::global(std::string_view name) const {
   auto g = lco_->global(name);
-  if (!g) return kfd::Error::msg("global " + std::string(name) + " is not in the code object", ENOENT);
+  if (!g) return base::Error::msg("global " + std::string(name) + " is not in the code object", ENOENT);
   return g;
 }
 
@@ -164,8 +164,8 @@ void Image::add_managed(ManagedVar v) {
   managed_.push_back(std::move(v));
 }
 
-kfd::Result<loader::Bytes> Image::select(Device& dev) {
-  if (!data_ || size_ < 64) return kfd::Error::msg("not a code object or offload bundle", EINVAL);
+base::Result<loader::Bytes> Image::select(Device& dev) {
+  if (!data_ || size_ < 64) return base::Error::msg("not a code object or offload bundle", EINVAL);
   loader::Bytes all(data_, size_);
   if (is_elf(data_)) return all;
   if (!bundle_) {
@@ -173,11 +173,11 @@ kfd::Result<loader::Bytes> Image::select(Device& dev) {
     bundle_.emplace(std::move(b));
   }
   auto e = loader::select_code_object(*bundle_, dev.target());
-  if (!e) return kfd::Error::msg(e.message(), ENOEXEC);
+  if (!e) return base::Error::msg(e.message(), ENOEXEC);
   return (*e)->data;
 }
 
-kfd::Status Image::init_managed(DeviceImage& di) {
+base::Status Image::init_managed(DeviceImage& di) {
   // The device-side variable of a managed variable holds the address of its allocation.
   for (const ManagedVar& v : managed_) {
     KFD_ASSIGN(auto g, di.global(v.name));
@@ -187,7 +187,7 @@ kfd::Status Image::init_managed(DeviceImage& di) {
   return {};
 }
 
-kfd::Result<DeviceImage*> Image::on(Device& dev) {
+base::Result<DeviceImage*> Image::on(Device& dev) {
   std::lock_guard lk(mu_);
   if (auto it = loaded_.find(dev.index()); it != loaded_.end()) return it->second.get();
   KFD_ASSIGN(loader::Bytes elf, select(dev));
@@ -201,19 +201,19 @@ kfd::Result<DeviceImage*> Image::on(Device& dev) {
 
 // ---- Function, Var ----
 
-kfd::Result<const KernelInfo*> Function::info(Device& dev) {
+base::Result<const KernelInfo*> Function::info(Device& dev) {
   int i = dev.index();
   if (i < kMaxDevices)
     if (const KernelInfo* k = cache[i].load(std::memory_order_acquire)) return k;
-  if (!image) return kfd::Error::msg("kernel " + name + " has no code object", ENOENT);
+  if (!image) return base::Error::msg("kernel " + name + " has no code object", ENOENT);
   KFD_ASSIGN(DeviceImage* di, image->on(dev));
   KFD_ASSIGN(const KernelInfo* k, di->kernel(name));
   if (i < kMaxDevices) cache[i].store(k, std::memory_order_release);
   return k;
 }
 
-kfd::Result<void*> Var::address(Device& dev) {
-  if (!image) return kfd::Error::msg("variable " + name + " has no code object", ENOENT);
+base::Result<void*> Var::address(Device& dev) {
+  if (!image) return base::Error::msg("variable " + name + " has no code object", ENOENT);
   KFD_ASSIGN(DeviceImage* di, image->on(dev));
   KFD_ASSIGN(auto g, di->global(name));
   return reinterpret_cast<void*>(g.address);

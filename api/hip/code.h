@@ -45,7 +45,7 @@ struct KernelInfo {
 class SegmentAllocator : public loader::SegmentMemory {
  public:
   explicit SegmentAllocator(Device& dev) : dev_(dev) {}
-  kfd::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override;
+  base::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override;
   void free(loader::Span span) override;
 
  private:
@@ -56,9 +56,9 @@ class SegmentAllocator : public loader::SegmentMemory {
 class DeviceImage {
  public:
   DeviceImage(Device& dev) : dev_(dev), seg_(dev) {}
-  kfd::Status load(loader::Bytes elf);
-  kfd::Result<const KernelInfo*> kernel(std::string_view name);
-  kfd::Result<loader::LoadedCodeObject::Global> global(std::string_view name) const;
+  base::Status load(loader::Bytes elf);
+  base::Result<const KernelInfo*> kernel(std::string_view name);
+  base::Result<loader::LoadedCodeObject::Global> global(std::string_view name) const;
   const loader::CodeObject& code_object() const { return *co_; }
   Device& device() { return dev_; }
 
@@ -84,12 +84,12 @@ class Image {
   // A module's image (bundle or ELF), copied.
   static std::unique_ptr<Image> owned(std::vector<uint8_t> bytes);
 
-  kfd::Result<DeviceImage*> on(Device& dev);
+  base::Result<DeviceImage*> on(Device& dev);
   void add_managed(ManagedVar v);
 
  private:
-  kfd::Result<loader::Bytes> select(Device& dev);
-  kfd::Status init_managed(DeviceImage& di);
+  base::Result<loader::Bytes> select(Device& dev);
+  base::Status init_managed(DeviceImage& di);
 
   std::mutex mu_;
   const uint8_t* data_ = nullptr;
@@ -105,14 +105,14 @@ struct Function {
   Image* image = nullptr;
   std::string name;
   std::atomic<const KernelInfo*> cache[kMaxDevices] = {};
-  kfd::Result<const KernelInfo*> info(Device& dev);
+  base::Result<const KernelInfo*> info(Device& dev);
 };
 
 struct Var {
   Image* image = nullptr;
   std::string name;
   size_t size = 0;
-  kfd::Result<void*> address(Device& dev);
+  base::Result<void*> address(Device& dev);
 };
 
 // Host stubs and shadow variables registered by the program's module constructors.

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Shared helpers of the HIP runtime: error recording, kfd::Error -> hipError_t, export macro.
+// Shared helpers of the HIP runtime: error recording, base::Error -> hipError_t, export macro.
 #pragma once
 
 #include <cstdio>
 #include <string>
 
 #include "hip/hip_runtime_api.h"
-#include "kfd/result.h"
+#include "base/result.h"
 
 // Every public entry point is extern "C" with default visibility.
 #define HIP_EXPORT extern "C" __attribute__((visibility("default")))
@@ -26,10 +26,10 @@ hipError_t take_last_error();
 // Maps a lower layer's error to HIP's code: GPU memory faults -> hipErrorIllegalAddress, other
 // device errors -> hipErrorLaunchFailure, ENOMEM -> hipErrorOutOfMemory, ENOENT/ENODEV ->
 // hipErrorNoDevice, otherwise `fallback`.
-hipError_t from_error(const kfd::Error& e, hipError_t fallback);
+hipError_t from_error(const base::Error& e, hipError_t fallback);
 
 // Reports a device-side failure once per process on stderr ("kfdrt: <api>: <message>").
-void report_device_error(const char* api, const kfd::Error& e);
+void report_device_error(const char* api, const base::Error& e);
 
 // HIP_KFDRT_DEBUG=1 prints the cause of every failing call on stderr.
 void debug_log(const char* api, const std::string& why);

@@ -17,7 +17,7 @@ Device::Device(queues::Runtime& rt, int index, const mem::Gpu& gpu)
 
 Device::~Device() = default;
 
-kfd::Status Device::init() {
+base::Status Device::init() {
   fill_props();
   return {};
 }
@@ -38,7 +38,7 @@ queues::WaitPolicy Device::wait_policy(bool blocking_sync) const {
   return p;
 }
 
-kfd::Result<HwQueue*> Device::queue_for_stream(bool null_stream) {
+base::Result<HwQueue*> Device::queue_for_stream(bool null_stream) {
   std::lock_guard lk(mu_);
   uint32_t want;
   if (null_stream || max_queues_ == 1) {
@@ -53,7 +53,7 @@ kfd::Result<HwQueue*> Device::queue_for_stream(bool null_stream) {
   return queues_[want].get();
 }
 
-kfd::Result<Stream*> Device::null_stream() {
+base::Result<Stream*> Device::null_stream() {
   if (Stream* s = null_.load(std::memory_order_acquire)) return s;
   static std::mutex create_mu;  // one creation at a time; rare
   std::lock_guard clk(create_mu);
@@ -68,7 +68,7 @@ kfd::Result<Stream*> Device::null_stream() {
   return s.get();
 }
 
-kfd::Result<std::shared_ptr<Stream>> Device::create_stream(unsigned flags, int priority) {
+base::Result<std::shared_ptr<Stream>> Device::create_stream(unsigned flags, int priority) {
   KFD_ASSIGN(HwQueue* hw, queue_for_stream(false));
   KFD_ASSIGN(auto s, Stream::create(*this, *hw, flags, priority, false));
   std::lock_guard lk(mu_);

@@ -121,16 +121,19 @@ hipError_t take_last_error() {
   return e;
 }
 
-hipError_t from_error(const kfd::Error& e, hipError_t fallback) {
-  if (e.message.find("memory fault") != std::string::npos || e.err == EFAULT)
-    return hipErrorIllegalAddress;
-  if (e.message.find("stopped") != std::string::npos || e.err == EIO) return hipErrorLaunchFailure;
-  if (e.err == ENOMEM) return hipErrorOutOfMemory;
-  if (e.err == ENODEV) return hipErrorNoDevice;
-  return fallback;
+hipError_t from_error(const base::Error& e, hipError_t fallback) {
+  using base::ErrorKind;
+  switch (e.kind) {
+    // A page fault (EFAULT) is an illegal address; a GPU reset ends the launch.
+    case ErrorKind::DeviceFault: return e.err == EFAULT ? hipErrorIllegalAddress : hipErrorLaunchFailure;
+    case ErrorKind::QueueError: return hipErrorLaunchFailure;
+    case ErrorKind::OutOfMemory: return hipErrorOutOfMemory;
+    case ErrorKind::NoDevice: return hipErrorNoDevice;
+    default: return fallback;
+  }
 }
 
-void report_device_error(const char* api, const kfd::Error& e) {
+void report_device_error(const char* api, const base::Error& e) {
   static std::atomic<bool> reported{false};
   if (reported.exchange(true)) return;
   std::fprintf(stderr, "kfdrt: %s: %s\n", api, e.message.c_str());

@@ -43,7 +43,7 @@ void print_output(const PrintfOutput& o) {
 
 }  // namespace
 
-kfd::Result<Hostcall*> Hostcall::create(Device& dev) {
+base::Result<Hostcall*> Hostcall::create(Device& dev) {
   std::unique_ptr<Hostcall> hc(new Hostcall(dev));
   hc->packets_ = packet_count(dev.props());
   const uint64_t mask = hc->packets_ - 1;
@@ -149,7 +149,7 @@ void Hostcall::serve_message(uint32_t service, uint64_t* slot) {
   slot[0] = o.text.size(), slot[1] = 0;
 }
 
-kfd::Result<uint64_t> Device::hostcall_buffer() {
+base::Result<uint64_t> Device::hostcall_buffer() {
   std::lock_guard lk(hostcall_mu_);
   if (!hostcall_) {
     auto hc = Hostcall::create(*this);

@@ -45,7 +45,7 @@ enum Service : uint32_t { kDefault = 0, kFunctionCall = 1, kPrintf = 2 };
 // hidden_hostcall_buffer argument, and served by a thread of its own for the rest of the process.
 class Hostcall {
  public:
-  static kfd::Result<Hostcall*> create(Device& dev);
+  static base::Result<Hostcall*> create(Device& dev);
   uint64_t address() const { return reinterpret_cast<uint64_t>(buf_); }
 
   // One pass over the ready stack: answers every packet in it (public for tests' sake: the

@@ -18,7 +18,7 @@ namespace aql = queues::aql;
 
 namespace {
 
-hipError_t dispatch_error(const kfd::Error& e) {
+hipError_t dispatch_error(const base::Error& e) {
   debug_log("kfdrtStreamDispatchAql", e.message);
   hipError_t h = from_error(e, hipErrorLaunchFailure);
   if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error("kfdrtStreamDispatchAql", e);

@@ -70,7 +70,7 @@ hipError_t hostcall_address(Device& dev, const KernelInfo& k, const char* api, u
   return hipSuccess;
 }
 
-hipError_t kernel_error(const char* api, const kfd::Error& e) {
+hipError_t kernel_error(const char* api, const base::Error& e) {
   debug_log(api, e.message);
   if (e.err == ENOENT) return hipErrorInvalidDeviceFunction;
   if (e.err == ENOEXEC) return hipErrorNoBinaryForGpu;

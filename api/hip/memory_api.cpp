@@ -24,7 +24,7 @@ size_t page_size() {
   return p;
 }
 
-hipError_t alloc_error(const char* api, const kfd::Error& e) {
+hipError_t alloc_error(const char* api, const base::Error& e) {
   debug_log(api, e.message);
   return from_error(e, hipErrorOutOfMemory);
 }

@@ -36,7 +36,7 @@ Module* module_of(hipModule_t h) {
   return h && modules().live.count(m) ? m : nullptr;
 }
 
-hipError_t load_error(const char* api, const kfd::Error& e) {
+hipError_t load_error(const char* api, const base::Error& e) {
   debug_log(api, e.message);
   if (e.err == ENOEXEC) return hipErrorNoBinaryForGpu;
   return from_error(e, hipErrorInvalidImage);

@@ -62,7 +62,7 @@ hipError_t Runtime::open(Runtime** out) {
   return hipSuccess;
 }
 
-kfd::Status Runtime::add_devices() {
+base::Status Runtime::add_devices() {
   auto gpus = qrt_->gpus();
   std::vector<int> order;
   const char* spec = std::getenv("HIP_VISIBLE_DEVICES");
@@ -130,7 +130,7 @@ void Runtime::remove_stream_handle(Stream* s) {
 
 // ---- HwQueue ----
 
-kfd::Result<std::unique_ptr<HwQueue>> HwQueue::create(Device& dev, uint32_t priority) {
+base::Result<std::unique_ptr<HwQueue>> HwQueue::create(Device& dev, uint32_t priority) {
   std::unique_ptr<HwQueue> h(new HwQueue());
   queues::QueueOptions qo;
   qo.gpu_id = dev.gpu_id();
@@ -162,10 +162,10 @@ HwQueue::~HwQueue() {
   if (kernarg_) (void)ctx_->free(kernarg_);
 }
 
-kfd::Status HwQueue::schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre) {
+base::Status HwQueue::schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre) {
   auto prepared = q_->prepare_scratch(lane_bytes);
   if (!prepared) {
-    kfd::Error e = kfd::Error::msg("no scratch for a kernel needing " + std::to_string(lane_bytes) +
+    base::Error e = base::Error::msg("no scratch for a kernel needing " + std::to_string(lane_bytes) +
                                    " bytes per work-item on AQL queue " +
                                    std::to_string(q_->queue_id()) + " (it has " +
                                    std::to_string(lane_bytes_) + "): " + prepared.error().message,
@@ -220,7 +220,7 @@ void HwQueue::grow_thread() {
     if (grows_.empty()) return;  // stopping
     Grow& g = grows_.front();
     gl.unlock();
-    kfd::Status done;
+    base::Status done;
     bool ready = false;
     while (!ready) {
       auto r = g.drained->wait(queues::Cond::Eq, 0, std::chrono::milliseconds(100), dev_->wait_policy());
@@ -245,12 +245,12 @@ void HwQueue::grow_thread() {
   }
 }
 
-kfd::Status HwQueue::release_scratch() {
+base::Status HwQueue::release_scratch() {
   std::lock_guard lk(mu_);  // no new packets meanwhile
   {
     std::lock_guard gl(grow_mu_);
     if (!grows_.empty())
-      return kfd::Error::msg("release_scratch: a scratch grow is pending on AQL queue " +
+      return base::Error::msg("release_scratch: a scratch grow is pending on AQL queue " +
                              std::to_string(q_->queue_id()), EBUSY);
   }
   if (lane_bytes_ == 0) return {};
@@ -262,7 +262,7 @@ kfd::Status HwQueue::release_scratch() {
   return {};
 }
 
-kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
+base::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
                             size_t kernarg_size) {
   std::lock_guard lk(mu_);
   uint32_t scratch = 0;  // the largest private_segment_size of the dispatches
@@ -291,7 +291,7 @@ kfd::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const 
 
 SignalPool::~SignalPool() = default;
 
-kfd::Result<std::unique_ptr<queues::Signal>> SignalPool::acquire(int64_t value) {
+base::Result<std::unique_ptr<queues::Signal>> SignalPool::acquire(int64_t value) {
   {
     std::lock_guard lk(mu_);
     if (!free_.empty()) {

@@ -42,7 +42,7 @@ class HwQueue {
     return uint64_t(private_fixed) + (dynamic_stack ? kDynamicStackBytes : 0);
   }
 
-  static kfd::Result<std::unique_ptr<HwQueue>> create(Device& dev, uint32_t priority);
+  static base::Result<std::unique_ptr<HwQueue>> create(Device& dev, uint32_t priority);
   ~HwQueue();
 
   // Writes the packets in order and rings the doorbell once. When `kernarg` is given, packet
@@ -51,11 +51,11 @@ class HwQueue {
   // it cannot be had) and installed without blocking: the packets go behind a barrier marker
   // (the earlier kernels drain) and a BARRIER_VALUE gate that the grow thread opens once it has
   // swapped the stores.
-  kfd::Status submit(std::span<queues::Packet> pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
+  base::Status submit(std::span<queues::Packet> pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
                      size_t kernarg_size = 0);
   // Gives the queue's scratch back (hipDeviceReset, after a device synchronize). Only an idle
   // queue with no grow pending can: EBUSY otherwise, and the scratch stays.
-  kfd::Status release_scratch();
+  base::Status release_scratch();
   queues::AqlQueue& aql() { return *q_; }
   uint64_t queue_address() const { return q_->handle(); }
 
@@ -69,7 +69,7 @@ class HwQueue {
 
   HwQueue() = default;
   // Prepares a grow to `lane_bytes` and appends its marker and gate to `pre` (mu_ held).
-  kfd::Status schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre);
+  base::Status schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre);
   void grow_thread();
 
   Device* dev_ = nullptr;
@@ -98,7 +98,7 @@ class SignalPool {
  public:
   explicit SignalPool(queues::Runtime& rt) : rt_(rt) {}
   ~SignalPool();
-  kfd::Result<std::unique_ptr<queues::Signal>> acquire(int64_t value);
+  base::Result<std::unique_ptr<queues::Signal>> acquire(int64_t value);
   void release(std::unique_ptr<queues::Signal> s);
 
  private:
@@ -111,7 +111,7 @@ class Device {
  public:
   Device(queues::Runtime& rt, int index, const mem::Gpu& gpu);
   ~Device();
-  kfd::Status init();
+  base::Status init();
 
   int index() const { return index_; }
   const mem::Gpu& gpu() const { return gpu_; }
@@ -131,16 +131,16 @@ class Device {
   queues::WaitPolicy wait_policy(bool blocking_sync = false) const;
 
   // Queue 0 serves the null stream; other streams share queues 1.. round robin.
-  kfd::Result<HwQueue*> queue_for_stream(bool null_stream);
+  base::Result<HwQueue*> queue_for_stream(bool null_stream);
   // The null (legacy default) stream, created on first use.
-  kfd::Result<Stream*> null_stream();
-  kfd::Result<std::shared_ptr<Stream>> create_stream(unsigned flags, int priority);
+  base::Result<Stream*> null_stream();
+  base::Result<std::shared_ptr<Stream>> create_stream(unsigned flags, int priority);
   hipError_t destroy_stream(Stream* s);
   std::vector<std::shared_ptr<Stream>> streams();  // every live stream incl. the null stream
   Stream* null_stream_if_created() { return null_.load(std::memory_order_acquire); }
 
   // The device's hostcall buffer (device printf), set up with its service thread on first use.
-  kfd::Result<uint64_t> hostcall_buffer();
+  base::Result<uint64_t> hostcall_buffer();
 
   // Waits for every stream of the device (system-scope release, as hipDeviceSynchronize).
   hipError_t synchronize(const char* api);
@@ -196,7 +196,7 @@ class Runtime {
  private:
   Runtime() = default;
   static hipError_t open(Runtime** out);
-  kfd::Status add_devices();
+  base::Status add_devices();
 
   std::unique_ptr<queues::Runtime> qrt_;
   std::vector<std::unique_ptr<Device>> devices_;

@@ -16,7 +16,7 @@ namespace {
 constexpr queues::Fence kDispatchFence{true, aql::kScopeSystem, aql::kScopeAgent};
 constexpr queues::Fence kNoFence{true, aql::kScopeNone, aql::kScopeNone};
 
-hipError_t submit_error(const char* api, const kfd::Error& e) {
+hipError_t submit_error(const char* api, const base::Error& e) {
   debug_log(api, e.message);
   hipError_t h = from_error(e, hipErrorLaunchFailure);
   if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error(api, e);
@@ -39,7 +39,7 @@ void Event::set_record(std::shared_ptr<EventRecord> r) {
   rec_ = std::move(r);
 }
 
-kfd::Result<std::shared_ptr<Stream>> Stream::create(Device& dev, HwQueue& hw, unsigned flags,
+base::Result<std::shared_ptr<Stream>> Stream::create(Device& dev, HwQueue& hw, unsigned flags,
                                                     int priority, bool is_null) {
   std::shared_ptr<Stream> s(new Stream(dev, hw, flags, priority, is_null));
   KFD_ASSIGN(auto timeline, dev.qrt().create_signal(kStart));

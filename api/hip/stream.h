@@ -62,7 +62,7 @@ class Stream {
   static constexpr int64_t kStart = int64_t(1) << 60;
   using HostOp = std::function<hipError_t()>;
 
-  static kfd::Result<std::shared_ptr<Stream>> create(Device& dev, HwQueue& hw, unsigned flags,
+  static base::Result<std::shared_ptr<Stream>> create(Device& dev, HwQueue& hw, unsigned flags,
                                                      int priority, bool is_null);
   ~Stream();
 

@@ -67,13 +67,13 @@ void BM_LoadRelocate1MiB(benchmark::State& state) {
 // Hands out one retained block again and again, like a warm memory pool: what remains is the
 // loader's own work (parse, copy, zero-fill, relocate) without the kernel's page faults.
 struct WarmMemory : loader::SegmentMemory {
-  kfd::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override {
+  base::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override {
     if (!block.host) {
       auto r = host.allocate(size, align, executable);
       if (!r) return r;
       block = *r;
     }
-    if (size > block.size) return kfd::Error::msg("warm memory: block too small");
+    if (size > block.size) return base::Error::msg("warm memory: block too small");
     return loader::Span{block.host, size};
   }
   void free(loader::Span) override {}

@@ -67,7 +67,7 @@ class CpScratch : public ::testing::Test {
   }
 
   // private_array(idx, out, n) on `q` with 64-item workgroups; the signal completes it.
-  kfd::Status dispatch(queues::AqlQueue& q, const unsigned* idx, unsigned* out, unsigned n,
+  base::Status dispatch(queues::AqlQueue& q, const unsigned* idx, unsigned* out, unsigned n,
                        queues::Signal& done) {
     auto* ka = static_cast<uint8_t*>(rt_->memory().allocate_kernarg(256).value());
     buffers_.push_back(ka);

@@ -13,7 +13,7 @@ namespace emutest {
 class GpuSegments : public loader::SegmentMemory {
  public:
   explicit GpuSegments(mem::Context& ctx) : ctx_(ctx) {}
-  kfd::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override {
+  base::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override {
     mem::AllocRequest r;
     r.heap = mem::Heap::Vram;
     r.size = size;

@@ -14,7 +14,7 @@ namespace kfdtest {
 
 namespace {
 
-kfd::Result<Device*> open_device() {
+base::Result<Device*> open_device() {
   auto d = std::make_unique<Device>();
   KFD_ASSIGN(d->kfd, kfd::Kfd::open());
   KFD_ASSIGN(d->topo, kfd::read_topology());
@@ -27,7 +27,7 @@ kfd::Result<Device*> open_device() {
     KFD_TRY(d->kfd.acquire_vm(g.gpu_id, g.render.fd()));
     d->gpus.push_back(std::move(g));
   }
-  if (d->gpus.empty()) return kfd::Error::msg("no GPU node in the KFD topology", ENODEV);
+  if (d->gpus.empty()) return base::Error::msg("no GPU node in the KFD topology", ENODEV);
   return d.release();  // lives until exit, like a runtime's device
 }
 
@@ -53,7 +53,7 @@ void DeviceTest::SetUp() {
                            << " (run with LD_PRELOAD=<build>/emu/libkfdemu.so for the emulator)";
 }
 
-kfd::Result<Buffer> Buffer::make(Device& d, Gpu& g, Kind kind, size_t size, uint32_t extra_flags,
+base::Result<Buffer> Buffer::make(Device& d, Gpu& g, Kind kind, size_t size, uint32_t extra_flags,
                                  bool cpu) {
   Buffer b;
   b.dev_ = &d;
@@ -63,7 +63,7 @@ kfd::Result<Buffer> Buffer::make(Device& d, Gpu& g, Kind kind, size_t size, uint
   const bool user = kind == Kind::Userptr;
   void* va = ::mmap(nullptr, b.size_, user ? PROT_READ | PROT_WRITE : PROT_NONE,
                     MAP_PRIVATE | MAP_ANONYMOUS | (user ? 0 : MAP_NORESERVE), -1, 0);
-  if (va == MAP_FAILED) return kfd::Error::from_errno("mmap reserve", errno);
+  if (va == MAP_FAILED) return base::Error::from_errno("mmap reserve", errno);
   b.va_ = reinterpret_cast<uintptr_t>(va);
   b.own_va_ = true;
   uint32_t flags = KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE | extra_flags;
@@ -79,7 +79,7 @@ kfd::Result<Buffer> Buffer::make(Device& d, Gpu& g, Kind kind, size_t size, uint
   }
   const uint32_t ids[] = {g.gpu_id};
   KFD_ASSIGN(uint32_t done, d.kfd.map_memory(b.handle_, ids));
-  if (done != 1) return kfd::Error::msg("MAP_MEMORY_TO_GPU: n_success=" + std::to_string(done));
+  if (done != 1) return base::Error::msg("MAP_MEMORY_TO_GPU: n_success=" + std::to_string(done));
   b.mapped_ = true;
   return b;
 }
@@ -115,7 +115,7 @@ void Buffer::release() {
   handle_ = 0;
 }
 
-::testing::AssertionResult failed_with(const kfd::Error& e, int err, const char* ioctl) {
+::testing::AssertionResult failed_with(const base::Error& e, int err, const char* ioctl) {
   if (e.err != err)
     return ::testing::AssertionFailure()
            << "errno " << e.err << " (" << strerror(e.err) << "), expected " << err << " ("

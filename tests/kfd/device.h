@@ -50,7 +50,7 @@ class DeviceTest : public ::testing::Test {
 class Buffer {
  public:
   enum class Kind { Vram, Gtt, Userptr };
-  static kfd::Result<Buffer> make(Device& d, Gpu& g, Kind kind, size_t size, uint32_t extra_flags = 0,
+  static base::Result<Buffer> make(Device& d, Gpu& g, Kind kind, size_t size, uint32_t extra_flags = 0,
                                   bool cpu = true);
   Buffer() = default;
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
@@ -74,7 +74,7 @@ class Buffer {
 };
 
 // Checks an error: its errno, and a message "<ioctl>: <errno text> (<argument values>)".
-::testing::AssertionResult failed_with(const kfd::Error& e, int err, const char* ioctl);
+::testing::AssertionResult failed_with(const base::Error& e, int err, const char* ioctl);
 
 template <class R>
 ::testing::AssertionResult fails_with(const R& r, int err, const char* ioctl) {

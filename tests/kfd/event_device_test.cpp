@@ -23,7 +23,7 @@ class Events : public DeviceTest {
   void TearDown() override {
     for (uint32_t id : created_) EXPECT_TRUE(kfd().destroy_event(id).ok()) << id;
   }
-  kfd::Result<kfd::WaitResult> wait(uint32_t id, uint32_t timeout_ms) {
+  base::Result<kfd::WaitResult> wait(uint32_t id, uint32_t timeout_ms) {
     kfd::EventData d{};
     d.event_id = id;
     return kfd().wait_events({&d, 1}, true, timeout_ms);

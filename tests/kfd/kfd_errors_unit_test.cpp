@@ -29,8 +29,8 @@ TEST(KfdErrors, IoctlNames) {
 }
 
 TEST(KfdErrors, ErrorFormat) {
-  auto e = kfd::Error::from_errno("AMDKFD_IOC_CREATE_QUEUE", EINVAL,
-                                  "ring_size=" + kfd::hex(0x1000) + ", gpu_id=" + kfd::hex(0x3d2f));
+  auto e = base::Error::from_errno("AMDKFD_IOC_CREATE_QUEUE", EINVAL,
+                                  "ring_size=" + base::hex(0x1000) + ", gpu_id=" + base::hex(0x3d2f));
   EXPECT_EQ(e.message, "AMDKFD_IOC_CREATE_QUEUE: Invalid argument (ring_size=0x1000, gpu_id=0x3d2f)");
   EXPECT_EQ(e.err, EINVAL);
 }

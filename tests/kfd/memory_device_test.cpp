@@ -64,7 +64,7 @@ TEST_F(Memory, AcceptsCombinedCoherenceFlags) {
                             KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED | kfd::uapi::kAllocExtCoherent};
   for (uint32_t extra : mixes) {
     auto b = Buffer::make(dev(), gpu0(), Buffer::Kind::Gtt, kPage, extra);
-    EXPECT_TRUE(b.ok()) << b.message() << " flags " << kfd::hex(base | extra);
+    EXPECT_TRUE(b.ok()) << b.message() << " flags " << base::hex(base | extra);
   }
 }
 
@@ -78,7 +78,7 @@ TEST_F(Memory, RejectsUnalignedUserptr) {
                               KFD_IOC_ALLOC_MEM_FLAGS_USERPTR | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE, addr);
   if (!r.ok()) {
     EXPECT_TRUE(fails_with(r, EINVAL, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU"));
-    EXPECT_NE(r.message().find("userptr=" + kfd::hex(addr)), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find("userptr=" + base::hex(addr)), std::string::npos) << r.message();
   } else {
     const uint32_t ids[] = {gpu0().gpu_id};
     EXPECT_TRUE(fails_with(kfd().map_memory(r->handle, ids), EINVAL, "AMDKFD_IOC_MAP_MEMORY_TO_GPU"));

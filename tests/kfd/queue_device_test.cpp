@@ -17,7 +17,7 @@ constexpr uint32_t kRingSize = 0x10000;  // 1024 AQL packets
 struct QueueBuffers {
   Buffer ring, rptr, wptr, eop, cwsr;
 
-  static kfd::Result<QueueBuffers> make(Device& d, Gpu& g) {
+  static base::Result<QueueBuffers> make(Device& d, Gpu& g) {
     QueueBuffers q;
     KFD_ASSIGN(q.ring, Buffer::make(d, g, Buffer::Kind::Gtt, kRingSize, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED));
     KFD_ASSIGN(q.rptr, Buffer::make(d, g, Buffer::Kind::Gtt, kPage, KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED));

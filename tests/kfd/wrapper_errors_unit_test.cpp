@@ -15,7 +15,7 @@
 namespace {
 
 // The message must read "<ioctl>: <errno text> (<argument values>)" with the given errno.
-::testing::AssertionResult names_ioctl(const kfd::Error& e, const std::string& op, int err) {
+::testing::AssertionResult names_ioctl(const base::Error& e, const std::string& op, int err) {
   const std::string head = op + ": " + std::strerror(err) + " (";
   if (e.err != err)
     return ::testing::AssertionFailure() << op << ": errno " << e.err << ", expected " << err
@@ -26,8 +26,8 @@ namespace {
 }
 
 template <class R>
-kfd::Error error_of(const R& r) {
-  return r.ok() ? kfd::Error::msg("unexpectedly succeeded") : r.error();
+base::Error error_of(const R& r) {
+  return r.ok() ? base::Error::msg("unexpectedly succeeded") : r.error();
 }
 
 // A Kfd that was never opened holds fd -1: each ioctl reaches the kernel and gets EBADF, and each
@@ -44,7 +44,7 @@ TEST(KfdWrapperErrors, EveryIoctlWrapperNamesItselfOnABadFd) {
   struct Call {
     std::string ioctl;
     std::string values;  // the key argument values the message must carry
-    std::function<kfd::Error()> run;
+    std::function<base::Error()> run;
   };
   const std::vector<Call> calls = {
       {"AMDKFD_IOC_GET_PROCESS_APERTURES_NEW", "num_of_nodes=0x0", [&] { return error_of(k.get_process_apertures()); }},
@@ -72,12 +72,12 @@ TEST(KfdWrapperErrors, EveryIoctlWrapperNamesItselfOnABadFd) {
       {"AMDKFD_IOC_SET_TRAP_HANDLER", "gpu_id=0x1234", [&] { return error_of(k.set_trap_handler(0x1234, 0, 0)); }},
   };
   for (const Call& c : calls) {
-    kfd::Error e = c.run();
+    base::Error e = c.run();
     EXPECT_TRUE(names_ioctl(e, c.ioctl, EBADF));
     EXPECT_NE(e.message.find(c.values), std::string::npos) << c.ioctl << ": " << e.message;
   }
   // GET_VERSION has no arguments to report: the name and the errno text.
-  kfd::Error v = error_of(k.get_version());
+  base::Error v = error_of(k.get_version());
   EXPECT_EQ(v.err, EBADF);
   EXPECT_EQ(v.message, std::string("AMDKFD_IOC_GET_VERSION: ") + std::strerror(EBADF));
 }
@@ -85,7 +85,7 @@ TEST(KfdWrapperErrors, EveryIoctlWrapperNamesItselfOnABadFd) {
 // Wrappers of ioctls newer than the KFD in use fail before the ioctl, naming it and the versions.
 TEST(KfdWrapperErrors, GatedWrappersNameTheVersionTheyNeed) {
   const kfd::Kfd k;  // version 0.0: below every gate
-  const std::vector<std::pair<std::string, kfd::Error>> gated = {
+  const std::vector<std::pair<std::string, base::Error>> gated = {
       {"AMDKFD_IOC_AVAILABLE_MEMORY", error_of(k.available_memory(0x1234))},
       {"AMDKFD_IOC_SET_XNACK_MODE", error_of(k.set_xnack_mode(true))},
       {"AMDKFD_IOC_SET_XNACK_MODE", error_of(k.get_xnack_mode())},

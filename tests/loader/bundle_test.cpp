@@ -147,20 +147,20 @@ TEST(Bundle, RejectsCorruptPlainBundles) {
   std::vector<uint8_t> b(good.begin(), good.begin() + 30);
   EXPECT_EQ(msg(b), "bundle entry count at offset 0x18: needs 8 bytes, input has 0x1e");
   b = good; loader_test::put_le<uint64_t>(b, 24, 1ull << 60);
-  EXPECT_EQ(msg(b), "bundle entry count at offset 0x18: 1152921504606846976 entries cannot fit in " + kfd::hex(good.size()) + " bytes");
+  EXPECT_EQ(msg(b), "bundle entry count at offset 0x18: 1152921504606846976 entries cannot fit in " + base::hex(good.size()) + " bytes");
   uint64_t off0;
   std::memcpy(&off0, good.data() + 32, 8);
   b = good; loader_test::put_le<uint64_t>(b, 32 + 8, good.size());  // entry 0 size
-  EXPECT_EQ(msg(b), "bundle entry 0 ('hipv4-amdgcn-amd-amdhsa--gfx90a') offset at offset " + kfd::hex(off0) +
-                        ": range of " + kfd::hex(good.size()) + " bytes extends past the end (" + kfd::hex(good.size()) +
+  EXPECT_EQ(msg(b), "bundle entry 0 ('hipv4-amdgcn-amd-amdhsa--gfx90a') offset at offset " + base::hex(off0) +
+                        ": range of " + base::hex(good.size()) + " bytes extends past the end (" + base::hex(good.size()) +
                         " bytes)");
   b = good; loader_test::put_le<uint64_t>(b, 32 + 16, 1ull << 40);  // id length
   EXPECT_EQ(msg(b), "bundle entry 0 id at offset 0x38: range of 0x10000000000 bytes extends past the end (" +
-                        kfd::hex(good.size()) + " bytes)");
+                        base::hex(good.size()) + " bytes)");
   b = good; loader_test::put_le<uint64_t>(b, 32, 8);  // entry data on top of the header
   loader_test::put_le<uint64_t>(b, 32 + 8, 16);
   EXPECT_EQ(msg(b), "bundle entry 'hipv4-amdgcn-amd-amdhsa--gfx90a' offset 0x8 overlaps the bundle header (ends at " +
-                        kfd::hex(32 + 24 + 31 + 24 + 30) + ")");
+                        base::hex(32 + 24 + 31 + 24 + 30) + ")");
   b = good; b[32 + 24 + 3] = 'X';  // "hipX-..." is not an AMDGPU kind and has no target: allowed, but...
   EXPECT_EQ(msg(b), "");
   b = good; b[32 + 24 + 31 - 1] = 'Q';  // "gfx90Q" is a processor the id may name; selection then fails
@@ -178,7 +178,7 @@ TEST(Bundle, RejectsOverlappingEntries) {
   std::memcpy(&off0, b.data() + 32, 8);
   size_t second = 32 + 24 + 31;
   loader_test::put_le<uint64_t>(b, second, off0 + 64);
-  EXPECT_EQ(loader::parse_bundle(b).message(), "bundle entry 'hipv4-amdgcn-amd-amdhsa--gfx908' offset " + kfd::hex(off0 + 64) +
+  EXPECT_EQ(loader::parse_bundle(b).message(), "bundle entry 'hipv4-amdgcn-amd-amdhsa--gfx908' offset " + base::hex(off0 + 64) +
                                                    " overlaps entry 'hipv4-amdgcn-amd-amdhsa--gfx90a'");
 }
 
@@ -206,17 +206,17 @@ TEST(Bundle, RejectsCorruptCompressedBundles) {
   b = good; b[6] = 5;
   EXPECT_EQ(msg(b), "CCOB method at offset 0x6: 5 is not 0 (zlib) or 1 (zstd)");
   b = good; loader_test::put_le<uint32_t>(b, 8, good.size() + 1);
-  EXPECT_EQ(msg(b), "CCOB total size at offset 0x8: " + kfd::hex(good.size() + 1) + " is not within [header, input size " +
-                        kfd::hex(good.size()) + "]");
+  EXPECT_EQ(msg(b), "CCOB total size at offset 0x8: " + base::hex(good.size() + 1) + " is not within [header, input size " +
+                        base::hex(good.size()) + "]");
   b = good; loader_test::put_le<uint32_t>(b, 12, 0xfffffff0u);
   EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0xc: 0xfffffff0 is 0 or above 1 GiB");
   b = good; loader_test::put_le<uint32_t>(b, 12, plain.size() + 8);
-  EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0xc: " + kfd::hex(plain.size() + 8) + " disagrees with the zstd frame's " +
-                        kfd::hex(plain.size()));
+  EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0xc: " + base::hex(plain.size() + 8) + " disagrees with the zstd frame's " +
+                        base::hex(plain.size()));
   auto z = loader_test::make_ccob(plain, 3, 0);
   b = z; loader_test::put_le<uint64_t>(b, 16, (z.size() - 32) * 2000);
-  EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0x10: " + kfd::hex((z.size() - 32) * 2000) +
-                        " is more than zlib can expand " + kfd::hex(z.size() - 32) + " bytes to");
+  EXPECT_EQ(msg(b), "CCOB uncompressed size at offset 0x10: " + base::hex((z.size() - 32) * 2000) +
+                        " is more than zlib can expand " + base::hex(z.size() - 32) + " bytes to");
   b = z; b[40] ^= 0xff;
   EXPECT_EQ(msg(b).substr(0, 31), "CCOB zlib data at offset 0x20: ");
   b = good; b[24] ^= 0x55;  // the zstd frame magic
@@ -246,7 +246,7 @@ TEST(Bundle, RejectsUnboundedZstdSizeBeforeAllocating) {
   uint64_t usize;
   std::memcpy(&usize, good.data() + 16, 8);
   EXPECT_EQ(loader::parse_bundle(cut).message(), "CCOB zstd frame at offset 0x20: not a complete zstd frame, so uncompressed size " +
-                                                     kfd::hex(usize) + " cannot be checked");
+                                                     base::hex(usize) + " cannot be checked");
 }
 
 TEST(Bundle, FindsFatBinaryInHostLibrary) {
@@ -335,7 +335,7 @@ TEST(Bundle, FindsEveryBundleOfTwoUnitLibrary) {
   auto junk = so;
   junk[pad] = 0x42;
   EXPECT_EQ(loader::find_hip_fatbins(junk).message(),
-            ".hip_fatbin at offset " + kfd::hex(pad) + ": bytes after bundle 0 are neither zero padding nor a bundle");
+            ".hip_fatbin at offset " + base::hex(pad) + ": bytes after bundle 0 are neither zero padding nor a bundle");
 }
 
 // Without the .hip_fatbin name, the two wrappers lead to the same places.
@@ -364,8 +364,8 @@ TEST(Bundle, FollowsEveryWrapperOfTwoUnitLibrary) {
   auto twice = renamed;
   std::copy_n(renamed.begin() + seg->offset + 8, 8, twice.begin() + seg->offset + 32);
   EXPECT_EQ(loader::find_hip_fatbins(twice).message(),
-            ".hipFatBinSegment binary at offset " + kfd::hex(seg->offset) +
-                ": two wrappers point at the bundle at file offset " + kfd::hex(starts[0]));
+            ".hipFatBinSegment binary at offset " + base::hex(seg->offset) +
+                ": two wrappers point at the bundle at file offset " + base::hex(starts[0]));
 }
 
 }  // namespace

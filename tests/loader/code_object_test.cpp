@@ -153,8 +153,8 @@ TEST_F(Corrupt, RejectsTruncatedElf) {
   std::vector<uint8_t> b(good.begin(), good.begin() + 40);
   EXPECT_EQ(reject(b), "ELF header at offset 0x0: file has 0x28 bytes, needs 0x40");
   std::vector<uint8_t> half(good.begin(), good.begin() + good.size() / 2);
-  EXPECT_EQ(reject(half), "e_shoff at offset 0x28: " + kfd::hex(shoff) + " + " + std::to_string(shnum) + " section headers extend past the end of the file (" +
-                              kfd::hex(half.size()) + " bytes)");
+  EXPECT_EQ(reject(half), "e_shoff at offset 0x28: " + base::hex(shoff) + " + " + std::to_string(shnum) + " section headers extend past the end of the file (" +
+                              base::hex(half.size()) + " bytes)");
 }
 
 TEST_F(Corrupt, RejectsWrongIdentification) {
@@ -179,14 +179,14 @@ TEST_F(Corrupt, RejectsBadHeaderTables) {
   auto b = good;
   loader_test::put_le<uint64_t>(b, 32, 0xffffffff00000000ull);
   EXPECT_EQ(reject(b), "e_phoff at offset 0x20: 0xffffffff00000000 + " + std::to_string(phnum) + " program headers extend past the end of the file (" +
-                           kfd::hex(good.size()) + " bytes)");
+                           base::hex(good.size()) + " bytes)");
   b = good; loader_test::put_le<uint64_t>(b, 32, phoff + 4);
-  EXPECT_EQ(reject(b), "e_phoff at offset 0x20: " + kfd::hex(phoff + 4) + " is not 8-byte aligned");
+  EXPECT_EQ(reject(b), "e_phoff at offset 0x20: " + base::hex(phoff + 4) + " is not 8-byte aligned");
   b = good; loader_test::put_le<uint16_t>(b, 54, 48);
   EXPECT_EQ(reject(b), "e_phentsize at offset 0x36: 48 is not 56");
   b = good; loader_test::put_le<uint16_t>(b, 60, 0xffff);
-  EXPECT_EQ(reject(b), "e_shoff at offset 0x28: " + kfd::hex(shoff) + " + 65535 section headers extend past the end of the file (" +
-                           kfd::hex(good.size()) + " bytes)");
+  EXPECT_EQ(reject(b), "e_shoff at offset 0x28: " + base::hex(shoff) + " + 65535 section headers extend past the end of the file (" +
+                           base::hex(good.size()) + " bytes)");
   b = good; loader_test::put_le<uint16_t>(b, 62, uint16_t(shnum));
   EXPECT_EQ(reject(b), "e_shstrndx at offset 0x3e: " + std::to_string(shnum) + " is not below e_shnum " + std::to_string(shnum));
 }
@@ -197,16 +197,16 @@ TEST_F(Corrupt, RejectsLyingSections) {
   loader_test::put_le<uint64_t>(b, hdr + 32, 0x7fffffffffffull);  // sh_size
   uint64_t note_off = 0;
   std::memcpy(&note_off, good.data() + hdr + 24, 8);
-  EXPECT_EQ(reject(b), "section " + std::to_string(note_index) + " sh_offset at offset " + kfd::hex(hdr + 24) + ": [" +
-                           kfd::hex(note_off) + ", +0x7fffffffffff) extends past the end of the file (" +
-                           kfd::hex(good.size()) + " bytes)");
+  EXPECT_EQ(reject(b), "section " + std::to_string(note_index) + " sh_offset at offset " + base::hex(hdr + 24) + ": [" +
+                           base::hex(note_off) + ", +0x7fffffffffff) extends past the end of the file (" +
+                           base::hex(good.size()) + " bytes)");
   // Point the note section at the ELF header: sections may not overlap it or each other.
   b = good;
   loader_test::put_le<uint64_t>(b, hdr + 24, 0x10);
-  EXPECT_EQ(reject(b), "section .note sh_offset at offset " + kfd::hex(hdr + 24) + ": overlaps the ELF header");
+  EXPECT_EQ(reject(b), "section .note sh_offset at offset " + base::hex(hdr + 24) + ": overlaps the ELF header");
   b = good;
   loader_test::put_le<uint64_t>(b, hdr + 48, 3);
-  EXPECT_EQ(reject(b), "section " + std::to_string(note_index) + " sh_addralign at offset " + kfd::hex(hdr + 48) +
+  EXPECT_EQ(reject(b), "section " + std::to_string(note_index) + " sh_addralign at offset " + base::hex(hdr + 48) +
                            ": 0x3 is not a power of two");
 }
 
@@ -219,15 +219,15 @@ TEST_F(Corrupt, RejectsLyingSegments) {
   uint64_t memsz;
   std::memcpy(&memsz, good.data() + ph0 + 40, 8);
   loader_test::put_le<uint64_t>(b, ph0 + 32, memsz + 1);
-  EXPECT_EQ(reject(b), "program header 1 p_filesz at offset " + kfd::hex(ph0 + 32) + ": " + kfd::hex(memsz + 1) +
-                           " exceeds p_memsz " + kfd::hex(memsz));
+  EXPECT_EQ(reject(b), "program header 1 p_filesz at offset " + base::hex(ph0 + 32) + ": " + base::hex(memsz + 1) +
+                           " exceeds p_memsz " + base::hex(memsz));
   // Make the second PT_LOAD start inside the first.
   b = good;
   uint64_t ph1 = phoff + 2 * 56, v0;
   std::memcpy(&v0, good.data() + ph0 + 16, 8);
   loader_test::put_le<uint64_t>(b, ph1 + 16, v0);
   loader_test::put_le<uint64_t>(b, ph1 + 8, v0);  // keep p_vaddr == p_offset modulo align
-  EXPECT_EQ(reject(b), "program header 2 p_vaddr at offset " + kfd::hex(ph1 + 16) + ": " + kfd::hex(v0) +
+  EXPECT_EQ(reject(b), "program header 2 p_vaddr at offset " + base::hex(ph1 + 16) + ": " + base::hex(v0) +
                            " overlaps the previous PT_LOAD segment");
 }
 
@@ -237,7 +237,7 @@ TEST_F(Corrupt, RejectsLyingMetadata) {
   size_t ws = find(".wavefront_size") + std::strlen(".wavefront_size");
   ASSERT_EQ(b[ws], 0x40);  // fixint 64
   b[ws] = 48;
-  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .wavefront_size at offset " + kfd::hex(ws) + ": 48 is not 32 or 64");
+  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .wavefront_size at offset " + base::hex(ws) + ": 48 is not 32 or 64");
   b = good;
   size_t ks = find(".kernarg_segment_size") + std::strlen(".kernarg_segment_size");
   ASSERT_EQ(b[ks], 28);
@@ -248,7 +248,7 @@ TEST_F(Corrupt, RejectsLyingMetadata) {
     arg2 = co->metadata().raw.find("amdhsa.kernels")->array[0].find(".args")->array[2].offset;
   }
   // vector_add's third argument (float* c) is at [16, +8): the first to cross 20 bytes.
-  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .args[2] .offset at offset " + kfd::hex(arg2) +
+  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .args[2] .offset at offset " + base::hex(arg2) +
                            ": argument [16, +8) is outside .kernarg_segment_size 20");
   b = good;
   size_t tgt = find("amdgcn-amd-amdhsa--gfx90a");
@@ -258,7 +258,7 @@ TEST_F(Corrupt, RejectsLyingMetadata) {
     auto co = CodeObject::parse(good);
     desc_off = co->elf().notes()->at(0).desc_offset;
   }
-  EXPECT_EQ(reject(b), "amdhsa.target at offset " + kfd::hex(desc_off) +
+  EXPECT_EQ(reject(b), "amdhsa.target at offset " + base::hex(desc_off) +
                            ": 'amdgcn-amd-amdhsa--gfx908' disagrees with e_flags ('amdgcn-amd-amdhsa--gfx90a')");
   b = good;
   size_t sym = find("vector_add.kd");
@@ -267,7 +267,7 @@ TEST_F(Corrupt, RejectsLyingMetadata) {
   b = good;
   size_t vk = find("global_buffer");
   b[vk + 12] = 'X';
-  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .args[0] .value_kind at offset " + kfd::hex(vk - 1) +
+  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .args[0] .value_kind at offset " + base::hex(vk - 1) +
                            ": unknown value kind 'global_buffeX'");
 }
 
@@ -278,12 +278,12 @@ TEST_F(Corrupt, RejectsDuplicateMetadataKeys) {
   size_t sgpr = find(".sgpr_count"), vgpr = find(".vgpr_count");
   ASSERT_LT(sgpr, vgpr);  // LLVM writes map keys in order
   std::memcpy(b.data() + sgpr, ".vgpr_count", 11);
-  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .vgpr_count at offset " + kfd::hex(vgpr - 1) + ": key appears twice");
+  EXPECT_EQ(reject(b), "amdhsa.kernels[0] .vgpr_count at offset " + base::hex(vgpr - 1) + ": key appears twice");
   b = good;
   size_t kernels = find("amdhsa.kernels"), version = find("amdhsa.version");
   ASSERT_LT(kernels, version);
   std::memcpy(b.data() + version, "amdhsa.kernels", 14);
-  EXPECT_EQ(reject(b), "amdhsa.kernels at offset " + kfd::hex(version - 1) + ": key appears twice");
+  EXPECT_EQ(reject(b), "amdhsa.kernels at offset " + base::hex(version - 1) + ": key appears twice");
 }
 
 TEST_F(Corrupt, RejectsLyingDescriptor) {
@@ -293,8 +293,8 @@ TEST_F(Corrupt, RejectsLyingDescriptor) {
   uint64_t kd_off = *co->elf().file_offset_of(k.descriptor_vaddr, 64, "kd");
   auto b = good;
   loader_test::put_le<int64_t>(b, kd_off + 16, k.descriptor.kernel_code_entry_byte_offset + 4);
-  EXPECT_EQ(reject(b), "kernel descriptor vector_add.kd kernel_code_entry_byte_offset at offset " + kfd::hex(kd_off + 16) +
-                           ": entry " + kfd::hex(k.entry_vaddr + 4) + " is outside the image or not 256-byte aligned");
+  EXPECT_EQ(reject(b), "kernel descriptor vector_add.kd kernel_code_entry_byte_offset at offset " + base::hex(kd_off + 16) +
+                           ": entry " + base::hex(k.entry_vaddr + 4) + " is outside the image or not 256-byte aligned");
   b = good;
   loader_test::put_le<int64_t>(b, kd_off + 16, int64_t(1) << 40);
   EXPECT_NE(reject(b).find("is outside the image"), std::string::npos);

@@ -21,7 +21,7 @@ uint64_t read64(uint64_t address) {
 
 // Records requests so tests can check what the loader asked for.
 struct RecordingMemory : HostSegmentMemory {
-  kfd::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override {
+  base::Result<loader::Span> allocate(size_t size, size_t align, bool executable) override {
     last_size = size;
     last_align = align;
     last_exec = executable;
@@ -135,7 +135,7 @@ TEST(Load, AppliesAbs64Relocation) {
   auto undef = CodeObject::parse(bytes);
   ASSERT_TRUE(undef.ok()) << undef.message();
   EXPECT_EQ(LoadedCodeObject::load(*undef, mem).message(),
-            ".rela.dyn r_info at offset " + kfd::hex(ri.rela_off + 8) + ": undefined symbol 'kt_buffer'");
+            ".rela.dyn r_info at offset " + base::hex(ri.rela_off + 8) + ": undefined symbol 'kt_buffer'");
   bytes[sym_entry + 4] = uint8_t((2 << 4) | (bytes[sym_entry + 4] & 0xF));  // STB_WEAK
   auto weak = CodeObject::parse(bytes);
   ASSERT_TRUE(weak.ok()) << weak.message();
@@ -159,7 +159,7 @@ TEST(Load, OutlivesItsCodeObject) {
   auto co = CodeObject::parse(big);
   ASSERT_TRUE(co.ok()) << co.message();
   EXPECT_EQ(LoadedCodeObject::load(*co, mem).message(),
-            "host segment memory: Cannot allocate memory (size=" + kfd::hex(co->vaddr_span()) + " above limit 0x100000)");
+            "host segment memory: Cannot allocate memory (size=" + base::hex(co->vaddr_span()) + " above limit 0x100000)");
 }
 
 TEST(Load, RejectsBadRelocations) {
@@ -173,20 +173,20 @@ TEST(Load, RejectsBadRelocations) {
   auto co = CodeObject::parse(b);
   ASSERT_TRUE(co.ok());
   EXPECT_EQ(LoadedCodeObject::load(*co, mem).message(),
-            ".rela.dyn r_info at offset " + kfd::hex(rela + 8) +
+            ".rela.dyn r_info at offset " + base::hex(rela + 8) +
                 ": unsupported relocation type 1 (supported: R_AMDGPU_ABS64 3, R_AMDGPU_RELATIVE64 13)");
   b = bytes;
   loader_test::put_le<uint64_t>(b, rela, 0x7fffffff0ull);
   co = CodeObject::parse(b);
   ASSERT_TRUE(co.ok());
   EXPECT_EQ(LoadedCodeObject::load(*co, mem).message(),
-            ".rela.dyn r_offset at offset " + kfd::hex(rela) + ": 0x7fffffff0 is outside the loaded segments");
+            ".rela.dyn r_offset at offset " + base::hex(rela) + ": 0x7fffffff0 is outside the loaded segments");
   b = bytes;
   loader_test::put_le<uint64_t>(b, rela + 8, (uint64_t(999) << 32) | 3);
   co = CodeObject::parse(b);
   ASSERT_TRUE(co.ok());
   EXPECT_EQ(LoadedCodeObject::load(*co, mem).message(),
-            ".rela.dyn r_info at offset " + kfd::hex(rela + 8) + ": symbol index 999 is not in the symbol table");
+            ".rela.dyn r_info at offset " + base::hex(rela + 8) + ": symbol index 999 is not in the symbol table");
   EXPECT_EQ(mem.live_allocations(), 0u);  // failed loads free their memory
 }
 
@@ -209,15 +209,15 @@ TEST(Load, RejectsRelocationSymbolTableOfWrongType) {
   ASSERT_TRUE(co.ok()) << co.message();
   HostSegmentMemory mem;
   EXPECT_EQ(LoadedCodeObject::load(*co, mem).message(),
-            "section .dynsym sh_type at offset " + kfd::hex(dynsym.header_offset + 4) +
+            "section .dynsym sh_type at offset " + base::hex(dynsym.header_offset + 4) +
                 ": 1 is not SHT_SYMTAB or SHT_DYNSYM");
   EXPECT_EQ(mem.live_allocations(), 0u);
 }
 
 TEST(Load, ReportsAllocatorFailure) {
   struct FailingMemory : loader::SegmentMemory {
-    kfd::Result<loader::Span> allocate(size_t, size_t, bool) override {
-      return kfd::Error::from_errno("ALLOC_MEMORY_OF_GPU", ENOMEM);
+    base::Result<loader::Span> allocate(size_t, size_t, bool) override {
+      return base::Error::from_errno("ALLOC_MEMORY_OF_GPU", ENOMEM);
     }
     void free(loader::Span) override {}
   } mem;

@@ -60,7 +60,7 @@ TEST(Va, RejectsBadAlignmentAndZeroSize) {
 TEST(Va, RejectsSizesThatWrapAround) {
   // page_align(SIZE_MAX - 100) wraps to 0: that must not come back as a zero-size range.
   auto r = mem::reserve_va(SIZE_MAX - 100, 0);
-  EXPECT_EQ(r.err(), ENOMEM) << (r.ok() ? "reserved " + kfd::hex(r->size) + " bytes" : r.message());
+  EXPECT_EQ(r.err(), ENOMEM) << (r.ok() ? "reserved " + base::hex(r->size) + " bytes" : r.message());
   if (r.ok()) mem::release_va(*r);
 }
 
@@ -130,7 +130,7 @@ struct HostPool {
   std::vector<uintptr_t> chunks;
   size_t frees = 0;
   mem::Pool pool{"test", 64 << 10,
-                 [this](size_t size) -> kfd::Result<uintptr_t> {
+                 [this](size_t size) -> base::Result<uintptr_t> {
                    void* p = std::aligned_alloc(size, size);
                    chunks.push_back(reinterpret_cast<uintptr_t>(p));
                    return reinterpret_cast<uintptr_t>(p);

@@ -22,7 +22,7 @@ TEST(GpuFault, UnmappedCompletionSignalEndsWaitsWithTheFaultAddress) {
     auto r = after->wait(Cond::Eq, 0, 10s, policy);
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.err(), ETIMEDOUT) << r.message();
-    EXPECT_NE(r.message().find(kfd::hex(bad).substr(2, 6)), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find(base::hex(bad).substr(2, 6)), std::string::npos) << r.message();
   }
   EXPECT_FALSE(rt().check_device(true).ok());
   EXPECT_TRUE(q->destroy().ok());

@@ -25,7 +25,7 @@ TEST(InjectedFault, FaultingSignalPageEndsWaitsWithItsAddress) {
   auto r = after->wait(Cond::Eq, 0, 10s, queues::WaitPolicy::blocking());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.err(), EFAULT) << r.message();
-  EXPECT_NE(r.message().find("GPU memory fault at " + kfd::hex(page)), std::string::npos)
+  EXPECT_NE(r.message().find("GPU memory fault at " + base::hex(page)), std::string::npos)
       << r.message();
   EXPECT_EQ(victim->load(), 1);  // never written by the device
   EXPECT_EQ(inject(gpu, 0, 0), 0);  // clears

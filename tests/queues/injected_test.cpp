@@ -27,7 +27,7 @@ TEST(InjectedFault, GpuResetEndsABlockedWait) {
   injector.join();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.err(), EIO) << r.message();
-  EXPECT_NE(r.message().find("hardware exception on GPU " + kfd::hex(gpu)), std::string::npos)
+  EXPECT_NE(r.message().find("hardware exception on GPU " + base::hex(gpu)), std::string::npos)
       << r.message();
   EXPECT_NE(r.message().find("memory_lost=1"), std::string::npos) << r.message();
   EXPECT_EQ(never->wait(Cond::Eq, 0, 1s, p).err(), EIO);

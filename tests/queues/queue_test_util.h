@@ -71,7 +71,7 @@ F control(const char* name) {
 // Publishes `packets` behind one doorbell. Tests whose first packet stops the queue need this: with
 // one submit each, the device may stop the queue before the next submit reserves its slot, and
 // that submit then fails (a race, not the behaviour under test).
-inline kfd::Status submit_together(queues::AqlQueue& q, std::initializer_list<queues::Packet> packets) {
+inline base::Status submit_together(queues::AqlQueue& q, std::initializer_list<queues::Packet> packets) {
   auto first = q.reserve(static_cast<uint32_t>(packets.size()));
   if (!first) return first.error();
   uint64_t i = *first;
@@ -81,7 +81,7 @@ inline kfd::Status submit_together(queues::AqlQueue& q, std::initializer_list<qu
 }
 
 // Waits for value == v with a generous timeout.
-inline kfd::Status wait_eq(const queues::Signal& s, int64_t v, std::chrono::nanoseconds t = 10s) {
+inline base::Status wait_eq(const queues::Signal& s, int64_t v, std::chrono::nanoseconds t = 10s) {
   auto r = s.wait(queues::Cond::Eq, v, t);
   if (!r) return r.error();
   return {};

@@ -90,7 +90,7 @@ TEST(Signal, BlockedWaiterIsWokenByTheDeviceInterrupt) {
   p.block_slice_ms = 20000;  // a polling waiter would sleep 20 s per slice
   std::atomic<bool> waiting{false};
   Clock::time_point woke;
-  kfd::Result<int64_t> r = kfd::Error::msg("not run");
+  base::Result<int64_t> r = base::Error::msg("not run");
   std::thread waiter([&] {
     waiting = true;
     r = s->wait(Cond::Eq, 0, 10s, p);

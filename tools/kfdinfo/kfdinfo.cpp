@@ -129,7 +129,7 @@ Value queue_info(const kfd::Node& n) {
 
 void add_render_info(Value& a, const kfd::Node& n) {
   auto rn = kfd::RenderNode::open(n.props.drm_render_minor);
-  auto info = rn ? rn->query() : kfd::Result<kfd::GpuInfo>(rn.error());
+  auto info = rn ? rn->query() : base::Result<kfd::GpuInfo>(rn.error());
   if (!info) {
     a.add("marketing_name", "");
     a.add("render_node_error", info.message());

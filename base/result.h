@@ -1,29 +1,52 @@
 // SPDX-License-Identifier: MIT
-// Result<T> and Error: how every layer of kfdrt reports a failure without exceptions.
+// Result<T> and Error with an error kind: how every layer of kfdrt reports a failure without exceptions.
 #pragma once
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <variant>
 
-namespace kfd {
+namespace base {
 
-// An error keeps what was attempted, the errno (0 when none) and the values that matter,
-// all in one human-readable message: "AMDKFD_IOC_CREATE_QUEUE: Invalid argument (ring_size=0x1000)".
+// What kind of failure an error is, so that upper layers (HIP, hc) choose their error codes
+// from the kind, never from the message text.
+enum class ErrorKind : uint8_t {
+  Other,            // none of the below (the errno, if any, says more)
+  InvalidArgument,  // the caller passed something wrong (EINVAL, ERANGE, E2BIG)
+  OutOfMemory,      // host or device memory, or a resource budget, ran out (ENOMEM, ENOSPC)
+  DeviceFault,      // the GPU faulted on an address, or was reset (a MEMORY / HW_EXCEPTION event)
+  QueueError,       // a queue stopped on an error its device reported (queue_inactive_signal)
+  NotSupported,     // the device, driver or build lacks the feature (ENOTSUP, ENOTTY, ENOSYS)
+  NoDevice,         // no GPU, or not this one (ENODEV, ENXIO, ENOENT for /dev/kfd)
+  Timeout,          // a wait gave up (ETIMEDOUT)
+  Busy,             // the object is in use (EBUSY, EEXIST)
+  Io,               // an I/O or system call failure not covered above (EIO, EBADF, EFAULT...)
+  InvalidImage,     // a code object, bundle or fat binary is malformed (ENOEXEC)
+};
+const char* kind_name(ErrorKind k);
+// The kind an errno stands for when the caller says nothing more specific.
+ErrorKind kind_of_errno(int e);
+
+// An error keeps what was attempted, its kind, the errno (0 when none) and the values that
+// matter, all in one human-readable message:
+// "AMDKFD_IOC_CREATE_QUEUE: Invalid argument (ring_size=0x1000)".
 struct Error {
   std::string message;
   int err = 0;
+  ErrorKind kind = ErrorKind::Other;
 
   static Error from_errno(const std::string& op, int e, const std::string& details = {}) {
     std::string m = op + ": " + std::strerror(e);
     if (!details.empty()) m += " (" + details + ")";
-    return Error{std::move(m), e};
+    return Error{std::move(m), e, kind_of_errno(e)};
   }
-  static Error msg(std::string m, int e = 0) { return Error{std::move(m), e}; }
-  // Prefixes context: "loading kernel foo: <cause>".
-  Error context(const std::string& what) const { return Error{what + ": " + message, err}; }
+  static Error msg(std::string m, int e = 0) { return Error{std::move(m), e, kind_of_errno(e)}; }
+  static Error of_kind(ErrorKind k, std::string m, int e = 0) { return Error{std::move(m), e, k}; }
+  // Prefixes context: "loading kernel foo: <cause>"; the kind and errno stay the cause's.
+  Error context(const std::string& what) const { return Error{what + ": " + message, err, kind}; }
 };
 
 template <class T>
@@ -45,6 +68,7 @@ class [[nodiscard]] Result {
 
   const Error& error() const { return std::get<1>(v_); }
   int err() const { return ok() ? 0 : error().err; }
+  ErrorKind kind() const { return ok() ? ErrorKind::Other : error().kind; }
   const std::string& message() const {
     static const std::string none;
     return ok() ? none : error().message;
@@ -64,6 +88,7 @@ class [[nodiscard]] Result<void> {
   explicit operator bool() const { return ok(); }
   const Error& error() const { return e_; }
   int err() const { return failed_ ? e_.err : 0; }
+  ErrorKind kind() const { return failed_ ? e_.kind : ErrorKind::Other; }
   const std::string& message() const { return e_.message; }
 
  private:
@@ -76,7 +101,7 @@ using Status = Result<void>;
 // Formats a value as 0x-prefixed hex, for error details.
 std::string hex(unsigned long long v);
 
-}  // namespace kfd
+}  // namespace base
 
 // Propagates an error from an expression returning Result<...>.
 #define KFD_TRY(expr)                                  \
