@@ -99,6 +99,40 @@ base::Result<Bundle> parse_compressed(Bytes b) {
   return out;
 }
 
+// The triple and the target id of an entry id after its "kind-"; target empty when there is none.
+struct IdParts {
+  std::string_view triple, target;
+};
+
+bool is_processor(std::string_view name) { return mach_from_name(name) != 0; }
+
+IdParts split_triple_target(std::string_view rest) {
+  std::string_view head = rest.substr(0, rest.find(':'));
+  for (size_t p = head.find('-'); p != std::string_view::npos; p = head.find('-', p + 1))
+    if (is_processor(head.substr(p + 1))) return {rest.substr(0, p), rest.substr(p + 1)};
+  // A processor newer than the table: after an AMDGPU triple, "--name" (the empty environment
+  // every clang since ROCm 4 writes) or "-name" without a further '-' is still a target. Such an
+  // entry is never selected, but it does not make the whole bundle unreadable.
+  const size_t n = kAmdgpuTriple.size();
+  if (!head.starts_with(kAmdgpuTriple) || head.size() < n + 2 || head[n] != '-') return {head, {}};
+  if (head[n + 1] == '-') return head.size() > n + 2 ? IdParts{rest.substr(0, n + 1), rest.substr(n + 2)} : IdParts{head, {}};
+  if (head.find('-', n + 1) == std::string_view::npos) return {rest.substr(0, n), rest.substr(n + 1)};
+  return {head, {}};
+}
+
+// arch-vendor-os, each non-empty, then anything (an environment, possibly empty, or more parts:
+// LLVM 19 writes "x86_64-unknown-linux--" for a 3-part host triple).
+bool triple_well_formed(std::string_view t) {
+  for (int k = 0; k < 3; ++k) {
+    size_t d = t.find('-');
+    std::string_view part = t.substr(0, d);
+    if (part.empty()) return false;
+    if (k < 2 && d == std::string_view::npos) return false;
+    t = d == std::string_view::npos ? std::string_view{} : t.substr(d + 1);
+  }
+  return true;
+}
+
 std::string amdgpu_targets(const Bundle& b) {
   std::set<std::string> names;
   for (const BundleEntry& e : b.entries)
@@ -188,25 +222,34 @@ base::Result<uint64_t> compressed_bundle_size(Bytes b) {
   return field_error("CCOB version", 4, std::to_string(version) + " has no total size (needs 2 or 3)");
 }
 
+// Entry ids are "kind-triple[-target]". Which toolchain wrote them decides the triple's shape:
+//   LLVM 15 / ROCm 5.x:  host-x86_64-unknown-linux          hipv4-amdgcn-amd-amdhsa--gfx90a
+//   LLVM 17 and later:   host-x86_64-unknown-linux-gnu      hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-
+//   LLVM 19 given a 3-part host triple:  host-x86_64-unknown-linux--
+//   older toolchains:    hip-amdgcn-amd-amdhsa-gfx906 (no environment component)
+// As clang's bundler does, the id ends in a target when its last '-'-separated part (before any
+// ':' features) names a processor; generic processors contain a '-' ("gfx9-generic"), so the
+// longest such suffix counts.
 base::Status parse_bundle_id(BundleEntry& e) {
+  auto bad = [&](const std::string& why) { return base::Error::msg("bundle entry id '" + e.id + "': " + why); };
   std::string_view id = e.id;
   size_t dash = id.find('-');
-  if (dash == std::string_view::npos) return base::Error::msg("bundle entry id '" + e.id + "': no '-' after the kind");
+  if (dash == std::string_view::npos) return bad("no '-' after the kind");
+  if (dash == 0) return bad("empty kind");
   e.kind = std::string(id.substr(0, dash));
-  std::string_view rest = id.substr(dash + 1);
-  // The triple has four components (arch-vendor-os-env); env may be empty ("amdgcn-amd-amdhsa-").
-  size_t p = 0;
-  for (int k = 0; k < 3; ++k) {
-    p = rest.find('-', p);
-    if (p == std::string_view::npos) return base::Error::msg("bundle entry id '" + e.id + "': triple has fewer than 4 parts");
-    ++p;
-  }
-  size_t env_end = rest.find('-', p);
-  e.triple = std::string(rest.substr(0, env_end == std::string_view::npos ? rest.size() : env_end));
-  std::string_view target = env_end == std::string_view::npos ? std::string_view{} : rest.substr(env_end + 1);
+  IdParts parts = split_triple_target(id.substr(dash + 1));
+  e.triple = std::string(parts.triple);
+  if (!triple_well_formed(parts.triple))
+    return bad("triple '" + e.triple + "' is not arch-vendor-os[-environment]");
+  if (parts.target.empty() && parts.triple.size() + dash + 1 < id.size())
+    return bad("features '" + std::string(id.substr(dash + 1 + parts.triple.size())) + "' follow no processor");
   if (!e.is_amdgpu()) return {};
-  if (target.empty()) return base::Error::msg("bundle entry id '" + e.id + "': no target id");
-  auto t = TargetId::parse(target);
+  if (parts.target.empty()) {
+    std::string_view tail = parts.triple.substr(kAmdgpuTriple.size());
+    if (tail.find_first_not_of('-') == std::string_view::npos) return bad("no target id");
+    return bad("'" + std::string(tail.substr(1)) + "' after " + std::string(kAmdgpuTriple) + " names no known processor");
+  }
+  auto t = TargetId::parse(parts.target);
   if (!t) return t.error().context("bundle entry id '" + e.id + "'");
   e.target = std::move(t).value();
   return {};

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -13,14 +14,20 @@
 
 namespace loader {
 
+// The triple of AMDGPU code objects; an id may add an environment ("amdgcn-amd-amdhsa-").
+inline constexpr std::string_view kAmdgpuTriple = "amdgcn-amd-amdhsa";
+
 struct BundleEntry {
   std::string id;      // "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"
   std::string kind;    // "hip", "hipv4", "host", "openmp", ...
-  std::string triple;  // "amdgcn-amd-amdhsa-"
+  std::string triple;  // as the id writes it: "amdgcn-amd-amdhsa-", "amdgcn-amd-amdhsa", "x86_64-unknown-linux"
   TargetId target;     // empty processor for host entries
   uint64_t offset = 0, size = 0;  // inside the (decompressed) bundle
   Bytes data;          // views the input or the Bundle's decompressed storage
-  bool is_amdgpu() const { return (kind == "hip" || kind == "hipv4") && triple.rfind("amdgcn-amd-amdhsa", 0) == 0; }
+  bool is_amdgpu() const {
+    return (kind == "hip" || kind == "hipv4") && triple.starts_with(kAmdgpuTriple) &&
+           (triple.size() == kAmdgpuTriple.size() || triple[kAmdgpuTriple.size()] == '-');
+  }
 };
 
 struct CompressedHeader {
@@ -60,7 +67,10 @@ base::Result<CompressedHeader> parse_compressed_header(Bytes b);
 // only a pointer, like __hipRegisterFatBinary); v1 states none and is an error. Not validated
 // against any data: parse_bundle() on that many bytes does that.
 base::Result<uint64_t> compressed_bundle_size(Bytes header);
-// Splits an id "kind-arch-vendor-os-env-target" into the entry's fields.
+// Splits an id "kind-arch-vendor-os[-env][-target]" into the entry's fields, in every form real
+// bundlers write (LLVM 15 and ROCm 5.x, LLVM 17+, older "hip-amdgcn-amd-amdhsa-gfx906"); the
+// target is there when the id ends in a processor name (loader/target.h's table). An AMDGPU
+// entry (kind hip or hipv4) must have one.
 base::Status parse_bundle_id(BundleEntry& e);
 
 // The best AMDGPU entry for a device: processor equal, every +/- feature of the entry equal to

@@ -42,12 +42,23 @@ hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3
 #ifdef __cplusplus
 }  // extern "C"
 
+// The indices 0..N-1 as a pack. std::index_sequence is C++14, and ROCm's hip_ext.h compiles as
+// C++11 (CMake projects with CXX_STANDARD 11 include it).
+template <std::size_t... I>
+struct __kfdrt_indices {};
+template <std::size_t N, std::size_t... I>
+struct __kfdrt_make_indices : __kfdrt_make_indices<N - 1, N - 1, I...> {};
+template <std::size_t... I>
+struct __kfdrt_make_indices<0, I...> {
+  typedef __kfdrt_indices<I...> type;
+};
+
 // hipLaunchKernelGGL with events: the arguments are converted to the kernel's parameter types,
 // then passed by address.
 template <class... Params, class... Args, std::size_t... I>
 inline void __kfdrt_ext_launch(void (*kernel)(Params...), const dim3& grid, const dim3& block,
                                std::uint32_t shared, hipStream_t stream, hipEvent_t start,
-                               hipEvent_t stop, std::uint32_t flags, std::index_sequence<I...>,
+                               hipEvent_t stop, std::uint32_t flags, __kfdrt_indices<I...>,
                                Args&&... args) {
   std::tuple<Params...> values(static_cast<Params>(std::forward<Args>(args))...);
   void* pointers[sizeof...(Params) + 1] = {
@@ -62,6 +73,6 @@ inline void hipExtLaunchKernelGGL(void (*kernel)(Params...), const dim3& numBloc
                                   hipEvent_t stopEvent, std::uint32_t flags, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "hipExtLaunchKernelGGL: wrong number of kernel arguments");
   __kfdrt_ext_launch(kernel, numBlocks, dimBlocks, sharedMemBytes, stream, startEvent, stopEvent, flags,
-                     std::index_sequence_for<Params...>{}, std::forward<Args>(args)...);
+                     typename __kfdrt_make_indices<sizeof...(Params)>::type(), std::forward<Args>(args)...);
 }
 #endif  // __cplusplus
