@@ -142,7 +142,7 @@ void fill_queue_scratch(pm4::aql::AmdQueue& q, uint8_t* base, uint32_t lane_byte
 emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, uint64_t kd,
                               const Launch& l, const void* args, size_t args_size,
                               emu::shader::Hooks* hooks) {
-  // hsa_kernel_dispatch_packet_t (REFERENCE §2).
+  // hsa_kernel_dispatch_packet_t (HSA spec; pm4/aql.h).
   uint8_t* pkt = mem.alloc(64);
   uint16_t header = 2, setup = l.grid[2] > 1 ? 3 : l.grid[1] > 1 ? 2 : 1;
   std::memcpy(pkt, &header, 2);
