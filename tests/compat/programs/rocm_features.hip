@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What ROCm 5.2's headers and device libraries bring into a program, run on kfdrt: structs, enums, launches, device code.
 // Built by Debian's hipcc (ROCm's headers, C++11 like hipcc's default), it runs against kfdrt's
-// libamdhip64.so.5 or, as an object linked by kfdcc, against libkfdrt.
+// libamdhip64.so.5 or, as an object linked by kfdcc, against libkfdrt. argv[1], when given, is
+// a code object of module_kernels.hip built by hipcc --genco.
 #include <hip/hip_runtime.h>
 #include <hip/hip_ext.h>
 #include <hip/hip_fp16.h>
@@ -206,7 +207,42 @@ static void check_half_and_printf() {
   CHECK_HIP(hipDeviceSynchronize());
 }
 
-int main() {
+// A code object hipcc --genco built (module_kernels.hip of the HIP suite), through the module API.
+static void check_module(const char* path) {
+  hipModule_t m = nullptr;
+  hipFunction_t fill = nullptr, add_counter = nullptr;
+  CHECK_HIP(hipModuleLoad(&m, path));
+  CHECK_HIP(hipModuleGetFunction(&fill, m, "fill"));
+  CHECK_HIP(hipModuleGetFunction(&add_counter, m, "add_counter"));
+  hipDeviceptr_t counter = nullptr;
+  size_t bytes = 0;
+  CHECK_HIP(hipModuleGetGlobal(&counter, &bytes, m, "module_counter"));
+  CHECK(counter != nullptr && bytes == sizeof(int));
+  const int n = 100;
+  int* d = nullptr;
+  CHECK_HIP(hipMalloc(&d, n * sizeof(int)));
+  int value = 5, count = n;
+  void* params[] = {&d, &value, &count};
+  CHECK_HIP(hipModuleLaunchKernel(fill, 2, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr));
+  std::vector<int> h(n);
+  CHECK_HIP(hipMemcpy(h.data(), d, n * sizeof(int), hipMemcpyDeviceToHost));
+  int ok = 0;
+  for (int i = 0; i < n; ++i) ok += h[i] == 5 + i;
+  CHECK(ok == n);
+  struct {
+    int* out;
+  } args = {d};
+  size_t size = sizeof args;
+  void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, &args, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   HIP_LAUNCH_PARAM_END};
+  CHECK_HIP(hipModuleLaunchKernel(add_counter, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, extra));
+  CHECK_HIP(hipMemcpy(h.data(), d, sizeof(int), hipMemcpyDeviceToHost));
+  CHECK(h[0] == 42 + 4);
+  CHECK_HIP(hipFree(d));
+  CHECK_HIP(hipModuleUnload(m));
+}
+
+int main(int argc, char** argv) {
   int count = 0;
   CHECK_HIP(hipGetDeviceCount(&count));
   CHECK(count > 0);
@@ -218,5 +254,6 @@ int main() {
   check_launches();
   check_symbols_and_shared();
   check_half_and_printf();
+  if (argc > 1) check_module(argv[1]);
   return check::summary();
 }
