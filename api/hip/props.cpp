@@ -183,7 +183,8 @@ void Device::fill_props() {
   d.arch = hipDeviceArch_t{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
   d.isLargeBar = (info.visible_vram_size == 0 || info.visible_vram_size >= info.vram_size) ? 1 : 0;
   d.asicRevision = int((p.capability >> kCapAsicRevisionShift) & kCapAsicRevisionMask);
-  // HIP's deprecated gcnArch: major * 100 + minor * 10 + stepping (910 for gfx90a).
+  // HIP's deprecated gcnArch: major * 100 + minor * 10 + stepping, 910 for gfx90a (hipamd
+  // hip_device.cpp of ROCm 5.2).
   uint32_t v = p.gfx_target_version;
   to_hip52(d, int(v / 10000 * 100 + v / 100 % 100 * 10 + v % 100), &props52_);
 }
