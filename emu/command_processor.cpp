@@ -181,14 +181,21 @@ EngineThread::~EngineThread() { stop(); }
 void EngineThread::start() { thread_ = std::thread([this] { run(); }); }
 
 void EngineThread::stop() {
-  stop_ = true;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  changed_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 void EngineThread::add_queue(std::shared_ptr<Queue> q) {
-  std::lock_guard<std::mutex> lk(mu_);
-  queues_.push_back(std::move(q));
-  version_.fetch_add(1, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queues_.push_back(std::move(q));
+    version_.fetch_add(1, std::memory_order_release);
+  }
+  changed_.notify_all();
 }
 
 void EngineThread::remove_queue(const std::shared_ptr<Queue>& q) {
@@ -207,8 +214,9 @@ void EngineThread::run() {
   unsigned idle = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     uint64_t v = version_.load(std::memory_order_acquire);
-    if (v != seen) {
-      std::lock_guard<std::mutex> lk(mu_);
+    if (v != seen || snapshot.empty()) {
+      std::unique_lock<std::mutex> lk(mu_);
+      changed_.wait(lk, [&] { return stop_.load() || !queues_.empty(); });
       snapshot = queues_;
       seen = version_.load(std::memory_order_acquire);
     }

@@ -45,7 +45,6 @@ EventsPage& events_page(Device& d, Gpu& g) {
 
 base::Result<std::unique_ptr<RawQueue>> RawQueue::create(Device& d, Gpu& g, uint32_t type, uint32_t ring_bytes) {
   std::unique_ptr<RawQueue> q(new RawQueue);
-  q->dev_ = &d;
   q->type_ = type;
   q->ring_bytes_ = ring_bytes;
   KFD_ASSIGN(q->ring_, Buffer::make(d, g, Kind::Gtt, std::max<uint64_t>(ring_bytes, kPage),
@@ -86,6 +85,7 @@ base::Result<std::unique_ptr<RawQueue>> RawQueue::create(Device& d, Gpu& g, uint
     a.ctl_stack_size = g.sizes.ctl_stack_size;
   }
   KFD_ASSIGN(q->info_, d.kfd.create_queue(a));
+  q->dev_ = &d;  // from here on the destructor destroys the queue
   const uint64_t slice = q->info_.doorbell_offset & ~(kfd::uapi::kDoorbellSliceSize - 1);
   KFD_ASSIGN(q->doorbell_map_, d.kfd.mmap(nullptr, kfd::uapi::kDoorbellSliceSize, PROT_READ | PROT_WRITE,
                                           MAP_SHARED, slice));
