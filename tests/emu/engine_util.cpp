@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "pm4/aql.h"
+#include "pm4/scratch_regs.h"
 
 namespace engtest {
 
@@ -301,5 +302,22 @@ uint64_t GpuCode::kernel_descriptor(const std::string& name) const {
 }
 
 std::string kernel_path(const std::string& file) { return std::string(EMU_KERNEL_DIR) + "/" + file; }
+
+void scratch_vsharp(uint64_t base, uint32_t out[4]) {
+  namespace vs = pm4::vsharp_gfx9;
+  out[0] = uint32_t(base);
+  out[1] = uint32_t(base >> 32) | 1u << vs::kSwizzleEnableBit;
+  out[2] = 0xFFFFFFFFu;
+  out[3] = vs::kSelX << vs::kDstSelXShift | vs::kSelY << vs::kDstSelYShift | vs::kSelZ << vs::kDstSelZShift |
+           vs::kSelW << vs::kDstSelWShift | vs::kNumFormatUint << vs::kNumFormatShift |
+           vs::kDataFormat32 << vs::kDataFormatShift | 1u << vs::kElementSizeShift |
+           3u << vs::kIndexStrideShift | 1u << vs::kAddTidEnableBit;
+}
+
+uint32_t tmpring_gfx9(uint32_t waves, uint32_t lane_bytes) {
+  namespace tr = pm4::tmpring_gfx9;
+  const uint32_t units = (lane_bytes * 64 + tr::kWaveSizeUnit - 1) / tr::kWaveSizeUnit;
+  return waves << tr::kWavesShift | units << tr::kWaveSizeShift;
+}
 
 }  // namespace engtest
