@@ -165,6 +165,20 @@ base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds tim
   return {};
 }
 
+base::Status Pm4Queue::signal(const SignalTarget& s, int64_t value, std::chrono::nanoseconds timeout) {
+  if (!s.value_address && !s.mailbox) return base::Error::msg("PM4 queue signal: no signal", EINVAL);
+  return emit(pm4_signal_dwords(s), [&](uint32_t* out) {
+    return write_pm4_signal(out, *family_, s, value, true);
+  }, timeout);
+}
+
+base::Status Pm4Queue::wait_signal(uint64_t value_address, Cond cond, int64_t operand,
+                                   std::chrono::nanoseconds timeout) {
+  uint32_t cmd[kPm4WaitSignalDwords];
+  KFD_ASSIGN(size_t n, write_pm4_wait_signal(cmd, value_address, cond, operand));
+  return submit(std::span(cmd, n), timeout);
+}
+
 base::Status Pm4Queue::wait_idle(std::chrono::nanoseconds timeout) {
   const auto deadline = spin::deadline_after(Clock::now(), timeout);
   uint32_t seq;
@@ -178,7 +192,10 @@ base::Status Pm4Queue::wait_idle(std::chrono::nanoseconds timeout) {
     ring_.publish();
     last_seq_ = seq;
   }
-  return wait_fence(seq, deadline);
+  KFD_TRY(wait_fence(seq, deadline));
+  // On hardware a faulting write is dropped and the fence after it may still land: ask the
+  // kernel once more, so idle never hides a fault.
+  return ring_.check_device();
 }
 
 base::Status Pm4Queue::grow_scratch(uint32_t lane_bytes, std::chrono::nanoseconds timeout) {

@@ -81,6 +81,14 @@ class Pm4Queue {
   // [completion signal]. Writes the dispatch packet first when the kernel reads its dispatch ptr.
   base::Status dispatch(const Pm4Launch& l, std::chrono::nanoseconds timeout = kForever);
 
+  // Completes `s` with `value` once everything before it finished (end of pipe), the L2 written
+  // back first: what a stream's event record needs.
+  base::Status signal(const SignalTarget& s, int64_t value, std::chrono::nanoseconds timeout = kForever);
+  // Holds the queue's later work until the 64-bit value at `value_address` satisfies
+  // `cond operand` (write_pm4_wait_signal: Eq, or Lt with 0 < operand <= 2^32).
+  base::Status wait_signal(uint64_t value_address, Cond cond, int64_t operand,
+                           std::chrono::nanoseconds timeout = kForever);
+
   // Waits until everything submitted so far has finished: a fence (with L2 write-back) after it,
   // waited for. ETIMEDOUT names the queue; a device fault ends it with the fault.
   base::Status wait_idle(std::chrono::nanoseconds timeout = kForever);

@@ -142,6 +142,19 @@ base::Status SdmaQueue::fill(uint64_t dst, uint32_t value, uint64_t bytes, const
                  });
 }
 
+base::Status SdmaQueue::signal(const SdmaCompletion& c, std::chrono::nanoseconds timeout) {
+  const uint32_t n = sdma_signal_dwords(c);
+  if (n == 0) return base::Error::msg("SDMA queue signal: no signal", EINVAL);
+  return emit(n, [&](uint32_t* out) { return write_sdma_signal(out, c); }, timeout);
+}
+
+base::Status SdmaQueue::wait_signal(uint64_t value_address, Cond cond, int64_t operand,
+                                    std::chrono::nanoseconds timeout) {
+  uint32_t cmd[kSdmaWaitSignalDwords];
+  KFD_ASSIGN(size_t n, write_sdma_wait_signal(cmd, value_address, cond, operand));
+  return submit(std::span(cmd, n), timeout);
+}
+
 base::Status SdmaQueue::wait_idle(std::chrono::nanoseconds timeout) {
   const auto start = Clock::now();
   const auto deadline = spin::deadline_after(start, timeout);
@@ -156,7 +169,7 @@ base::Status SdmaQueue::wait_idle(std::chrono::nanoseconds timeout) {
     KFD_TRY(finish_emit(reserved, n));
     last_seq_ = seq;
   }
-  return spin::poll(
+  KFD_TRY(spin::poll(
       1024, deadline, [&] { return int32_t(completed_fence() - seq) >= 0; },
       [&] { return ring_.check_device(); },
       [&](Clock::time_point now) -> base::Status {
@@ -166,7 +179,9 @@ base::Status SdmaQueue::wait_idle(std::chrono::nanoseconds timeout) {
                                     ", waiting for " + std::to_string(seq) + "; read index " +
                                     std::to_string(read_index()) + ", write index " +
                                     std::to_string(write_index()) + " dwords)", ETIMEDOUT);
-      });
+      }));
+  // A faulting copy may still be followed by its fence on hardware: idle never hides a fault.
+  return ring_.check_device();
 }
 
 }  // namespace queues

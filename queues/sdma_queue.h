@@ -64,6 +64,13 @@ class SdmaQueue {
   base::Status fill(uint64_t dst, uint32_t value, uint64_t bytes, const SdmaCompletion* done = nullptr,
                     std::chrono::nanoseconds timeout = kForever);
 
+  // Completes a signal once everything before it executed.
+  base::Status signal(const SdmaCompletion& c, std::chrono::nanoseconds timeout = kForever);
+  // Holds the queue's later work until the 64-bit value at `value_address` satisfies
+  // `cond operand` (write_sdma_wait_signal).
+  base::Status wait_signal(uint64_t value_address, Cond cond, int64_t operand,
+                           std::chrono::nanoseconds timeout = kForever);
+
   // Waits until everything submitted so far executed (a FENCE after it, waited for).
   base::Status wait_idle(std::chrono::nanoseconds timeout = kForever);
   // Waits until the engine has read everything published (kfdtest's Wait4PacketConsumption).

@@ -251,10 +251,7 @@ TEST_F(SdmaQueue, WaitsOnASignalValue) {
   Buffer dst(4096);
   auto gate = make_signal(int64_t(1) << 32, queues::SignalKind::Polling);
   ASSERT_TRUE(q && dst && gate);
-  uint32_t cmd[queues::kSdmaWaitSignalDwords];
-  auto n = queues::write_sdma_wait_signal(cmd, reinterpret_cast<uint64_t>(&gate->amd()->value), Cond::Eq, 0);
-  ASSERT_TRUE(n.ok());
-  ASSERT_TRUE(q->submit(std::span(cmd, *n)).ok());
+  ASSERT_TRUE(q->wait_signal(reinterpret_cast<uint64_t>(&gate->amd()->value), Cond::Eq, 0).ok());
   ASSERT_TRUE(q->fill(dst.va(), 9, 4).ok());
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(dst.as()[0], 0u);
