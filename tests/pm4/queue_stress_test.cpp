@@ -83,7 +83,8 @@ TEST(QueueStress, CreateQueueStress) {
     auto s = make_sdma();
     ASSERT_TRUE(s);
     ASSERT_TRUE(s->fill(dst.va() + 4, 2, 4).ok());
-    ASSERT_TRUE(s->wait_idle(10s).ok());
+    auto idle = s->wait_idle(10s);
+    ASSERT_TRUE(idle.ok()) << idle.message();
     EXPECT_EQ(dst.as()[1], 2u);
   }
   auto a = rt().create_queue();
