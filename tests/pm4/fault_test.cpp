@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A PM4 or SDMA packet naming an unmapped address ends every wait in an error naming it (own process each).
+#include <dlfcn.h>
 #include <sys/mman.h>
 
 #include "pm4_test_util.h"
@@ -77,6 +78,26 @@ TEST(QueueException, Pm4QueueException) {
                                                        queues::signal_target(*after), 0);
   ASSERT_TRUE(q->submit(std::span(cmd.data(), n)).ok());
   expect_fault_everywhere(*q, *after, hole.address());
+}
+
+// An opcode the CP does not know stops a PM4 queue; with no error signal, the driver's
+// HW_EXCEPTION event (raised without details) ends every wait. Only on the emulated GPU: a real
+// CP may hang on it until the driver resets the GPU.
+TEST(QueueException, UnknownPacketStopsAPm4Queue) {
+  if (!dlsym(RTLD_DEFAULT, "kfdemu_inject_hw_exception")) GTEST_SKIP() << "emulated GPU only";
+  auto q = make_pm4();
+  auto never = make_signal(1);
+  ASSERT_TRUE(q && never);
+  uint32_t bad[2] = {pm4::type3_header(0xEE, 2), 0};
+  ASSERT_TRUE(q->submit(bad).ok());
+  auto r = never->wait(Cond::Eq, 0, 20s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.kind(), base::ErrorKind::DeviceFault) << r.message();
+  EXPECT_NE(r.message().find("hardware exception"), std::string::npos) << r.message();
+  auto idle = q->wait_idle(20s);
+  EXPECT_FALSE(idle.ok());
+  EXPECT_NE(idle.err(), ETIMEDOUT) << idle.message();
+  EXPECT_TRUE(q->destroy().ok());
 }
 
 }  // namespace
