@@ -21,8 +21,11 @@ using Clock = spin::Clock;
 base::Status UserRing::allocate(const mem::Gpu& gpu, const RingSetup& s) {
   mem::Context& ctx = rt_.memory();
   const uint32_t id = gpu.gpu_id;
-  KFD_ASSIGN(void* ring, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
-                                                           s.ring_bytes, id)));
+  mem::AllocRequest rr = queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached, s.ring_bytes, id);
+  // Command memory the engines fetch is mapped executable, as ROCr allocates its rings and PM4
+  // IBs (AllocateExecutable) and kfdtest its queue buffers.
+  rr.executable = true;
+  KFD_ASSIGN(void* ring, ctx.allocate(rr));
   ring_ = static_cast<uint32_t*>(ring);
   KFD_ASSIGN(void* r, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
                                                         mem::kPageSize, id)));

@@ -231,7 +231,7 @@ TEST(Pm4Queue, TimestampsAreMonotonic) {
 // An INDIRECT_BUFFER runs the packets it points at, then the ring goes on.
 TEST(Pm4Queue, RunsAnIndirectBuffer) {
   auto q = make_pm4();
-  Buffer ib(4096), dst(4096);
+  Buffer ib(4096, mem::Coherence::Uncached, mem::Heap::Gtt, true), dst(4096);
   ASSERT_TRUE(q && ib && dst);
   size_t n = 0;
   for (uint32_t i = 0; i < 8; ++i) {

@@ -52,11 +52,13 @@ inline unsigned cores() { return std::max(1u, std::thread::hardware_concurrency(
 // without a release), freed with the owner.
 class Buffer {
  public:
-  explicit Buffer(size_t bytes, mem::Coherence c = mem::Coherence::Uncached, mem::Heap h = mem::Heap::Gtt) {
+  explicit Buffer(size_t bytes, mem::Coherence c = mem::Coherence::Uncached, mem::Heap h = mem::Heap::Gtt,
+                  bool executable = false) {
     mem::AllocRequest r;
     r.heap = h;
     r.coherence = c;
     r.size = bytes;
+    r.executable = executable;  // command buffers (IBs), as ROCr allocates them
     auto p = rt().memory().allocate(r);
     EXPECT_TRUE(p.ok()) << p.message();
     if (p.ok()) {
