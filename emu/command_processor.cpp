@@ -181,14 +181,21 @@ EngineThread::~EngineThread() { stop(); }
 void EngineThread::start() { thread_ = std::thread([this] { run(); }); }
 
 void EngineThread::stop() {
-  stop_ = true;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  changed_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 void EngineThread::add_queue(std::shared_ptr<Queue> q) {
-  std::lock_guard<std::mutex> lk(mu_);
-  queues_.push_back(std::move(q));
-  version_.fetch_add(1, std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queues_.push_back(std::move(q));
+    version_.fetch_add(1, std::memory_order_release);
+  }
+  changed_.notify_all();
 }
 
 void EngineThread::remove_queue(const std::shared_ptr<Queue>& q) {
@@ -207,8 +214,9 @@ void EngineThread::run() {
   unsigned idle = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     uint64_t v = version_.load(std::memory_order_acquire);
-    if (v != seen) {
-      std::lock_guard<std::mutex> lk(mu_);
+    if (v != seen || snapshot.empty()) {
+      std::unique_lock<std::mutex> lk(mu_);
+      changed_.wait(lk, [&] { return stop_.load() || !queues_.empty(); });
       snapshot = queues_;
       seen = version_.load(std::memory_order_acquire);
     }
@@ -351,14 +359,34 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
   return Step::Done;
 }
 
+// A dispatch needing more scratch than its queue has: as a gfx9 CP does, store the "needs scratch"
+// bit into queue_inactive_signal, raise its event and wait until the runtime stores 0 back (ROCr
+// rocm-5.2 AqlQueue::DynamicScratchHandler grows the scratch, rewrites amd_queue_t's scratch
+// fields, then stores 0); then read the scratch fields again and run the dispatch. The packet
+// stays at read_dispatch_id meanwhile (the runtime finds it there).
 Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
-  uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
   (void)pkt;
+  if (q.scratch_wait) {
+    AmdSignal* s = inactive_signal(q);
+    if (s && __atomic_load_n(&s->value, __ATOMIC_ACQUIRE) != 0) return Step::Blocked;
+    q.scratch_wait = false;
+  }
+  const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
   DispatchResult r =
       run_kernel_dispatch(p_, d_, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
   if (r.memory_fault) {
     fault(q, r.message, r.fault_va, r.fault_write);
     return Step::Failed;
+  }
+  if (r.scratch_too_small) {
+    if (AmdSignal* s = inactive_signal(q)) {
+      std::fprintf(stderr, "kfdemu: GPU %s AQL queue %u waits for scratch: %s [queue error %s]\n",
+                   hex(d_.model->gpu_id).c_str(), q.id, r.message.c_str(), qe::describe(r.error).c_str());
+      __atomic_store_n(&s->value, int64_t(r.error), __ATOMIC_SEQ_CST);
+      q.scratch_wait = true;
+      return signal_event(q, s) ? Step::Blocked : Step::Failed;
+    }
+    // No signal to ask through: the queue cannot go on.
   }
   if (r.error) {
     fail(q, r.error, r.message);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -97,6 +98,7 @@ class EngineThread {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
+  std::condition_variable changed_;  // an engine without queues sleeps until it gets one
   std::vector<std::shared_ptr<Queue>> queues_;
   std::atomic<uint64_t> version_{0};
 };

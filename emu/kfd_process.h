@@ -24,6 +24,7 @@ namespace emu {
 class CommandProcessor;
 class SdmaEngine;
 struct Pm4State;
+struct SdmaState;
 namespace shader { class ShaderCore; }
 
 enum class BoKind { Vram, Gtt, Userptr, Doorbell, Mmio };
@@ -68,6 +69,7 @@ struct Queue {
 
   // Engine state: touched only by the engine serving the queue, under `busy`.
   std::shared_ptr<Pm4State> pm4;  // PM4 front end (PM4 queues, AQL PM4-IB packets): registers, IB
+  std::shared_ptr<SdmaState> sdma;  // SDMA: the IB in progress, a packet across the ring end
   uint64_t consumed = 0;          // PM4: dwords, SDMA: bytes the engine has read (monotonic)
   uint32_t sdma_engine = 0;       // SDMA: the engine serving it (kfd: sdma_id % engines)
   uint32_t sdma_id = 0;           // SDMA: the queue's slot among its type's queues

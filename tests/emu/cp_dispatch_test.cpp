@@ -10,7 +10,6 @@
 #include "pm4/family.h"
 #include "pm4/kernel_descriptor.h"
 #include "pm4/regs.h"
-#include "pm4/scratch_regs.h"
 #include "pm4/type3.h"
 #include "tests/emu/engine_util.h"
 
@@ -85,14 +84,9 @@ class Pm4Dispatch : public EngineTest {
     Dw u;
     auto put64 = [&](uint64_t v) { u.push_back(uint32_t(v)); u.push_back(uint32_t(v >> 32)); };
     if (c.private_segment_buffer) {
-      namespace vs = pm4::vsharp_gfx9;
-      u.push_back(uint32_t(l.scratch));
-      u.push_back(uint32_t(l.scratch >> 32) | 1u << vs::kSwizzleEnableBit);
-      u.push_back(0xFFFFFFFFu);
-      u.push_back(vs::kSelX << vs::kDstSelXShift | vs::kSelY << vs::kDstSelYShift | vs::kSelZ << vs::kDstSelZShift |
-                  vs::kSelW << vs::kDstSelWShift | vs::kNumFormatUint << vs::kNumFormatShift |
-                  vs::kDataFormat32 << vs::kDataFormatShift | 1u << vs::kElementSizeShift |
-                  3u << vs::kIndexStrideShift | 1u << vs::kAddTidEnableBit);
+      uint32_t v[4];
+      scratch_vsharp(l.scratch, v);
+      u.insert(u.end(), v, v + 4);
     }
     if (c.dispatch_ptr) put64(reinterpret_cast<uint64_t>(pkt));
     if (c.queue_ptr) put64(0);
@@ -129,12 +123,6 @@ class Pm4Dispatch : public EngineTest {
     pm4::write_dispatch_direct(d.data(), dd);
     p += d;
     return p;
-  }
-
-  static uint32_t tmpring(uint32_t waves, uint32_t lane_bytes) {
-    namespace tr = pm4::tmpring_gfx9;
-    const uint32_t units = (lane_bytes * 64 + tr::kWaveSizeUnit - 1) / tr::kWaveSizeUnit;
-    return waves << tr::kWavesShift | units << tr::kWaveSizeShift;
   }
 
   const pm4::Family* family_ = nullptr;
@@ -246,7 +234,7 @@ TEST_F(Pm4Dispatch, ScratchFromUserDataAndTmpring) {
   l.wg[0] = 64;
   l.grid[0] = l.dim[0] = n;
   l.scratch_lane = lane;
-  l.tmpring = tmpring(waves, lane);
+  l.tmpring = tmpring_gfx9(waves, lane);
   l.scratch = buffer(uint64_t(lane) * 64 * waves + 4096, Kind::Vram).va();
   struct { uint32_t *idx, *out; uint32_t n; } args{idx, out, n};
   q.submit(program(kd_va, l, &args, sizeof args));

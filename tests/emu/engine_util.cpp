@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "pm4/aql.h"
+#include "pm4/scratch_regs.h"
 
 namespace engtest {
 
@@ -45,7 +46,6 @@ EventsPage& events_page(Device& d, Gpu& g) {
 
 base::Result<std::unique_ptr<RawQueue>> RawQueue::create(Device& d, Gpu& g, uint32_t type, uint32_t ring_bytes) {
   std::unique_ptr<RawQueue> q(new RawQueue);
-  q->dev_ = &d;
   q->type_ = type;
   q->ring_bytes_ = ring_bytes;
   KFD_ASSIGN(q->ring_, Buffer::make(d, g, Kind::Gtt, std::max<uint64_t>(ring_bytes, kPage),
@@ -86,6 +86,7 @@ base::Result<std::unique_ptr<RawQueue>> RawQueue::create(Device& d, Gpu& g, uint
     a.ctl_stack_size = g.sizes.ctl_stack_size;
   }
   KFD_ASSIGN(q->info_, d.kfd.create_queue(a));
+  q->dev_ = &d;  // from here on the destructor destroys the queue
   const uint64_t slice = q->info_.doorbell_offset & ~(kfd::uapi::kDoorbellSliceSize - 1);
   KFD_ASSIGN(q->doorbell_map_, d.kfd.mmap(nullptr, kfd::uapi::kDoorbellSliceSize, PROT_READ | PROT_WRITE,
                                           MAP_SHARED, slice));
@@ -301,5 +302,22 @@ uint64_t GpuCode::kernel_descriptor(const std::string& name) const {
 }
 
 std::string kernel_path(const std::string& file) { return std::string(EMU_KERNEL_DIR) + "/" + file; }
+
+void scratch_vsharp(uint64_t base, uint32_t out[4]) {
+  namespace vs = pm4::vsharp_gfx9;
+  out[0] = uint32_t(base);
+  out[1] = uint32_t(base >> 32) | 1u << vs::kSwizzleEnableBit;
+  out[2] = 0xFFFFFFFFu;
+  out[3] = vs::kSelX << vs::kDstSelXShift | vs::kSelY << vs::kDstSelYShift | vs::kSelZ << vs::kDstSelZShift |
+           vs::kSelW << vs::kDstSelWShift | vs::kNumFormatUint << vs::kNumFormatShift |
+           vs::kDataFormat32 << vs::kDataFormatShift | 1u << vs::kElementSizeShift |
+           3u << vs::kIndexStrideShift | 1u << vs::kAddTidEnableBit;
+}
+
+uint32_t tmpring_gfx9(uint32_t waves, uint32_t lane_bytes) {
+  namespace tr = pm4::tmpring_gfx9;
+  const uint32_t units = (lane_bytes * 64 + tr::kWaveSizeUnit - 1) / tr::kWaveSizeUnit;
+  return waves << tr::kWavesShift | units << tr::kWaveSizeShift;
+}
 
 }  // namespace engtest

@@ -118,4 +118,10 @@ class GpuCode {
 
 std::string kernel_path(const std::string& file);  // built code objects directory + file
 
+// The private segment V# a gfx9 runtime gives a queue (AMD Vega ISA "Buffer Resource": swizzled,
+// ADD_TID, 4-byte elements, index stride 64) over the backing store at `base`.
+void scratch_vsharp(uint64_t base, uint32_t out[4]);
+// COMPUTE_TMPRING_SIZE on gfx9 for `waves` slots of `lane_bytes` per lane (rounded up to 1 KiB per wave).
+uint32_t tmpring_gfx9(uint32_t waves, uint32_t lane_bytes);
+
 }  // namespace engtest
