@@ -240,4 +240,36 @@ TEST_F(Pm4Dispatch, WaitsForASignalFromTheHost) {
   EXPECT_EQ(dst.as()[0], 42u);
 }
 
+// A kernel that preloads its first kernargs into SGPRs: the launcher copies them into USER_DATA
+// and starts 256 bytes past the entry, whose prologue traps (AMDGPUUsage; LLVM 18+ emits it).
+TEST(Pm4DispatchPreload, PreloadsKernargsIntoSgprs) {
+  Kernels preload("pm4_preload");
+  if (!preload.ok()) GTEST_SKIP() << preload.why();
+  const pm4::KernelDescriptor* kd = preload.descriptor("copy_dword");
+  ASSERT_NE(kd, nullptr);
+  ASSERT_GT(pm4::kernarg_preload_length(kd->kernarg_preload), 0u) << "the build did not preload";
+  auto k = preload.kernel("copy_dword");
+  ASSERT_TRUE(k.ok()) << k.message();
+  auto q = make_pm4(64 << 10);
+  Buffer src(4096), dst(4096);
+  auto done = make_signal(1);
+  ASSERT_TRUE(q && src && dst && done);
+  src.as()[0] = 0x5EED;
+  Kernarg args(16);
+  args.set(0, src.va());
+  args.set(8, dst.va());
+  queues::Pm4Launch l;
+  l.kernel = &*k;
+  l.grid[0] = l.workgroup[0] = 64;
+  l.kernarg_address = args.va();
+  l.completion = queues::signal_target(*done);
+  auto missing = q->dispatch(l);  // no host view of the arguments: refused, nothing queued
+  EXPECT_EQ(missing.err(), EINVAL) << missing.message();
+  l.kernarg = args.bytes();
+  ASSERT_TRUE(q->dispatch(l).ok());
+  auto w = done->wait(Cond::Eq, 0, 30s);
+  ASSERT_TRUE(w.ok()) << w.message();
+  EXPECT_EQ(dst.as()[0], 0x5EEDu);
+}
+
 }  // namespace

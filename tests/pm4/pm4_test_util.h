@@ -137,9 +137,10 @@ inline std::string processor_name(uint32_t v) {
 // there is no build for this GPU.
 class Kernels {
  public:
-  Kernels() {
+  // `set`: "pm4_kernels", or "pm4_preload" (the same kernels preloading their first arguments).
+  explicit Kernels(const std::string& set = "pm4_kernels") {
     const std::string cpu = processor_name(gpu().props().gfx_target_version);
-    const std::string path = std::string(PM4_KERNEL_DIR) + "/pm4_kernels-" + cpu + ".co";
+    const std::string path = std::string(PM4_KERNEL_DIR) + "/" + set + "-" + cpu + ".co";
     std::ifstream f(path, std::ios::binary);
     if (!f) {
       why_ = "no test kernels built for " + cpu + " (" + path + ")";
@@ -169,6 +170,10 @@ class Kernels {
     if (!k) return base::Error::msg("no kernel " + name, ENOENT);
     KFD_ASSIGN(uint64_t object, code_->kernel_object(name));
     return queues::make_pm4_kernel(k->descriptor, object, family());
+  }
+  const pm4::KernelDescriptor* descriptor(const std::string& name) const {
+    const loader::Kernel* k = co_ ? co_->find_kernel(name) : nullptr;
+    return k ? &k->descriptor : nullptr;
   }
 
  private:
