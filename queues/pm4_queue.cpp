@@ -116,7 +116,7 @@ base::Status Pm4Queue::submit(std::span<const uint32_t> packets, std::chrono::na
 base::Status Pm4Queue::wait_fence(uint32_t seq, Clock::time_point deadline) {
   const auto start = Clock::now();
   return spin::poll(
-      1024, deadline, [&] { return fence_reached(seq); }, [&] { return ring_.check_device(); },
+      1024, deadline, [&] { return int32_t(completed_fence() - seq) >= 0; }, [&] { return ring_.check_device(); },
       [&](Clock::time_point now) -> base::Status {
         return base::Error::msg("PM4 queue " + std::to_string(queue_id()) + " not idle after " +
                                     std::to_string(spin::ms_since(start, now)) + " ms (fence " +

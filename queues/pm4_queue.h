@@ -103,7 +103,13 @@ class Pm4Queue {
   explicit Pm4Queue(Runtime& rt) : rt_(rt), ring_(rt) {}
   base::Status init(const mem::Gpu& gpu, const Pm4QueueOptions& o);
   base::Status wait_fence(uint32_t seq, spin::Clock::time_point deadline);
-  bool fence_reached(uint32_t seq) const { return int32_t(completed_fence() - seq) >= 0; }
+  // Whether the device's fence passed `seq`; a value seen before answers first (the CP writes
+  // the fence's cache line). Under the ring's mutex.
+  bool fence_reached(uint32_t seq) {
+    if (int32_t(cached_fence_ - seq) >= 0) return true;
+    cached_fence_ = completed_fence();
+    return int32_t(cached_fence_ - seq) >= 0;
+  }
   Pm4QueueContext context() const;
   base::Status finish_emit(uint32_t dwords, size_t written);
   void free_buffers();
@@ -126,6 +132,7 @@ class Pm4Queue {
   uint32_t last_seq_ = 0;
   uint64_t dispatches_ = 0;  // dispatch id of the next dispatch
   uint32_t slot_seq_[kPacketSlots] = {};
+  uint32_t cached_fence_ = 0;
 };
 
 template <class Fill>

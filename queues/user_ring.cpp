@@ -143,9 +143,12 @@ void UserRing::write_nops(uint32_t* out, uint32_t dwords) const {
 }
 
 base::Status UserRing::wait_room(uint64_t end, Clock::time_point deadline) {
+  if (end - cached_read_ <= uint64_t(dwords_) - 1) return {};
+  cached_read_ = read_index();
+  if (end - cached_read_ <= uint64_t(dwords_) - 1) return {};
   const auto start = Clock::now();
   return spin::poll(
-      256, deadline, [&] { return end - read_index() <= uint64_t(dwords_) - 1; },
+      256, deadline, [&] { return end - (cached_read_ = read_index()) <= uint64_t(dwords_) - 1; },
       [&] { return check_device(); },
       [&](Clock::time_point now) -> base::Status {
         return base::Error::msg(std::string(name_) + " " + std::to_string(queue_id_) + " full for " +

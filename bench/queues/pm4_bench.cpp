@@ -153,6 +153,24 @@ void BM_DispatchHostCost(benchmark::State& state) {
 }
 BENCHMARK(BM_DispatchHostCost)->Arg(kAql)->Arg(kPm4)->UseManualTime()->Iterations(200);
 
+// The encoding alone: plan a dispatch of the empty kernel and write its PM4 stream into host
+// memory (what Pm4Queue::dispatch adds to a ring reservation).
+void BM_Pm4DispatchEncode(benchmark::State& state) {
+  const EmptyKernel& k = empty_kernel();
+  queues::Pm4QueueContext ctx;
+  ctx.family = rt().gpus().front()->family;
+  queues::Pm4Launch l;
+  l.kernel = &k.pm4;
+  std::vector<uint32_t> out(512);
+  for (auto _ : state) {
+    auto r = queues::plan_pm4_dispatch(l, ctx);
+    if (!r) state.SkipWithError(r.message().c_str());
+    benchmark::DoNotOptimize(queues::write_pm4_dispatch(out.data(), *r));
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_Pm4DispatchEncode);
+
 // Launch to completion seen by a spinning host thread.
 void BM_LaunchRoundTrip(benchmark::State& state) {
   Dispatcher d(Engine(state.range(0)));
