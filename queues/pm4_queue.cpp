@@ -193,9 +193,10 @@ base::Status Pm4Queue::wait_idle(std::chrono::nanoseconds timeout) {
     last_seq_ = seq;
   }
   KFD_TRY(wait_fence(seq, deadline));
-  // On hardware a faulting write is dropped and the fence after it may still land: ask the
-  // kernel once more, so idle never hides a fault.
-  return ring_.check_device();
+  // On hardware a faulting write is dropped and the fence after it may still land: a fault the
+  // runtime already saw is reported even then (its interrupt may also come later; the next wait
+  // sees it).
+  return ring_.known_faults();
 }
 
 base::Status Pm4Queue::grow_scratch(uint32_t lane_bytes, std::chrono::nanoseconds timeout) {

@@ -180,8 +180,9 @@ base::Status SdmaQueue::wait_idle(std::chrono::nanoseconds timeout) {
                                     std::to_string(read_index()) + ", write index " +
                                     std::to_string(write_index()) + " dwords)", ETIMEDOUT);
       }));
-  // A faulting copy may still be followed by its fence on hardware: idle never hides a fault.
-  return ring_.check_device();
+  // A faulting copy may still be followed by its fence on hardware: a fault already seen is
+  // reported even then.
+  return ring_.known_faults();
 }
 
 }  // namespace queues

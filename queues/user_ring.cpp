@@ -117,6 +117,8 @@ base::Status UserRing::check_alive(const char* op) const {
 
 base::Status UserRing::check_device() { return rt_.check_device(true); }
 
+base::Status UserRing::known_faults() { return rt_.check_device(false); }
+
 uint64_t UserRing::read_index() const {
   // The read pointer first: it never passes what was published before it was read, so the
   // distance below is the real one (less than the ring).

@@ -96,6 +96,8 @@ class UserRing {
   // The device's state as every wait sees it (a GPU fault raised as a KFD MEMORY event names
   // the address; these queues have no queue error signal).
   base::Status check_device();
+  // The faults the runtime already knows (sticky; no system call).
+  base::Status known_faults();
 
  private:
   base::Status allocate(const mem::Gpu& gpu, const RingSetup& s);
