@@ -36,13 +36,13 @@ auto find_containing(Map& records, uintptr_t p) -> decltype(records.begin()) {
 
 }  // namespace
 
-base::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
+base::Status Context::check_request(const AllocRequest& req, const gpu::Device** owner,
                                    std::vector<uint32_t>* gpus, size_t* size) const {
-  *owner = req.owner_gpu ? gpu(req.owner_gpu) : gpus_.front().get();
+  *owner = req.owner_gpu ? gpu(req.owner_gpu) : platform_.devices().front().get();
   if (!*owner) return base::Error::msg("allocate: unknown GPU " + base::hex(req.owner_gpu), ENODEV);
   uint32_t owner_id = (*owner)->gpu_id;
   if (req.map_all) {
-    for (const auto& g : gpus_) gpus->push_back(g->gpu_id);
+    for (const auto& g : platform_.devices()) gpus->push_back(g->gpu_id);
   } else if (req.map_to.empty()) {
     gpus->push_back(owner_id);
   } else {
@@ -70,12 +70,12 @@ base::Status Context::check_request(const AllocRequest& req, const Gpu** owner,
     return base::Error::msg(std::string("allocate: zero-size ") + heap_name(req.heap) + " allocation", EINVAL);
   *size = page_align(req.size);
   if (*size < req.size) return oom(req.heap, owner_id, req.size, 0);  // wrapped around
-  uint64_t heap_size = req.heap == Heap::Vram ? (*owner)->vram_size : system_mem_;
+  uint64_t heap_size = req.heap == Heap::Vram ? (*owner)->vram_size : platform_.system_memory_size();
   if (*size > heap_size) return oom(req.heap, owner_id, req.size, heap_size);
   return {};
 }
 
-base::Status Context::map_cpu(const Gpu& owner, const AllocRequest& req, uint64_t mmap_offset,
+base::Status Context::map_cpu(const gpu::Device& owner, const AllocRequest& req, uint64_t mmap_offset,
                              const VaRange& va) {
   void* addr = reinterpret_cast<void*>(va.base);
   int prot = PROT_READ | PROT_WRITE;
@@ -138,7 +138,7 @@ base::Result<VaRange> Context::place(const AllocRequest& req, size_t size) const
 }
 
 base::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* pool) {
-  const Gpu* owner = nullptr;
+  const gpu::Device* owner = nullptr;
   std::vector<uint32_t> gpus;
   size_t size = 0;
   KFD_TRY(check_request(req, &owner, &gpus, &size));
@@ -154,7 +154,7 @@ base::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* po
   if (!a) {
     if (owns) release_va(va);
     if (a.err() == ENOMEM) {
-      uint64_t heap = req.heap == Heap::Vram ? owner->vram_size : system_mem_;
+      uint64_t heap = req.heap == Heap::Vram ? owner->vram_size : platform_.system_memory_size();
       return base::Error::msg(oom(req.heap, owner->gpu_id, size, heap).message + " [" +
                              a.message() + "]", ENOMEM);
     }
@@ -195,7 +195,7 @@ base::Result<void*> Context::register_host(void* ptr, size_t size, const AllocRe
   AllocRequest r = req;
   r.heap = Heap::Userptr;
   r.size = size;
-  const Gpu* owner = nullptr;
+  const gpu::Device* owner = nullptr;
   std::vector<uint32_t> gpus;
   size_t sz = 0;
   KFD_TRY(check_request(r, &owner, &gpus, &sz));

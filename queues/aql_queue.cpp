@@ -12,7 +12,6 @@
 #include "memory/context.h"
 #include "pm4/queue_error.h"
 #include "queues/queue_memory.h"
-#include "queues/runtime.h"
 
 namespace queues {
 namespace {
@@ -24,9 +23,9 @@ constexpr uint32_t kHsaQueueFeatureKernelDispatch = 1;
 
 }  // namespace
 
-base::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const QueueOptions& opts) {
-  const mem::Gpu* gpu = opts.gpu_id ? rt.memory().gpu(opts.gpu_id) : rt.gpus().front().get();
-  if (!gpu) return base::Error::msg("create_queue: unknown GPU " + base::hex(opts.gpu_id), ENODEV);
+base::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(const gpu::Device& gpu, mem::Context& memory,
+                                                        EventManager& events, ScratchWindows& scratch,
+                                                        const QueueOptions& opts) {
   // ring_size is a u32 byte count in CREATE_QUEUE: 2^25 packets (2 GiB) is the largest ring.
   if (!std::has_single_bit(opts.packets) || opts.packets < 16 || opts.packets > (1u << 25))
     return base::Error::msg("create_queue: ring size " + std::to_string(opts.packets) +
@@ -35,14 +34,14 @@ base::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const Queu
     return base::Error::msg("create_queue: priority " + std::to_string(opts.priority) +
                            " or percentage " + std::to_string(opts.percentage) + " out of range",
                            EINVAL);
-  std::unique_ptr<AqlQueue> q(new AqlQueue(rt));
-  if (auto s = q->init(*gpu, opts); !s) return s.error();
+  std::unique_ptr<AqlQueue> q(new AqlQueue(gpu, memory, events, scratch));
+  if (auto s = q->init(opts); !s) return s.error();
   return q;
 }
 
-base::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
-  mem::Context& ctx = rt_.memory();
-  const uint32_t id = gpu.gpu_id;
+base::Status AqlQueue::allocate_buffers() {
+  mem::Context& ctx = mem_;
+  const uint32_t id = gpu_.gpu_id;
   KFD_ASSIGN(void* ring, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
                                                            size_t(size_) * aql::kPacketSize, id)));
   ring_ = static_cast<Packet*>(ring);
@@ -52,32 +51,32 @@ base::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
   KFD_ASSIGN(void* q, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
                                                         mem::kPageSize, id)));
   amdq_ = static_cast<aql::AmdQueue*>(q);
-  KFD_TRY(allocate_compute_buffers(ctx, gpu, sizes_, &compute_));
-  KFD_ASSIGN(inactive_, rt_.make_signal_storage(0, rt_.events().queue_error_event()));
-  KFD_ASSIGN(doorbell_signal_, rt_.make_signal_storage(0, nullptr));
+  KFD_TRY(allocate_compute_buffers(ctx, gpu_, sizes_, &compute_));
+  KFD_ASSIGN(inactive_, events_.make_signal_storage(0, events_.queue_error_event()));
+  KFD_ASSIGN(doorbell_signal_, events_.make_signal_storage(0, nullptr));
   return {};
 }
 
 base::Result<AqlQueue::PreparedScratch> AqlQueue::prepare_scratch(uint32_t lane_bytes) {
-  return rt_.prepare_scratch(*gpu_, lane_bytes);
+  return scratch_.prepare(gpu_, lane_bytes);
 }
 
 void AqlQueue::commit_scratch(const PreparedScratch& p) {
   scratch::apply(*amdq_, p.fields);
   __atomic_thread_fence(__ATOMIC_RELEASE);  // the CP reads the fields at the next dispatch
-  rt_.release_scratch(gpu_id_, scratch_slice_);
+  scratch_.release(gpu_id_, scratch_slice_);
   scratch_slice_ = p.slice;
   scratch_layout_ = p.layout;
 }
 
-void AqlQueue::discard_scratch(const PreparedScratch& p) { rt_.release_scratch(gpu_id_, p.slice); }
+void AqlQueue::discard_scratch(const PreparedScratch& p) { scratch_.release(gpu_id_, p.slice); }
 
 // Sizes, allocates and encodes the scratch (ROCr AqlQueue::InitScratchSRD); 0 clears it. The
 // queue is idle (creation, grow_scratch), so the old backing store goes first and the new one
 // may take its room in the window. When the new one cannot be had, the queue gets its old size
 // back (failing that, no scratch) and the error is returned.
 base::Status AqlQueue::setup_scratch(uint32_t lane_bytes) {
-  KFD_TRY(scratch::layout(gpu_->props(), lane_bytes));  // a size the family cannot take: no change
+  KFD_TRY(scratch::layout(gpu_.props(), lane_bytes));  // a size the family cannot take: no change
   const uint32_t old_lane_bytes = scratch_layout_.lane_bytes;
   commit_scratch(PreparedScratch{});
   auto p = prepare_scratch(lane_bytes);
@@ -99,7 +98,7 @@ base::Status AqlQueue::grow_scratch(uint32_t lane_bytes) {
   return setup_scratch(lane_bytes);
 }
 
-void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
+void AqlQueue::init_amd_queue() {
   std::memset(static_cast<void*>(amdq_), 0, sizeof *amdq_);
   for (uint32_t i = 0; i < size_; ++i) {
     ring_[i] = Packet{};
@@ -111,7 +110,7 @@ void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
   h.base_address = reinterpret_cast<uint64_t>(ring_);
   h.doorbell_signal = reinterpret_cast<uint64_t>(doorbell_signal_);
   h.size = size_;
-  init_amd_queue_device_fields(*amdq_, gpu);
+  init_amd_queue_device_fields(*amdq_, gpu_);
   amdq_->read_dispatch_id_field_base_byte_offset =
       uint32_t(offsetof(aql::AmdQueue, read_dispatch_id) - offsetof(aql::AmdQueue, hsa_queue));
   amdq_->queue_properties = scratch::kPropIsPtr64;
@@ -120,14 +119,13 @@ void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
   doorbell_signal_->queue_ptr = reinterpret_cast<uint64_t>(amdq_);
 }
 
-base::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
-  gpu_id_ = gpu.gpu_id;
+base::Status AqlQueue::init(const QueueOptions& opts) {
+  gpu_id_ = gpu_.gpu_id;
   size_ = opts.packets;
   mask_ = size_ - 1;
-  gpu_ = &gpu;
-  sizes_ = pm4::queue_buffer_sizes(gpu.props());
-  KFD_TRY(allocate_buffers(gpu));
-  init_amd_queue(gpu);
+  sizes_ = pm4::queue_buffer_sizes(gpu_.props());
+  KFD_TRY(allocate_buffers());
+  init_amd_queue();
   if (opts.profiling) amdq_->queue_properties |= scratch::kPropEnableProfiling;
   // amd_queue_t complete before CREATE_QUEUE: a debugger may read it once the queue exists.
   KFD_TRY(setup_scratch(opts.scratch_lane_bytes));
@@ -146,16 +144,14 @@ base::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
   a.ctx_save_restore_address = reinterpret_cast<uint64_t>(compute_.cwsr);
   a.ctx_save_restore_size = compute_.cwsr ? sizes_.ctx_save_restore_size : 0;
   a.ctl_stack_size = compute_.cwsr ? sizes_.ctl_stack_size : 0;
-  KFD_ASSIGN(kfd::QueueInfo info, rt_.memory().kfd().create_queue(a));
+  KFD_ASSIGN(kfd::QueueInfo info, gpu_.kfd().create_queue(a));
   created_ = true;
   queue_id_ = info.queue_id;
   amdq_->hsa_queue.id = info.queue_id;
-  KFD_ASSIGN(uint8_t* slice, rt_.doorbell_slice(gpu, info.doorbell_offset));
-  doorbell_ = reinterpret_cast<volatile uint64_t*>(
-      slice + (info.doorbell_offset & (kfd::uapi::kDoorbellSliceSize - 1)));
+  KFD_ASSIGN(doorbell_, gpu_.doorbell(info.doorbell_offset));
   // hardware_doorbell_ptr shares the value field of a doorbell signal.
   doorbell_signal_->value = int64_t(reinterpret_cast<uintptr_t>(doorbell_));
-  rt_.register_queue(this);
+  events_.register_queue(this);
   registered_ = true;
   return {};
 }
@@ -163,27 +159,27 @@ base::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
 AqlQueue::~AqlQueue() { (void)destroy(); }
 
 void AqlQueue::free_buffers() {
-  mem::Context& ctx = rt_.memory();
+  mem::Context& ctx = mem_;
   for (void** p : {reinterpret_cast<void**>(&ring_), reinterpret_cast<void**>(&amdq_)}) {
     if (*p) (void)ctx.free(*p);
     *p = nullptr;
   }
   free_compute_buffers(ctx, &compute_);
-  rt_.release_scratch(gpu_id_, scratch_slice_);
+  scratch_.release(gpu_id_, scratch_slice_);
   scratch_slice_ = {};
-  if (inactive_) rt_.destroy_signal_storage(inactive_, nullptr);
-  if (doorbell_signal_) rt_.destroy_signal_storage(doorbell_signal_, nullptr);
+  if (inactive_) events_.destroy_signal_storage(inactive_, nullptr);
+  if (doorbell_signal_) events_.destroy_signal_storage(doorbell_signal_, nullptr);
   inactive_ = doorbell_signal_ = nullptr;
 }
 
 base::Status AqlQueue::destroy() {
   base::Status st;
   if (registered_) {
-    rt_.unregister_queue(this);
+    events_.unregister_queue(this);
     registered_ = false;
   }
   if (created_) {
-    st = rt_.memory().kfd().destroy_queue(queue_id_);
+    st = gpu_.kfd().destroy_queue(queue_id_);
     created_ = false;
   }
   free_buffers();

@@ -13,15 +13,10 @@
 #include "queues/packets.h"
 #include "queues/queue_memory.h"
 #include "queues/scratch.h"
+#include "queues/scratch_window.h"
 #include "queues/signal.h"
 
-namespace mem {
-struct Gpu;
-}
-
 namespace queues {
-
-class Runtime;
 
 struct QueueOptions {
   uint32_t gpu_id = 0;      // 0: the first GPU
@@ -38,10 +33,13 @@ struct QueueOptions {
 
 // One AQL queue. Producers may call reserve/write/ring_doorbell (or submit) from any thread.
 // Destroying the queue with packets pending is allowed (they are dropped); producers must have
-// stopped. Owned by the caller; the Runtime must outlive it.
+// stopped. Owned by the caller; the GPU, the allocator, the events and the scratch windows it is
+// created with must outlive it (queues::Runtime bundles them).
 class AqlQueue {
  public:
-  static base::Result<std::unique_ptr<AqlQueue>> create(Runtime& rt, const QueueOptions& opts);
+  static base::Result<std::unique_ptr<AqlQueue>> create(const gpu::Device& gpu, mem::Context& memory,
+                                                        EventManager& events, ScratchWindows& scratch,
+                                                        const QueueOptions& opts);
   ~AqlQueue();
   AqlQueue(const AqlQueue&) = delete;
   AqlQueue& operator=(const AqlQueue&) = delete;
@@ -53,6 +51,7 @@ class AqlQueue {
   uint32_t size() const { return size_; }  // packets
   uint32_t queue_id() const { return queue_id_; }
   uint32_t gpu_id() const { return gpu_id_; }
+  const gpu::Device& gpu() const { return gpu_; }
   aql::AmdQueue* amd_queue() const { return amdq_; }
   uint64_t handle() const { return reinterpret_cast<uint64_t>(amdq_); }  // hsa_queue_t*
   const pm4::QueueBufferSizes& buffer_sizes() const { return sizes_; }
@@ -103,17 +102,21 @@ class AqlQueue {
   int64_t error_code() const { return __atomic_load_n(&inactive_->value, __ATOMIC_ACQUIRE); }
 
  private:
-  explicit AqlQueue(Runtime& rt) : rt_(rt) {}
-  base::Status init(const mem::Gpu& gpu, const QueueOptions& opts);
-  base::Status allocate_buffers(const mem::Gpu& gpu);
-  void init_amd_queue(const mem::Gpu& gpu);
+  AqlQueue(const gpu::Device& gpu, mem::Context& memory, EventManager& events, ScratchWindows& scratch)
+      : gpu_(gpu), mem_(memory), events_(events), scratch_(scratch) {}
+  base::Status init(const QueueOptions& opts);
+  base::Status allocate_buffers();
+  void init_amd_queue();
   base::Status wait_for_space(uint64_t end, std::chrono::steady_clock::time_point start,
                              std::chrono::steady_clock::time_point deadline);
   base::Status check_alive(const char* op) const;
   void free_buffers();
   base::Status setup_scratch(uint32_t lane_bytes);
 
-  Runtime& rt_;
+  const gpu::Device& gpu_;
+  mem::Context& mem_;
+  EventManager& events_;
+  ScratchWindows& scratch_;
   uint32_t gpu_id_ = 0;
   uint32_t size_ = 0;
   uint64_t mask_ = 0;
@@ -127,7 +130,6 @@ class AqlQueue {
   aql::AmdSignal* inactive_ = nullptr;
   aql::AmdSignal* doorbell_signal_ = nullptr;
   volatile uint64_t* doorbell_ = nullptr;
-  const mem::Gpu* gpu_ = nullptr;
   scratch::Layout scratch_layout_;
   scratch::Slice scratch_slice_;
   alignas(64) std::atomic<uint64_t> cached_read_{0};  // a recent read_dispatch_id (never ahead)

@@ -5,7 +5,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include <algorithm>
+
 #include "kfd/uapi_ext.h"
+#include "queues/aql_queue.h"
+#include "queues/signal.h"
 
 namespace queues {
 namespace {
@@ -28,8 +32,9 @@ kfd::EventData event_data(uint32_t id, uint64_t age) {
 
 }  // namespace
 
-EventManager::EventManager(mem::Context& ctx, uint32_t max_interrupt_events)
-    : ctx_(ctx), kfd_(ctx.kfd()) {
+EventManager::EventManager(const gpu::Platform& platform, mem::Context& ctx,
+                           uint32_t max_interrupt_events, const WaitPolicy& policy)
+    : ctx_(ctx), kfd_(platform.kfd()), node_id_(platform.devices().front()->node_id), policy_(policy) {
   // Slot 0 is reserved and two events watch for faults; keep the rest of the page as headroom
   // for other users of /dev/kfd in this process.
   uint32_t cap = kfd::uapi::kEventSlots - 3;
@@ -53,7 +58,7 @@ base::Status EventManager::init() {
   r.map_all = true;
   KFD_ASSIGN(page_, ctx_.allocate(r));
   KFD_ASSIGN(mem::AllocationInfo info, ctx_.lookup(page_));
-  uint32_t node = ctx_.gpus().front()->node_id;
+  const uint32_t node = node_id_;
   // Manual reset: once a fault is raised every waiter, present and future, sees it.
   KFD_ASSIGN(kfd::EventInfo mem_ev, kfd_.create_event(kEventMemory, false, node, info.handle));
   memory_event_ = mem_ev.event_id;
@@ -184,6 +189,72 @@ base::Status EventManager::poll_faults() {
   auto r = wait(nullptr, 0, 0);
   if (!r) return r.error();
   return {};
+}
+
+}  // namespace queues
+
+namespace queues {
+
+base::Result<aql::AmdSignal*> EventManager::make_signal_storage(int64_t initial, InterruptEvent* ev) {
+  KFD_ASSIGN(void* mem, ctx_.allocate_signal_memory(sizeof(aql::AmdSignal)));
+  auto* s = static_cast<aql::AmdSignal*>(mem);
+  std::memset(static_cast<void*>(s), 0, sizeof *s);
+  s->kind = aql::kSignalKindUser;
+  s->value = initial;
+  if (ev) {
+    s->event_mailbox_ptr = ev->mailbox;
+    s->event_id = ev->event_id;
+  }
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  return s;
+}
+
+void EventManager::destroy_signal_storage(aql::AmdSignal* sig, InterruptEvent* ev) {
+  if (ev) release(ev);
+  (void)ctx_.free(sig);
+}
+
+base::Result<std::unique_ptr<Signal>> EventManager::create_signal(int64_t initial, SignalKind kind) {
+  InterruptEvent* ev = kind == SignalKind::Interrupt ? acquire() : nullptr;
+  auto s = make_signal_storage(initial, ev);
+  if (!s) {
+    release(ev);
+    return s.error();
+  }
+  return std::unique_ptr<Signal>(new Signal(this, *s, ev));
+}
+
+void EventManager::register_queue(const AqlQueue* q) {
+  std::lock_guard lk(queues_mu_);
+  queues_.push_back(q);
+}
+
+void EventManager::unregister_queue(const AqlQueue* q) {
+  std::lock_guard lk(queues_mu_);
+  queues_.erase(std::remove(queues_.begin(), queues_.end(), q), queues_.end());
+  // The queue-error event is manual reset: lower it once no live queue is in error.
+  const bool q_err = q->error_code() != 0;
+  const bool any = std::any_of(queues_.begin(), queues_.end(),
+                               [](const AqlQueue* o) { return o->error_code() != 0; });
+  if (q_err && !any) (void)reset_queue_error_event();
+}
+
+base::Status EventManager::check_device(bool poll_kernel) {
+  KFD_TRY(fault());
+  if (poll_kernel) KFD_TRY(poll_faults());
+  base::Status queue_error;
+  {
+    std::lock_guard lk(queues_mu_);
+    for (const AqlQueue* q : queues_)
+      if (auto e = q->error(); !e) {
+        queue_error = e;
+        break;
+      }
+  }
+  if (queue_error.ok()) return {};
+  // A queue stopped by a memory fault: prefer the kernel's fault report, which names the address.
+  if (!poll_kernel) KFD_TRY(poll_faults());
+  return queue_error;
 }
 
 }  // namespace queues

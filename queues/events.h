@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// KFD events for signals: the events page, a bounded set of shared interrupt events, fault events.
+// KFD events for signals: the events page, shared interrupt events, signal memory, faults and queue errors.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -10,9 +11,30 @@
 #include <vector>
 
 #include "base/result.h"
+#include "gpu/device.h"
 #include "memory/context.h"
+#include "pm4/aql.h"
 
 namespace queues {
+
+class AqlQueue;
+class Signal;
+
+enum class SignalKind { Interrupt, Polling };
+
+// How a waiter waits: spin for `spin`, then sched_yield for `yield`, then (when `block`) sleep in
+// WAIT_EVENTS (interrupt signals) or in short sleeps (polling signals) until the deadline.
+struct WaitPolicy {
+  std::chrono::nanoseconds spin = std::chrono::microseconds(20);
+  std::chrono::nanoseconds yield = std::chrono::microseconds(50);
+  bool block = true;
+  uint32_t block_slice_ms = 1000;  // longest single WAIT_EVENTS (recheck period)
+
+  static WaitPolicy spinning() { return {std::chrono::hours(24), {}, false, 1000}; }
+  static WaitPolicy blocking() { return {{}, {}, true, 1000}; }
+};
+
+constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
 
 // One KFD SIGNAL event, shared by many signals (the 4096-slot events page is a process budget).
 struct InterruptEvent {
@@ -26,10 +48,16 @@ struct InterruptEvent {
 // What ended a blocking wait.
 enum class WakeReason { Event, Timeout };
 
+// The way the device talks back to the process: the events page and the KFD events signals use,
+// the memory of every amd_signal_t, the fault events, and the live AQL queues whose
+// queue_inactive_signal raises the queue-error event. Signals and queues are given it at
+// creation; it must outlive them. Thread-safe.
 class EventManager {
  public:
   // `max_interrupt_events` bounds the SIGNAL events created; past it, signals share events.
-  EventManager(mem::Context& ctx, uint32_t max_interrupt_events);
+  // `policy` is the default wait policy of Signal::wait.
+  EventManager(const gpu::Platform& platform, mem::Context& ctx, uint32_t max_interrupt_events,
+               const WaitPolicy& policy = {});
   ~EventManager();
 
   // Allocates the events page (32 KiB uncached GTT) and creates the MEMORY and HW_EXCEPTION
@@ -57,6 +85,24 @@ class EventManager {
   base::Status fault() const;
   bool faulted() const { return faulted_.load(std::memory_order_acquire); }
 
+  // The device's error state, as every wait sees it: a GPU fault (sticky) or a live AQL queue in
+  // error. poll_kernel also asks the kernel (zero-timeout WAIT_EVENTS on the fault events).
+  base::Status check_device(bool poll_kernel);
+  // AQL queues report their errors through the queue-error event: check_device asks the live ones.
+  void register_queue(const AqlQueue* q);
+  void unregister_queue(const AqlQueue* q);
+
+  // A signal with `initial` value. Interrupt signals get a (possibly shared) KFD event and fall
+  // back to polling when none can be had.
+  base::Result<std::unique_ptr<Signal>> create_signal(int64_t initial = 0,
+                                                     SignalKind kind = SignalKind::Interrupt);
+  // amd_signal_t memory (uncached GTT every GPU maps) bound to `ev` (may be null: polled only).
+  base::Result<pm4::aql::AmdSignal*> make_signal_storage(int64_t initial, InterruptEvent* ev);
+  void destroy_signal_storage(pm4::aql::AmdSignal* sig, InterruptEvent* ev);
+
+  const WaitPolicy& wait_policy() const { return policy_; }
+  void set_wait_policy(const WaitPolicy& p) { policy_ = p; }
+
   size_t event_count() const;
   uint32_t max_events() const { return max_events_.load(std::memory_order_relaxed); }
   bool uses_event_age() const { return use_age_; }
@@ -67,6 +113,10 @@ class EventManager {
 
   mem::Context& ctx_;
   const kfd::Kfd& kfd_;
+  uint32_t node_id_ = 0;  // the fault events' node (the first GPU's)
+  WaitPolicy policy_;
+  std::mutex queues_mu_;
+  std::vector<const AqlQueue*> queues_;
   std::atomic<uint32_t> max_events_{0};
   bool use_age_ = false;
   void* page_ = nullptr;

@@ -8,15 +8,14 @@
 #include <cerrno>
 #include <cstring>
 
-#include "queues/runtime.h"
 
 namespace queues {
 
 using Clock = spin::Clock;
 
-base::Result<std::unique_ptr<Pm4Queue>> Pm4Queue::create(Runtime& rt, const Pm4QueueOptions& o) {
-  const mem::Gpu* gpu = o.gpu_id ? rt.memory().gpu(o.gpu_id) : rt.gpus().front().get();
-  if (!gpu) return base::Error::msg("create PM4 queue: unknown GPU " + base::hex(o.gpu_id), ENODEV);
+base::Result<std::unique_ptr<Pm4Queue>> Pm4Queue::create(const gpu::Device& gpu, mem::Context& memory,
+                                                        EventManager& events, ScratchWindows& scratch,
+                                                        const Pm4QueueOptions& o) {
   // KFD_MIN_QUEUE_RING_SIZE is the kernel's floor; a power of two as the CP's QUEUE_SIZE encodes.
   if (!std::has_single_bit(o.ring_bytes) || o.ring_bytes < KFD_MIN_QUEUE_RING_SIZE ||
       o.ring_bytes > (1u << 30))
@@ -26,15 +25,15 @@ base::Result<std::unique_ptr<Pm4Queue>> Pm4Queue::create(Runtime& rt, const Pm4Q
     return base::Error::msg("create PM4 queue: priority " + std::to_string(o.priority) +
                                 " or percentage " + std::to_string(o.percentage) + " out of range",
                             EINVAL);
-  std::unique_ptr<Pm4Queue> q(new Pm4Queue(rt));
-  if (auto st = q->init(*gpu, o); !st) return st.error();
+  std::unique_ptr<Pm4Queue> q(new Pm4Queue(gpu, memory, events, scratch));
+  if (auto st = q->init(o); !st) return st.error();
   return q;
 }
 
-base::Status Pm4Queue::init(const mem::Gpu& gpu, const Pm4QueueOptions& o) {
-  gpu_ = &gpu;
+base::Status Pm4Queue::init(const Pm4QueueOptions& o) {
+  const gpu::Device& gpu = *gpu_;
   family_ = gpu.family;
-  mem::Context& ctx = rt_.memory();
+  mem::Context& ctx = mem_;
   KFD_ASSIGN(void* aux, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
                                                           kAuxBytes, gpu.gpu_id)));
   aux_ = static_cast<uint8_t*>(aux);
@@ -55,7 +54,7 @@ base::Status Pm4Queue::init(const mem::Gpu& gpu, const Pm4QueueOptions& o) {
   amdq_->hsa_queue.id = ring_.queue_id();
   amdq_->queue_properties = scratch::kPropIsPtr64;
   if (o.scratch_lane_bytes) {
-    KFD_ASSIGN(scratch_, rt_.prepare_scratch(gpu, o.scratch_lane_bytes));
+    KFD_ASSIGN(scratch_, scratch_windows_.prepare(gpu, o.scratch_lane_bytes));
     scratch::apply(*amdq_, scratch_.fields);
   }
   return {};
@@ -64,9 +63,9 @@ base::Status Pm4Queue::init(const mem::Gpu& gpu, const Pm4QueueOptions& o) {
 Pm4Queue::~Pm4Queue() { (void)destroy(); }
 
 void Pm4Queue::free_buffers() {
-  if (gpu_) rt_.release_scratch(gpu_->gpu_id, scratch_.slice);
+  scratch_windows_.release(gpu_->gpu_id, scratch_.slice);
   scratch_ = {};
-  if (aux_) (void)rt_.memory().free(aux_);
+  if (aux_) (void)mem_.free(aux_);
   aux_ = nullptr;
   amdq_ = nullptr;
   fence_ = nullptr;
@@ -205,9 +204,9 @@ base::Status Pm4Queue::grow_scratch(uint32_t lane_bytes, std::chrono::nanosecond
   // Every dispatch so far carries the old store in its registers: let them finish first.
   KFD_TRY(wait_fence(last_seq_, spin::deadline_after(Clock::now(), timeout)));
   KFD_TRY(scratch::layout(gpu_->props(), lane_bytes));  // a size the family cannot take: no change
-  rt_.release_scratch(gpu_->gpu_id, scratch_.slice);
+  scratch_windows_.release(gpu_->gpu_id, scratch_.slice);
   scratch_ = {};
-  auto p = rt_.prepare_scratch(*gpu_, lane_bytes);
+  auto p = scratch_windows_.prepare(*gpu_, lane_bytes);
   if (p) scratch_ = *p;
   scratch::apply(*amdq_, scratch_.fields);  // without scratch when the new store cannot be had
   if (!p) return p.error();

@@ -13,12 +13,12 @@
 #include "pm4/family.h"
 #include "queues/pm4_commands.h"
 #include "queues/scratch.h"
+#include "queues/scratch_window.h"
 #include "queues/signal.h"
 #include "queues/user_ring.h"
 
 namespace queues {
 
-class Runtime;
 
 struct Pm4QueueOptions {
   uint32_t gpu_id = 0;                // 0: the first GPU
@@ -41,11 +41,14 @@ struct Pm4QueueOptions {
 // packet slot (for kernels reading their dispatch ptr) may be reused. Raw packets (submit/emit)
 // run in ring order but are not fenced until the next dispatch or wait_idle.
 //
-// Destroying the queue with work pending is allowed (DESTROY_QUEUE preempts it); the Runtime must
-// outlive the queue, and producers must have stopped.
+// Destroying the queue with work pending is allowed (DESTROY_QUEUE preempts it); what the queue
+// is created with (GPU, allocator, events, scratch windows) must outlive it, and producers must
+// have stopped.
 class Pm4Queue {
  public:
-  static base::Result<std::unique_ptr<Pm4Queue>> create(Runtime& rt, const Pm4QueueOptions& o);
+  static base::Result<std::unique_ptr<Pm4Queue>> create(const gpu::Device& gpu, mem::Context& memory,
+                                                        EventManager& events, ScratchWindows& scratch,
+                                                        const Pm4QueueOptions& o);
   ~Pm4Queue();
   Pm4Queue(const Pm4Queue&) = delete;
   Pm4Queue& operator=(const Pm4Queue&) = delete;
@@ -100,8 +103,9 @@ class Pm4Queue {
   base::Status grow_scratch(uint32_t lane_bytes, std::chrono::nanoseconds timeout = kForever);
 
  private:
-  explicit Pm4Queue(Runtime& rt) : rt_(rt), ring_(rt) {}
-  base::Status init(const mem::Gpu& gpu, const Pm4QueueOptions& o);
+  Pm4Queue(const gpu::Device& gpu, mem::Context& memory, EventManager& events, ScratchWindows& scratch)
+      : gpu_(&gpu), mem_(memory), scratch_windows_(scratch), ring_(memory, events) {}
+  base::Status init(const Pm4QueueOptions& o);
   base::Status wait_fence(uint32_t seq, spin::Clock::time_point deadline);
   // Whether the device's fence passed `seq`; a value seen before answers first (the CP writes
   // the fence's cache line). Under the ring's mutex.
@@ -119,9 +123,10 @@ class Pm4Queue {
   static constexpr uint64_t kSlotsOffset = 0x1000;
   static constexpr uint64_t kAuxBytes = kSlotsOffset + kPacketSlots * aql::kPacketSize;
 
-  Runtime& rt_;
+  const gpu::Device* gpu_;
+  mem::Context& mem_;
+  ScratchWindows& scratch_windows_;
   UserRing ring_;
-  const mem::Gpu* gpu_ = nullptr;
   const pm4::Family* family_ = nullptr;
   uint8_t* aux_ = nullptr;  // amd_queue_t, fence, dispatch packet slots
   aql::AmdQueue* amdq_ = nullptr;

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "queues/aql_queue.h"
-#include "queues/runtime.h"
 #include "queues/spin.h"
 
 namespace queues {
@@ -27,7 +26,7 @@ base::Status AqlQueue::wait_for_space(uint64_t end, Clock::time_point start,
       256, deadline, [&] { return end - read_index() <= size_; },
       [&]() -> base::Status {
         KFD_TRY(error());
-        return rt_.check_device(true);
+        return events_.check_device(true);
       },
       [&](Clock::time_point now) -> base::Status {
         return base::Error::msg("AQL queue " + std::to_string(queue_id_) + " full for " +
@@ -97,7 +96,7 @@ base::Status AqlQueue::wait_idle(std::chrono::nanoseconds timeout) {
       1024, spin::deadline_after(start, timeout), [&] { return read_index() >= target; },
       [&]() -> base::Status {
         KFD_TRY(error());
-        return rt_.check_device(true);
+        return events_.check_device(true);
       },
       [&](Clock::time_point now) -> base::Status {
         return base::Error::msg("AQL queue " + std::to_string(queue_id_) + " not idle after " +

@@ -14,7 +14,7 @@ mem::AllocRequest queue_buffer_request(mem::Heap heap, mem::Coherence c, size_t 
   return r;
 }
 
-base::Status allocate_compute_buffers(mem::Context& ctx, const mem::Gpu& gpu,
+base::Status allocate_compute_buffers(mem::Context& ctx, const gpu::Device& gpu,
                                       const pm4::QueueBufferSizes& sizes, ComputeBuffers* out) {
   const uint32_t id = gpu.gpu_id;
   if (sizes.eop_size) {
@@ -35,7 +35,7 @@ void free_compute_buffers(mem::Context& ctx, ComputeBuffers* b) {
   }
 }
 
-void init_amd_queue_device_fields(pm4::aql::AmdQueue& q, const mem::Gpu& gpu) {
+void init_amd_queue_device_fields(pm4::aql::AmdQueue& q, const gpu::Device& gpu) {
   const auto& p = gpu.props();
   q.group_segment_aperture_base_hi = uint32_t(gpu.apertures.lds_base >> 32);
   q.private_segment_aperture_base_hi = uint32_t(gpu.apertures.scratch_base >> 32);

@@ -21,12 +21,12 @@ struct ComputeBuffers {
   void* eop = nullptr;
   void* cwsr = nullptr;
 };
-base::Status allocate_compute_buffers(mem::Context& ctx, const mem::Gpu& gpu,
+base::Status allocate_compute_buffers(mem::Context& ctx, const gpu::Device& gpu,
                                       const pm4::QueueBufferSizes& sizes, ComputeBuffers* out);
 void free_compute_buffers(mem::Context& ctx, ComputeBuffers* b);
 
 // The amd_queue_t fields that describe the device rather than the queue: aperture bases and the
 // largest CU and wave ids (ROCr AqlQueue's constructor).
-void init_amd_queue_device_fields(pm4::aql::AmdQueue& q, const mem::Gpu& gpu);
+void init_amd_queue_device_fields(pm4::aql::AmdQueue& q, const gpu::Device& gpu);
 
 }  // namespace queues

@@ -1,36 +1,40 @@
 // SPDX-License-Identifier: MIT
-// The per-GPU scratch window of queues::Runtime: SET_SCRATCH_BACKING_VA once, 64 KiB slices per queue.
+// The per-GPU scratch windows: SET_SCRATCH_BACKING_VA once, 64 KiB slices per queue.
 #include <algorithm>
 #include <cerrno>
 
-#include "queues/runtime.h"
-#include "queues/scratch.h"
+#include "queues/scratch_window.h"
 
 namespace queues {
 
 // The thunk reserves one scratch backing range per GPU and programs SH_HIDDEN_PRIVATE_BASE with
 // its base >> 16 (libhsakmt fmm_allocate_scratch); ROCr records each queue's offset into it.
-base::Result<Runtime::ScratchWindow*> Runtime::scratch_window(const mem::Gpu& gpu) {
-  auto it = scratch_.find(gpu.gpu_id);
-  if (it != scratch_.end()) return &it->second;
-  KFD_ASSIGN(mem::VaRange va, mem::reserve_va(scratch_window_size_, mem::kMaxVaAlignment));
+ScratchWindows::~ScratchWindows() {
+  // The slices are freed by their queues; the reservations go once nothing lives in them.
+  for (auto& [gpu, w] : windows_) mem::release_va(w.va);
+}
+
+base::Result<ScratchWindows::Window*> ScratchWindows::window(const gpu::Device& gpu) {
+  auto it = windows_.find(gpu.gpu_id);
+  if (it != windows_.end()) return &it->second;
+  KFD_ASSIGN(mem::VaRange va, mem::reserve_va(window_bytes_, mem::kMaxVaAlignment));
   static_assert(mem::kMaxVaAlignment % scratch::kBackingAlign == 0);
-  if (auto st = ctx_->kfd().set_scratch_backing_va(gpu.gpu_id, va.base >> 16); !st) {
+  if (auto st = gpu.kfd().set_scratch_backing_va(gpu.gpu_id, va.base >> 16); !st) {
     mem::release_va(va);
     return st.error();
   }
-  ScratchWindow& w = scratch_[gpu.gpu_id];
+  Window& w = windows_[gpu.gpu_id];
   w.va = va;
   return &w;
 }
 
-base::Result<ScratchSlice> Runtime::acquire_scratch(const mem::Gpu& gpu, uint64_t bytes) {
+base::Result<scratch::Slice> ScratchWindows::acquire(const gpu::Device& gpu, uint64_t bytes) {
   const uint64_t a = scratch::kBackingAlign;
   const uint64_t size = (bytes + a - 1) / a * a;
   if (bytes == 0 || size < bytes)
     return base::Error::msg("scratch: invalid size " + std::to_string(bytes), EINVAL);
   std::lock_guard lk(mu_);
-  KFD_ASSIGN(ScratchWindow* w, scratch_window(gpu));
+  KFD_ASSIGN(Window* w, window(gpu));
   // First fit among the gaps between live slices (kept sorted by offset).
   uint64_t off = 0;
   for (const auto& [o, s] : w->used) {
@@ -48,27 +52,27 @@ base::Result<ScratchSlice> Runtime::acquire_scratch(const mem::Gpu& gpu, uint64_
   r.size = size;
   r.owner_gpu = gpu.gpu_id;
   r.fixed_va = w->va.base + off;
-  KFD_ASSIGN(void* p, ctx_->allocate(r));
+  KFD_ASSIGN(void* p, mem_.allocate(r));
   w->used.emplace(off, size);
-  return ScratchSlice{reinterpret_cast<uint64_t>(p), off, size};
+  return scratch::Slice{reinterpret_cast<uint64_t>(p), off, size};
 }
 
-void Runtime::release_scratch(uint32_t gpu_id, const ScratchSlice& s) {
+void ScratchWindows::release(uint32_t gpu_id, const scratch::Slice& s) {
   if (s.size == 0) return;
   std::lock_guard lk(mu_);
-  (void)ctx_->free(reinterpret_cast<void*>(s.base));
-  auto it = scratch_.find(gpu_id);
-  if (it != scratch_.end()) it->second.used.erase(s.offset);
+  (void)mem_.free(reinterpret_cast<void*>(s.base));
+  auto it = windows_.find(gpu_id);
+  if (it != windows_.end()) it->second.used.erase(s.offset);
 }
 
 // Sizes, allocates and encodes a backing store of `lane_bytes` per work-item (halving the slots
 // under memory pressure, down to one workgroup's worth), as ROCr's AqlQueue::InitScratchSRD.
-base::Result<scratch::Prepared> Runtime::prepare_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
+base::Result<scratch::Prepared> ScratchWindows::prepare(const gpu::Device& gpu, uint32_t lane_bytes) {
   scratch::Prepared p;
   KFD_ASSIGN(p.layout, scratch::layout(gpu.props(), lane_bytes));
   if (p.layout.total_bytes == 0) return p;  // no scratch: all fields zero
   for (;;) {
-    auto slice = acquire_scratch(gpu, p.layout.total_bytes);
+    auto slice = acquire(gpu, p.layout.total_bytes);
     if (slice) {
       p.slice = *slice;
       break;
@@ -79,7 +83,7 @@ base::Result<scratch::Prepared> Runtime::prepare_scratch(const mem::Gpu& gpu, ui
   }
   auto f = scratch::encode(gpu.props(), p.layout, p.slice.base, p.slice.offset);
   if (!f) {
-    release_scratch(gpu.gpu_id, p.slice);
+    release(gpu.gpu_id, p.slice);
     return f.error();
   }
   p.fields = *f;

@@ -9,15 +9,14 @@
 #include <cerrno>
 #include <cstring>
 
-#include "queues/runtime.h"
 
 namespace queues {
 
 using Clock = spin::Clock;
 
-base::Result<std::unique_ptr<SdmaQueue>> SdmaQueue::create(Runtime& rt, const SdmaQueueOptions& o) {
-  const mem::Gpu* gpu = o.gpu_id ? rt.memory().gpu(o.gpu_id) : rt.gpus().front().get();
-  if (!gpu) return base::Error::msg("create SDMA queue: unknown GPU " + base::hex(o.gpu_id), ENODEV);
+base::Result<std::unique_ptr<SdmaQueue>> SdmaQueue::create(const gpu::Device& g, mem::Context& memory,
+                                                          EventManager& events, const SdmaQueueOptions& o) {
+  const gpu::Device* gpu = &g;
   if (!std::has_single_bit(o.ring_bytes) || o.ring_bytes < KFD_MIN_QUEUE_RING_SIZE ||
       o.ring_bytes > (1u << 30))
     return base::Error::msg("create SDMA queue: ring size " + std::to_string(o.ring_bytes) +
@@ -34,15 +33,15 @@ base::Result<std::unique_ptr<SdmaQueue>> SdmaQueue::create(Runtime& rt, const Sd
                                     " has no " + (o.xgmi ? "XGMI " : "") +
                                     "SDMA engines (topology num_sdma" + (o.xgmi ? "_xgmi" : "") +
                                     "_engines 0)", ENODEV);
-  std::unique_ptr<SdmaQueue> q(new SdmaQueue(rt));
+  std::unique_ptr<SdmaQueue> q(new SdmaQueue(memory, events));
   if (auto st = q->init(*gpu, o); !st) return st.error();
   return q;
 }
 
-base::Status SdmaQueue::init(const mem::Gpu& gpu, const SdmaQueueOptions& o) {
+base::Status SdmaQueue::init(const gpu::Device& gpu, const SdmaQueueOptions& o) {
   family_ = gpu.family;
   xgmi_ = o.xgmi;
-  KFD_ASSIGN(void* f, rt_.memory().allocate(queue_buffer_request(
+  KFD_ASSIGN(void* f, mem_.allocate(queue_buffer_request(
                           mem::Heap::Gtt, mem::Coherence::Uncached, mem::kPageSize, gpu.gpu_id)));
   fence_ = static_cast<uint32_t*>(f);
   *fence_ = 0;
@@ -63,7 +62,7 @@ SdmaQueue::~SdmaQueue() { (void)destroy(); }
 
 base::Status SdmaQueue::destroy() {
   base::Status st = ring_.destroy();
-  if (fence_) (void)rt_.memory().free(fence_);
+  if (fence_) (void)mem_.free(fence_);
   fence_ = nullptr;
   return st;
 }

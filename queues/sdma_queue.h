@@ -15,7 +15,6 @@
 
 namespace queues {
 
-class Runtime;
 
 struct SdmaQueueOptions {
   uint32_t gpu_id = 0;               // 0: the first GPU
@@ -31,7 +30,8 @@ struct SdmaQueueOptions {
 // device's fault (a KFD MEMORY event naming it), which every wait reports.
 class SdmaQueue {
  public:
-  static base::Result<std::unique_ptr<SdmaQueue>> create(Runtime& rt, const SdmaQueueOptions& o);
+  static base::Result<std::unique_ptr<SdmaQueue>> create(const gpu::Device& gpu, mem::Context& memory,
+                                                         EventManager& events, const SdmaQueueOptions& o);
   ~SdmaQueue();
   SdmaQueue(const SdmaQueue&) = delete;
   SdmaQueue& operator=(const SdmaQueue&) = delete;
@@ -80,15 +80,15 @@ class SdmaQueue {
   uint32_t completed_fence() const { return __atomic_load_n(fence_, __ATOMIC_ACQUIRE); }
 
  private:
-  explicit SdmaQueue(Runtime& rt) : rt_(rt), ring_(rt) {}
-  base::Status init(const mem::Gpu& gpu, const SdmaQueueOptions& o);
+  SdmaQueue(mem::Context& memory, EventManager& events) : mem_(memory), ring_(memory, events) {}
+  base::Status init(const gpu::Device& gpu, const SdmaQueueOptions& o);
   base::Status finish_emit(uint32_t reserved, size_t written);
   uint32_t padded(uint32_t dwords) const { return dwords < min_dwords_ ? min_dwords_ : dwords; }
   template <class Chunk>
   base::Status chunked(uint64_t bytes, uint32_t dwords_per_packet, const SdmaCompletion* done,
                        std::chrono::nanoseconds timeout, Chunk&& write_chunk);
 
-  Runtime& rt_;
+  mem::Context& mem_;
   UserRing ring_;
   const pm4::Family* family_ = nullptr;
   bool xgmi_ = false;

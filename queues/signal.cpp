@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <thread>
 
-#include "queues/runtime.h"
 #include "queues/spin.h"
 
 namespace queues {
@@ -41,14 +40,14 @@ bool cond_holds(Cond c, int64_t v, int64_t x) {
 }
 
 Signal::~Signal() {
-  rt_->destroy_signal_storage(sig_, ev_);
+  events_->destroy_signal_storage(sig_, ev_);
 }
 
 int64_t Signal::load() const { return __atomic_load_n(&sig_->value, __ATOMIC_ACQUIRE); }
 
 void Signal::wake() {
   // Dekker pairing with the waiter: it bumps waiters_ before its last value check.
-  if (ev_ && waiters_.load(std::memory_order_seq_cst) > 0) (void)rt_->events().set(ev_);
+  if (ev_ && waiters_.load(std::memory_order_seq_cst) > 0) (void)events_->set(ev_);
 }
 
 void Signal::store(int64_t v) {
@@ -85,7 +84,7 @@ base::Error Signal::timeout_error(Cond cond, int64_t operand, std::chrono::nanos
 
 base::Result<int64_t> Signal::wait(Cond cond, int64_t operand,
                                   std::chrono::nanoseconds timeout) const {
-  return wait(cond, operand, timeout, rt_->wait_policy());
+  return wait(cond, operand, timeout, events_->wait_policy());
 }
 
 base::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nanoseconds timeout,
@@ -110,7 +109,7 @@ base::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nano
     auto now = Clock::now();
     if (now >= next_check) {
       // Faults and queue errors end the wait; polling the kernel at most once a millisecond.
-      KFD_TRY(rt_->check_device(true));
+      KFD_TRY(events_->check_device(true));
       next_check = now + std::chrono::milliseconds(1);
     }
     if (now >= deadline) return timeout_error(cond, operand, timeout);
@@ -128,13 +127,13 @@ base::Result<int64_t> Signal::block(Cond cond, int64_t operand, Clock::time_poin
     ~Leave() { w.fetch_sub(1, std::memory_order_seq_cst); }
   } leave{waiters_};
   const auto start = Clock::now();
-  EventManager& events = rt_->events();
+  EventManager& events = *events_;
   for (;;) {
     // The event age is read before the value, so a completion in between wakes us at once.
     uint64_t age = ev_ ? ev_->age.load(std::memory_order_acquire) : 0;
     int64_t v = load();
     if (cond_holds(cond, v, operand)) return v;
-    KFD_TRY(rt_->check_device(false));
+    KFD_TRY(events_->check_device(false));
     auto now = Clock::now();
     if (now >= deadline) return timeout_error(cond, operand, now - start);
     auto left_ms = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();

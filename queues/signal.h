@@ -14,28 +14,12 @@ namespace queues {
 
 namespace aql = pm4::aql;
 
-class Runtime;
-
-enum class SignalKind { Interrupt, Polling };
 enum class Cond { Eq, Ne, Lt, Gte };
 const char* cond_name(Cond c);
 bool cond_holds(Cond c, int64_t value, int64_t operand);
 
-// How a waiter waits: spin for `spin`, then sched_yield for `yield`, then (when `block`) sleep in
-// WAIT_EVENTS (interrupt signals) or in short sleeps (polling signals) until the deadline.
-struct WaitPolicy {
-  std::chrono::nanoseconds spin = std::chrono::microseconds(20);
-  std::chrono::nanoseconds yield = std::chrono::microseconds(50);
-  bool block = true;
-  uint32_t block_slice_ms = 1000;  // longest single WAIT_EVENTS (recheck period)
-
-  static WaitPolicy spinning() { return {std::chrono::hours(24), {}, false, 1000}; }
-  static WaitPolicy blocking() { return {{}, {}, true, 1000}; }
-};
-
-constexpr std::chrono::nanoseconds kForever = std::chrono::nanoseconds::max();
-
-// A signal owned by a Runtime (which must outlive it). handle() goes into packets.
+// A signal whose memory and event come from an EventManager (which must outlive it). handle()
+// goes into packets.
 class Signal {
  public:
   ~Signal();
@@ -59,20 +43,21 @@ class Signal {
   // `timeout`, or with the device's error (GPU fault, queue error) as soon as one is known.
   base::Result<int64_t> wait(Cond cond, int64_t operand, std::chrono::nanoseconds timeout,
                             const WaitPolicy& policy) const;
-  // Same, with the runtime's default policy.
+  // Same, with the EventManager's default policy.
   base::Result<int64_t> wait(Cond cond, int64_t operand,
                             std::chrono::nanoseconds timeout = kForever) const;
 
  private:
-  friend class Runtime;
-  Signal(Runtime* rt, aql::AmdSignal* sig, InterruptEvent* ev) : rt_(rt), sig_(sig), ev_(ev) {}
+  friend class EventManager;
+  Signal(EventManager* events, aql::AmdSignal* sig, InterruptEvent* ev)
+      : events_(events), sig_(sig), ev_(ev) {}
   void wake();
   base::Result<int64_t> block(Cond cond, int64_t operand,
                              std::chrono::steady_clock::time_point deadline,
                              const WaitPolicy& policy) const;
   base::Error timeout_error(Cond cond, int64_t operand, std::chrono::nanoseconds t) const;
 
-  Runtime* rt_;
+  EventManager* events_;
   aql::AmdSignal* sig_;
   InterruptEvent* ev_;
   mutable std::atomic<int> waiters_{0};

@@ -12,14 +12,14 @@
 #include "memory/context.h"
 #include "pm4/sdma.h"
 #include "pm4/type3.h"
-#include "queues/runtime.h"
+#include "queues/events.h"
 
 namespace queues {
 
 using Clock = spin::Clock;
 
-base::Status UserRing::allocate(const mem::Gpu& gpu, const RingSetup& s) {
-  mem::Context& ctx = rt_.memory();
+base::Status UserRing::allocate(const gpu::Device& gpu, const RingSetup& s) {
+  mem::Context& ctx = mem_;
   const uint32_t id = gpu.gpu_id;
   mem::AllocRequest rr = queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached, s.ring_bytes, id);
   // Command memory the engines fetch is mapped executable, as ROCr allocates its rings and PM4
@@ -40,8 +40,9 @@ base::Status UserRing::allocate(const mem::Gpu& gpu, const RingSetup& s) {
   return {};
 }
 
-base::Status UserRing::create(const mem::Gpu& gpu, const RingSetup& s, const char* name) {
+base::Status UserRing::create(const gpu::Device& gpu, const RingSetup& s, const char* name) {
   name_ = name;
+  kfd_ = &gpu.kfd();
   kind_ = s.kind;
   gpu_id_ = gpu.gpu_id;
   dwords_ = s.ring_bytes / 4;
@@ -72,25 +73,24 @@ base::Status UserRing::create(const mem::Gpu& gpu, const RingSetup& s, const cha
   a.ctx_save_restore_address = reinterpret_cast<uint64_t>(compute_.cwsr);
   a.ctx_save_restore_size = compute_.cwsr ? sizes_.ctx_save_restore_size : 0;
   a.ctl_stack_size = compute_.cwsr ? sizes_.ctl_stack_size : 0;
-  auto info = rt_.memory().kfd().create_queue(a);
+  auto info = kfd_->create_queue(a);
   if (!info) {
     free_buffers();
     return info.error().context(std::string(name) + " on GPU " + base::hex(gpu_id_));
   }
   created_ = true;
   queue_id_ = info->queue_id;
-  auto slice = rt_.doorbell_slice(gpu, info->doorbell_offset);
-  if (!slice) {
+  auto doorbell = gpu.doorbell(info->doorbell_offset);
+  if (!doorbell) {
     (void)destroy();
-    return slice.error();
+    return doorbell.error();
   }
-  doorbell_ = reinterpret_cast<volatile uint64_t*>(
-      *slice + (info->doorbell_offset & (kfd::uapi::kDoorbellSliceSize - 1)));
+  doorbell_ = *doorbell;
   return {};
 }
 
 void UserRing::free_buffers() {
-  mem::Context& ctx = rt_.memory();
+  mem::Context& ctx = mem_;
   for (void** p : {reinterpret_cast<void**>(&ring_), reinterpret_cast<void**>(&rptr_),
                    reinterpret_cast<void**>(&wptr_)}) {
     if (*p) (void)ctx.free(*p);
@@ -102,7 +102,7 @@ void UserRing::free_buffers() {
 base::Status UserRing::destroy() {
   base::Status st;
   if (created_) {
-    st = rt_.memory().kfd().destroy_queue(queue_id_);
+    st = kfd_->destroy_queue(queue_id_);
     created_ = false;
   }
   free_buffers();
@@ -115,9 +115,9 @@ base::Status UserRing::check_alive(const char* op) const {
   return base::Error::msg(std::string(name_) + " " + op + ": the queue was destroyed", EINVAL);
 }
 
-base::Status UserRing::check_device() { return rt_.check_device(true); }
+base::Status UserRing::check_device() { return events_.check_device(true); }
 
-base::Status UserRing::known_faults() { return rt_.check_device(false); }
+base::Status UserRing::known_faults() { return events_.check_device(false); }
 
 uint64_t UserRing::read_index() const {
   // The read pointer first: it never passes what was published before it was read, so the

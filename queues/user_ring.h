@@ -12,13 +12,9 @@
 #include "queues/queue_memory.h"
 #include "queues/spin.h"
 
-namespace mem {
-struct Gpu;
-}
-
 namespace queues {
 
-class Runtime;
+class EventManager;
 
 // How an engine counts its ring (kfdtest PM4Queue.cpp / SDMAQueue.cpp, ROCr amd_blit_sdma.cpp):
 // the CP (PM4, gfx9+) takes a 64-bit monotonic write pointer in dwords and reports a 32-bit read
@@ -49,7 +45,7 @@ struct RingSetup {
 // written").
 class UserRing {
  public:
-  explicit UserRing(Runtime& rt) : rt_(rt) {}
+  UserRing(mem::Context& memory, EventManager& events) : mem_(memory), events_(events) {}
   ~UserRing() { (void)destroy(); }
   UserRing(const UserRing&) = delete;
   UserRing& operator=(const UserRing&) = delete;
@@ -57,7 +53,7 @@ class UserRing {
   // Allocates the ring, the read- and write-pointer pages (each alone in a one-page buffer, as
   // Linux 6.12's kfd_queue_buffer_get validates) and, for compute queues, EOP and CWSR; then
   // CREATE_QUEUE and the doorbell mapping. `name` prefixes errors ("PM4 queue").
-  base::Status create(const mem::Gpu& gpu, const RingSetup& s, const char* name);
+  base::Status create(const gpu::Device& gpu, const RingSetup& s, const char* name);
   // DESTROY_QUEUE, then frees the buffers (the kernel holds them while the queue lives). Pending
   // work is dropped. Idempotent.
   base::Status destroy();
@@ -100,11 +96,13 @@ class UserRing {
   base::Status known_faults();
 
  private:
-  base::Status allocate(const mem::Gpu& gpu, const RingSetup& s);
+  base::Status allocate(const gpu::Device& gpu, const RingSetup& s);
   base::Status wait_room(uint64_t end, spin::Clock::time_point deadline);
   void free_buffers();
 
-  Runtime& rt_;
+  mem::Context& mem_;
+  EventManager& events_;
+  const kfd::Kfd* kfd_ = nullptr;  // the GPU's driver handle, once created
   RingKind kind_ = RingKind::Pm4;
   const char* name_ = "queue";
   uint32_t gpu_id_ = 0;

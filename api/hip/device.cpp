@@ -7,7 +7,7 @@
 
 namespace hip {
 
-Device::Device(queues::Runtime& rt, int index, const mem::Gpu& gpu)
+Device::Device(queues::Runtime& rt, int index, const gpu::Device& gpu)
     : rt_(rt), index_(index), gpu_(gpu), signals_(rt) {
   if (const char* q = std::getenv("KFDRT_HIP_QUEUES")) {
     long n = std::strtol(q, nullptr, 10);

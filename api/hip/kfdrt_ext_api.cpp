@@ -88,8 +88,8 @@ constexpr size_t kMaxKernargBytes = size_t(64) << 10;
 constexpr uint32_t kMaxPrivateBytes = queues::scratch::kMaxLaneBytesGfx9;
 
 // A GET_CLOCK_COUNTERS sample of `dev`: its GPU timestamp counter and the system clock.
-hipError_t clock_sample(Runtime* rt, Device& dev, const char* api, kfd::ClockCounters* out) {
-  auto c = rt->memory().clock_counters(dev.gpu_id());
+hipError_t clock_sample(Device& dev, const char* api, gpu::ClockCounters* out) {
+  auto c = dev.gpu().clock_counters();
   if (!c) {
     debug_log(api, c.message());
     return from_error(c.error(), hipErrorUnknown);
@@ -106,7 +106,7 @@ hipError_t clock_sample(Runtime* rt, Device& dev, const char* api, kfd::ClockCou
 // A GPU timestamp (the counter the command processor stamps signals with, `gpu_hz`) in system
 // ticks, through a sample taken after it: the timestamps are recent, so the sample's rate error
 // applies only to the short interval between them.
-uint64_t to_system(const kfd::ClockCounters& c, uint64_t gpu_hz, uint64_t gpu_ts) {
+uint64_t to_system(const gpu::ClockCounters& c, uint64_t gpu_hz, uint64_t gpu_ts) {
   using u128 = unsigned __int128;
   if (gpu_ts <= c.gpu_clock_counter) {
     u128 back = u128(c.gpu_clock_counter - gpu_ts) * c.system_clock_freq / gpu_hz;
@@ -178,9 +178,8 @@ HIP_EXPORT hipError_t kfdrtEventGetTimestamps(hipEvent_t event, uint64_t* start,
     debug_log("kfdrtEventGetTimestamps", "the completion signal carries no timestamps");
     return ret(hipErrorNotSupported);
   }
-  HIP_INIT(rt);
-  kfd::ClockCounters c;
-  if (hipError_t e = clock_sample(rt, *rec->dev, "kfdrtEventGetTimestamps", &c); e != hipSuccess) return ret(e);
+  gpu::ClockCounters c;
+  if (hipError_t e = clock_sample(*rec->dev, "kfdrtEventGetTimestamps", &c); e != hipSuccess) return ret(e);
   uint64_t hz = rec->dev->timestamp_hz();
   *start = to_system(c, hz, s->start_ts);
   *end = to_system(c, hz, s->end_ts);
@@ -190,8 +189,8 @@ HIP_EXPORT hipError_t kfdrtEventGetTimestamps(hipEvent_t event, uint64_t* start,
 HIP_EXPORT hipError_t kfdrtGetSystemTicks(uint64_t* ticks, uint64_t* frequency_hz) {
   if (!ticks || !frequency_hz) return ret(hipErrorInvalidValue);
   HIP_INIT(rt);
-  kfd::ClockCounters c;
-  if (hipError_t e = clock_sample(rt, rt->current(), "kfdrtGetSystemTicks", &c); e != hipSuccess) return ret(e);
+  gpu::ClockCounters c;
+  if (hipError_t e = clock_sample(rt->current(), "kfdrtGetSystemTicks", &c); e != hipSuccess) return ret(e);
   *ticks = c.system_clock_counter;
   *frequency_hz = c.system_clock_freq;
   return hipSuccess;

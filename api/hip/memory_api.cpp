@@ -305,7 +305,7 @@ HIP_EXPORT hipError_t hipMemGetInfo(size_t* free, size_t* total) {
   *total = dev.props().totalGlobalMem;
   size_t used = allocations().device_bytes(dev.index());
   *free = *total > used ? *total - used : 0;
-  if (auto avail = rt->memory().available_vram(dev.gpu_id()); avail && *avail < *free)
+  if (auto avail = dev.gpu().available_vram(); avail && *avail < *free)
     *free = *avail;
   return hipSuccess;
 }

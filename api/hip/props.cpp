@@ -27,9 +27,9 @@ bool has_xnack(const std::string& p) {
          p == "gfx1013";
 }
 
-uint64_t l2_cache_bytes(const kfd::Node& n) {
+uint64_t l2_cache_bytes(const gpu::Node& n) {
   uint64_t best = 0;
-  for (const kfd::Cache& c : n.caches)
+  for (const gpu::Cache& c : n.caches)
     if (c.level == 2) best = std::max<uint64_t>(best, uint64_t(c.size_kb) * 1024);
   return best;
 }
@@ -109,7 +109,7 @@ static_assert(offsetof(hipDeviceProp_t, pageableMemoryAccessUsesHostPageTables) 
 
 }  // namespace
 
-loader::TargetId device_target(const kfd::Node& node, bool xnack_on) {
+loader::TargetId device_target(const gpu::Node& node, bool xnack_on) {
   loader::TargetId t;
   t.processor = node.gfx_name();
   if (has_sramecc(t.processor))
@@ -119,13 +119,15 @@ loader::TargetId device_target(const kfd::Node& node, bool xnack_on) {
 }
 
 void Device::fill_props() {
-  const kfd::Node& n = *gpu_.node;
-  const kfd::NodeProperties& p = n.props;
+  const gpu::Node& n = *gpu_.node;
+  const gpu::NodeProperties& p = n.props;
   bool xnack = false;
-  if (auto x = rt_.memory().xnack_enabled(); x) xnack = *x;
+  if (auto x = rt_.platform().xnack_enabled(); x) xnack = *x;
+  else debug_log("device properties", "XNACK mode unknown, taken as off: " + x.message());
   target_ = device_target(n, xnack);
-  kfd::GpuInfo info;
-  if (auto q = gpu_.render.query(); q) info = *q;
+  gpu::DriverInfo info;
+  if (const auto& q = gpu_.driver_info(); q) info = *q;
+  else debug_log("device properties", "no driver info for the name, timer and BAR size: " + q.message());
   if (info.gpu_counter_freq_khz) timestamp_hz_ = uint64_t(info.gpu_counter_freq_khz) * 1000;
 
   hipDeviceProp_tR0600& d = props_;

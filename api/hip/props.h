@@ -3,7 +3,7 @@
 #pragma once
 
 #include "api/hip/common.h"
-#include "kfd/topology.h"
+#include "gpu/device.h"
 #include "loader/target.h"
 
 namespace hip {
@@ -12,7 +12,7 @@ class Device;
 
 // The target id code objects must match: processor, sramecc from the node's capability, xnack
 // from the process's XNACK mode (only for processors that have the feature).
-loader::TargetId device_target(const kfd::Node& node, bool xnack_on);
+loader::TargetId device_target(const gpu::Node& node, bool xnack_on);
 
 hipError_t device_attribute(const Device& dev, hipDeviceAttribute_t attr, int* value);
 

@@ -109,12 +109,12 @@ class SignalPool {
 
 class Device {
  public:
-  Device(queues::Runtime& rt, int index, const mem::Gpu& gpu);
+  Device(queues::Runtime& rt, int index, const gpu::Device& gpu);
   ~Device();
   base::Status init();
 
   int index() const { return index_; }
-  const mem::Gpu& gpu() const { return gpu_; }
+  const gpu::Device& gpu() const { return gpu_; }
   uint32_t gpu_id() const { return gpu_.gpu_id; }
   // Every property kfdrt knows, in HIP 6's layout (a superset of HIP 5.2's).
   const hipDeviceProp_tR0600& props() const { return props_; }
@@ -156,7 +156,7 @@ class Device {
 
   queues::Runtime& rt_;
   int index_;
-  const mem::Gpu& gpu_;
+  const gpu::Device& gpu_;
   hipDeviceProp_tR0600 props_{};
   hipDeviceProp_t props52_{};
   loader::TargetId target_;

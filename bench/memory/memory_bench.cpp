@@ -11,8 +11,16 @@
 namespace {
 
 mem::Context& ctx() {
+  static std::unique_ptr<gpu::Platform> platform = [] {
+    auto x = gpu::Platform::open();
+    if (!x) {
+      std::fprintf(stderr, "%s\n", x.message().c_str());
+      std::exit(1);
+    }
+    return std::move(x).value();
+  }();
   static std::unique_ptr<mem::Context> c = [] {
-    auto x = mem::Context::open();
+    auto x = mem::Context::open(*platform);
     if (!x) {
       std::fprintf(stderr, "%s\n", x.message().c_str());
       std::exit(1);

@@ -30,6 +30,6 @@ int main() {
     return 4;
   }
   std::printf("consumer: marker completed on GPU 0x%x (KFD %s)\n", (*q)->gpu_id(),
-              (*rt)->memory().kfd().version().str().c_str());
+              (*rt)->platform().kfd().version().str().c_str());
   return 0;
 }

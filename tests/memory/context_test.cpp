@@ -10,10 +10,22 @@
 
 namespace {
 
-// One context per process: KFD binds each GPU's VM to one render-node fd per process.
+// One platform and allocator per process: KFD binds each GPU's VM to one render-node fd per process.
+const gpu::Platform& platform() {
+  static std::unique_ptr<gpu::Platform> p = [] {
+    auto r = gpu::Platform::open();
+    if (!r) {
+      ADD_FAILURE() << r.message();
+      std::abort();
+    }
+    return std::move(r).value();
+  }();
+  return *p;
+}
+
 mem::Context& ctx() {
   static std::unique_ptr<mem::Context> c = [] {
-    auto r = mem::Context::open();
+    auto r = mem::Context::open(platform());
     if (!r) {
       ADD_FAILURE() << r.message();
       std::abort();
@@ -32,8 +44,8 @@ mem::AllocRequest req(mem::Heap h, mem::Coherence c, size_t size) {
 }
 
 TEST(MemoryContext, ExposesGpusWithRenderNodesAndApertures) {
-  ASSERT_FALSE(ctx().gpus().empty());
-  for (const auto& g : ctx().gpus()) {
+  ASSERT_FALSE(platform().devices().empty());
+  for (const auto& g : platform().devices()) {
     EXPECT_NE(g->gpu_id, 0u);
     EXPECT_GE(g->render.fd(), 0);
     EXPECT_LT(g->apertures.gpuvm_base, g->apertures.gpuvm_limit);
@@ -56,7 +68,7 @@ TEST(MemoryContext, AllocatesHostVisibleKindsAtTheSameAddress) {
       EXPECT_EQ(info->heap, h);
       EXPECT_EQ(info->coherence, c);
       EXPECT_EQ(info->mapped_gpus.size(), 1u);
-      EXPECT_EQ(info->owner_gpu, ctx().gpus().front()->gpu_id);
+      EXPECT_EQ(info->owner_gpu, platform().devices().front()->gpu_id);
       ASSERT_TRUE(ctx().free(*p).ok());
       EXPECT_EQ(ctx().allocation_count(), before);
       EXPECT_EQ(ctx().lookup(*p).err(), ENOENT);
@@ -95,20 +107,20 @@ TEST(MemoryContext, MapsToEveryGpu) {
   ASSERT_TRUE(p.ok()) << p.message();
   auto info = ctx().lookup(*p);
   ASSERT_TRUE(info.ok());
-  EXPECT_EQ(info->mapped_gpus.size(), ctx().gpus().size());
+  EXPECT_EQ(info->mapped_gpus.size(), platform().devices().size());
   EXPECT_TRUE(ctx().free(*p).ok());
 }
 
 TEST(MemoryContext, MapsToAListOfGpus) {
-  if (ctx().gpus().size() < 2) GTEST_SKIP() << "needs two GPUs (KFDEMU_GPUS=2 under the emulator)";
+  if (platform().devices().size() < 2) GTEST_SKIP() << "needs two GPUs (KFDEMU_GPUS=2 under the emulator)";
   auto r = req(mem::Heap::Vram, mem::Coherence::Coherent, 8192);
-  r.owner_gpu = ctx().gpus()[1]->gpu_id;
-  r.map_to = {ctx().gpus()[0]->gpu_id, ctx().gpus()[1]->gpu_id};
+  r.owner_gpu = platform().devices()[1]->gpu_id;
+  r.map_to = {platform().devices()[0]->gpu_id, platform().devices()[1]->gpu_id};
   auto p = ctx().allocate(r);
   ASSERT_TRUE(p.ok()) << p.message();
   auto info = ctx().lookup(*p);
   ASSERT_TRUE(info.ok());
-  EXPECT_EQ(info->owner_gpu, ctx().gpus()[1]->gpu_id);
+  EXPECT_EQ(info->owner_gpu, platform().devices()[1]->gpu_id);
   EXPECT_EQ(info->mapped_gpus.size(), 2u);
   EXPECT_TRUE(ctx().free(*p).ok());
 }
@@ -174,7 +186,7 @@ TEST(MemoryContext, KernargAndSignalPoolsAreUncachedAndMappedEverywhere) {
     ASSERT_TRUE(info.ok());
     EXPECT_EQ(info->coherence, mem::Coherence::Uncached);
     EXPECT_EQ(info->heap, mem::Heap::Gtt);
-    EXPECT_EQ(info->mapped_gpus.size(), ctx().gpus().size());
+    EXPECT_EQ(info->mapped_gpus.size(), platform().devices().size());
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
   }
   EXPECT_NE(ctx().lookup(*k)->chunk_base, ctx().lookup(*s)->chunk_base);
@@ -195,13 +207,13 @@ TEST(MemoryContext, RejectsZeroSize) {
 
 TEST(MemoryContext, RejectsMoreThanTheHeapNamingHeapAndSizes) {
   size_t before = ctx().allocation_count();
-  uint64_t vram = ctx().gpus().front()->vram_size;
+  uint64_t vram = platform().devices().front()->vram_size;
   auto p = ctx().allocate(req(mem::Heap::Vram, mem::Coherence::NonCoherent, vram * 2));
   EXPECT_EQ(p.err(), ENOMEM);
   EXPECT_NE(p.message().find("VRAM heap"), std::string::npos) << p.message();
   EXPECT_NE(p.message().find(std::to_string(vram)), std::string::npos) << p.message();
   EXPECT_NE(p.message().find(std::to_string(vram * 2)), std::string::npos) << p.message();
-  auto g = ctx().allocate(req(mem::Heap::Gtt, mem::Coherence::NonCoherent, ctx().system_memory_size() * 2));
+  auto g = ctx().allocate(req(mem::Heap::Gtt, mem::Coherence::NonCoherent, platform().system_memory_size() * 2));
   EXPECT_EQ(g.err(), ENOMEM);
   EXPECT_NE(g.message().find("GTT heap"), std::string::npos) << g.message();
   EXPECT_EQ(ctx().allocation_count(), before);

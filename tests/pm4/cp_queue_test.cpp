@@ -20,7 +20,7 @@ TEST(Pm4Queue, CreateDestroyCpQueue) {
   EXPECT_EQ(q->write_index(), 0u);
   EXPECT_EQ(q->read_index(), 0u);
   // Linux 6.12's rules: EOP and CWSR sized as the node's compute queues need them.
-  EXPECT_EQ(q->buffer_sizes().eop_size, pm4::queue_buffer_sizes(gpu().props()).eop_size);
+  EXPECT_EQ(q->buffer_sizes().eop_size, pm4::queue_buffer_sizes(first_gpu().props()).eop_size);
   EXPECT_EQ(q->amd_queue()->hsa_queue.id, q->queue_id());
   EXPECT_TRUE(q->destroy().ok());
   EXPECT_TRUE(q->destroy().ok());  // idempotent

@@ -42,8 +42,8 @@ inline queues::Runtime& rt() {
   return *r;
 }
 
-inline const mem::Gpu& gpu() { return *rt().gpus().front(); }
-inline const pm4::Family& family() { return *gpu().family; }
+inline const ::gpu::Device& first_gpu() { return *rt().gpus().front(); }
+inline const pm4::Family& family() { return *first_gpu().family; }
 
 // Threads the machine can run at once, for tests scaled to it (at least 1).
 inline unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -139,7 +139,7 @@ class Kernels {
  public:
   // `set`: "pm4_kernels", or "pm4_preload" (the same kernels preloading their first arguments).
   explicit Kernels(const std::string& set = "pm4_kernels") {
-    const std::string cpu = processor_name(gpu().props().gfx_target_version);
+    const std::string cpu = processor_name(first_gpu().props().gfx_target_version);
     const std::string path = std::string(PM4_KERNEL_DIR) + "/" + set + "-" + cpu + ".co";
     std::ifstream f(path, std::ios::binary);
     if (!f) {

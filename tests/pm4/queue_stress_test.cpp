@@ -97,7 +97,7 @@ TEST(QueueStress, CreateQueueStress) {
 // The driver has num_sdma_engines x num_sdma_queues_per_engine SDMA queues per device (shared
 // with other processes): one more than that fails cleanly, and the queues made before still work.
 TEST(QueueStress, RefusesMoreSdmaQueuesThanTheEnginesHave) {
-  const auto& p = gpu().props();
+  const auto& p = first_gpu().props();
   if (p.num_sdma_engines == 0 || p.num_sdma_queues_per_engine == 0)
     GTEST_SKIP() << "the topology reports no SDMA queue count";
   const uint32_t limit = p.num_sdma_engines * p.num_sdma_queues_per_engine;

@@ -208,7 +208,7 @@ TEST(AqlQueue, RetiresPacketsWithTimestampsAndInvalidHeaders) {
   auto q = std::move(made).value();
   auto done = make_signal(1);
   auto clock = [&] {
-    auto c = rt().memory().kfd().get_clock_counters(q->gpu_id());
+    auto c = rt().platform().kfd().get_clock_counters(q->gpu_id());
     EXPECT_TRUE(c.ok()) << c.message();
     return c.ok() ? c->gpu_clock_counter : 0;
   };
