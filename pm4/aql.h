@@ -117,6 +117,10 @@ struct HsaQueue {
   uint64_t id;
 };
 static_assert(sizeof(HsaQueue) == 40);
+// hsa_queue_t.type and .features values (HSA runtime hsa.h: HSA_QUEUE_TYPE_MULTI,
+// HSA_QUEUE_FEATURE_KERNEL_DISPATCH).
+constexpr uint32_t kQueueTypeMulti = 0;
+constexpr uint32_t kQueueFeatureKernelDispatch = 1;
 
 // amd_queue_t (256 bytes, 64-aligned). layout: ROCr amd_hsa_queue.h (amd_queue_t).
 struct alignas(64) AmdQueue {

@@ -18,8 +18,6 @@ namespace {
 
 // amd_signal_t kind of a doorbell signal; its value field holds the hardware doorbell pointer.
 constexpr int64_t kSignalKindDoorbell = -1;
-constexpr uint32_t kHsaQueueTypeMulti = 0;
-constexpr uint32_t kHsaQueueFeatureKernelDispatch = 1;
 
 }  // namespace
 
@@ -105,8 +103,8 @@ void AqlQueue::init_amd_queue() {
     ring_[i].dw[0] = aql::kTypeInvalid;  // all headers start INVALID
   }
   auto& h = amdq_->hsa_queue;
-  h.type = kHsaQueueTypeMulti;
-  h.features = kHsaQueueFeatureKernelDispatch;
+  h.type = aql::kQueueTypeMulti;
+  h.features = aql::kQueueFeatureKernelDispatch;
   h.base_address = reinterpret_cast<uint64_t>(ring_);
   h.doorbell_signal = reinterpret_cast<uint64_t>(doorbell_signal_);
   h.size = size_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -130,6 +131,38 @@ size_t write_pm4_wait_equal(uint32_t* out, uint64_t address, uint32_t value) {
   w.address = address;
   w.reference = value;
   return pm4::write_wait_reg_mem(out, w);
+}
+
+size_t write_pm4_decrement(uint32_t* out, const SignalTarget& s, uint64_t fence, uint32_t seq) {
+  size_t n = write_pm4_wait_equal(out, fence, seq);
+  pm4::AtomicMem a;
+  a.atomic = pm4::kAtomicSubRtn64;
+  a.command = pm4::kAtomicCommandSinglePass;
+  a.address = s.value_address;
+  a.src = 1;
+  n += pm4::write_atomic_mem(out + n, a);
+  if (s.mailbox) {
+    pm4::ReleaseMem e = end_of_pipe();
+    e.int_sel = pm4::kIntAfterWriteConfirm;
+    e.data_sel = pm4::kData64;
+    e.address = s.mailbox;
+    e.data = s.event_id;
+    e.int_ctxid = s.event_id;
+    n += pm4::write_release_mem(out + n, e);
+  }
+  return n;
+}
+
+// amd_signal_t start_ts and end_ts, from the address of its value (ROCr amd_hsa_signal.h).
+constexpr uint64_t kStartTsFromValue = offsetof(aql::AmdSignal, start_ts) - offsetof(aql::AmdSignal, value);
+constexpr uint64_t kEndTsFromValue = offsetof(aql::AmdSignal, end_ts) - offsetof(aql::AmdSignal, value);
+
+size_t write_pm4_start_stamp(uint32_t* out, const SignalTarget& s) {
+  return write_pm4_timestamp(out, s.value_address + kStartTsFromValue);
+}
+
+size_t write_pm4_end_stamp(uint32_t* out, const SignalTarget& s) {
+  return write_pm4_end_timestamp(out, s.value_address + kEndTsFromValue);
 }
 
 base::Result<Pm4Kernel> make_pm4_kernel(const pm4::KernelDescriptor& kd, uint64_t kernel_object,
@@ -312,7 +345,9 @@ base::Result<Packet> pm4_dispatch_packet(const Pm4Launch& l) {
     p.grid[i] = l.grid[i];
   }
   p.private_segment_size = l.private_segment_bytes;
-  p.group_segment_size = l.dynamic_group_bytes;
+  // HSA: the dispatch's whole group memory, static and dynamic (what an AQL CP is given, and
+  // what a kernel reading its packet expects).
+  p.group_segment_size = l.kernel->group_segment_fixed_size + l.dynamic_group_bytes;
   p.kernel_object = l.kernel->kernel_object;
   p.kernarg_address = l.kernarg_address;
   return make_dispatch(p);

@@ -68,6 +68,22 @@ size_t write_pm4_fence(uint32_t* out, uint64_t address, uint32_t value, uint32_t
 // WAIT_REG_MEM until the dword at `address` equals `value`.
 size_t write_pm4_wait_equal(uint32_t* out, uint64_t address, uint32_t value);
 
+// An HSA completion: `s` decremented by 1 once the queue's `fence` holds `seq` (the fence's
+// RELEASE_MEM, at the end of the pipe, goes first): the CP waits for the fence, subtracts 1 with
+// ATOMIC_MEM (SUB_RTN_64) and, for an interrupt signal, writes the event id into the mailbox with
+// INT_SEL 2 as write_pm4_signal does. The wait also holds the queue's later packets until the
+// work before the fence finished. Correct whoever else writes the signal.
+constexpr uint32_t pm4_decrement_dwords(const SignalTarget& s) {
+  return pm4::kWaitRegMemDwords + pm4::kAtomicMemDwords + (s.mailbox ? pm4::kReleaseMemDwords : 0);
+}
+size_t write_pm4_decrement(uint32_t* out, const SignalTarget& s, uint64_t fence, uint32_t seq);
+
+// The GPU clock into a completion signal's amd_signal_t start_ts (when the CP reaches it) and
+// end_ts (at the end of the pipe), as a profiling AQL queue stamps them.
+constexpr uint32_t kPm4SignalStampDwords = kPm4TimestampDwords + kPm4EndTimestampDwords;
+size_t write_pm4_start_stamp(uint32_t* out, const SignalTarget& s);
+size_t write_pm4_end_stamp(uint32_t* out, const SignalTarget& s);
+
 // ---- kernel dispatch ---------------------------------------------------------------------------
 
 // What a PM4 dispatch needs of a kernel, decoded once from its descriptor (keep one per kernel).
@@ -102,6 +118,11 @@ struct Pm4Launch {
   Fence fence;
   SignalTarget completion;              // value_address 0: none
   int64_t completion_value = 0;
+  // How `completion` completes: false: completion_value is written (RELEASE_MEM); true: the
+  // signal is decremented by 1, as an AQL packet's completion signal (write_pm4_decrement).
+  bool completion_decrement = false;
+  // Stamp the completion signal's start_ts and end_ts with the GPU clock (profiling).
+  bool profile = false;
 };
 
 // What the queue supplies to a dispatch.

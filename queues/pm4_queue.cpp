@@ -52,6 +52,10 @@ base::Status Pm4Queue::init(const Pm4QueueOptions& o) {
   init_amd_queue_device_fields(*amdq_, gpu);
   amdq_->hsa_queue.base_address = reinterpret_cast<uint64_t>(ring_.ring());
   amdq_->hsa_queue.id = ring_.queue_id();
+  // The queue runs kernel dispatches (written as PM4 commands by the runtime); its size of 0
+  // says it has no AQL packet slots for anyone to write.
+  amdq_->hsa_queue.type = aql::kQueueTypeMulti;
+  amdq_->hsa_queue.features = aql::kQueueFeatureKernelDispatch;
   amdq_->queue_properties = scratch::kPropIsPtr64;
   if (o.scratch_lane_bytes) {
     KFD_ASSIGN(scratch_, scratch_windows_.prepare(gpu, o.scratch_lane_bytes));
@@ -63,6 +67,8 @@ base::Status Pm4Queue::init(const Pm4QueueOptions& o) {
 Pm4Queue::~Pm4Queue() { (void)destroy(); }
 
 void Pm4Queue::free_buffers() {
+  for (const Retired& r : retired_) scratch_windows_.release(gpu_->gpu_id, r.store.slice);
+  retired_.clear();
   scratch_windows_.release(gpu_->gpu_id, scratch_.slice);
   scratch_ = {};
   if (aux_) (void)mem_.free(aux_);
@@ -112,7 +118,7 @@ base::Status Pm4Queue::submit(std::span<const uint32_t> packets, std::chrono::na
   }, timeout);
 }
 
-base::Status Pm4Queue::wait_fence(uint32_t seq, Clock::time_point deadline) {
+base::Status Pm4Queue::wait_fence_until(uint32_t seq, Clock::time_point deadline) {
   const auto start = Clock::now();
   return spin::poll(
       1024, deadline, [&] { return int32_t(completed_fence() - seq) >= 0; }, [&] { return ring_.check_device(); },
@@ -126,23 +132,56 @@ base::Status Pm4Queue::wait_fence(uint32_t seq, Clock::time_point deadline) {
       });
 }
 
+base::Status Pm4Queue::wait_fence(uint32_t seq, std::chrono::nanoseconds timeout) {
+  return wait_fence_until(seq, spin::deadline_after(Clock::now(), timeout));
+}
+
+uint32_t Pm4Queue::tail_dwords(const SignalTarget& c, bool decrement, bool profile) const {
+  const bool stamp = profile && c.value_address;
+  return (stamp ? kPm4EndTimestampDwords : 0) + pm4::kReleaseMemDwords +
+         (decrement && c.value_address ? pm4_decrement_dwords(c) : pm4_signal_dwords(c));
+}
+
+size_t Pm4Queue::write_tail(uint32_t* out, uint32_t seq, uint32_t cache, const SignalTarget& c,
+                            int64_t value, bool decrement, bool profile) const {
+  size_t n = 0;
+  if (profile && c.value_address) n += write_pm4_end_stamp(out + n, c);
+  const uint64_t fence = reinterpret_cast<uint64_t>(fence_);
+  n += write_pm4_fence(out + n, fence, seq, cache);
+  if (decrement && c.value_address)
+    n += write_pm4_decrement(out + n, c, fence, seq);
+  else
+    n += write_pm4_signal(out + n, *family_, c, value, false);
+  return n;
+}
+
+void Pm4Queue::reap_scratch() {
+  while (!retired_.empty() && fence_reached(retired_.front().seq)) {
+    scratch_windows_.release(gpu_->gpu_id, retired_.front().store.slice);
+    retired_.pop_front();
+  }
+}
+
 base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds timeout) {
   std::lock_guard lk(ring_.mutex());
   KFD_TRY(ring_.check_alive("dispatch"));
   const auto deadline = spin::deadline_after(Clock::now(), timeout);
+  if (!retired_.empty()) reap_scratch();
   Pm4QueueContext ctx = context();
   const bool uses_packet = l.kernel && (l.kernel->properties & pm4::kEnableSgprDispatchPtr);
   const uint32_t slot = uint32_t(dispatches_ % kPacketSlots);
   if (uses_packet) {
     // The slot's last kernel may still read it: reuse it only once that dispatch's fence passed.
-    if (slot_seq_[slot]) KFD_TRY(wait_fence(slot_seq_[slot], deadline));
+    if (slot_seq_[slot]) KFD_TRY(wait_fence_until(slot_seq_[slot], deadline));
     ctx.dispatch_packet = reinterpret_cast<uint64_t>(&slots_[slot]);
   }
   KFD_ASSIGN(Pm4DispatchRegs regs, plan_pm4_dispatch(l, ctx));
   const bool barrier = l.fence.barrier && !fence_reached(last_seq_);
+  const bool stamp = l.profile && l.completion.value_address;
   const uint32_t seq = last_seq_ + 1;
-  const uint32_t total = (barrier ? pm4::kWaitRegMemDwords : 0) + pm4_dispatch_dwords(regs) +
-                         pm4::kReleaseMemDwords + pm4_signal_dwords(l.completion);
+  const uint32_t total = (barrier ? pm4::kWaitRegMemDwords : 0) + (stamp ? kPm4TimestampDwords : 0) +
+                         pm4_dispatch_dwords(regs) +
+                         tail_dwords(l.completion, l.completion_decrement, l.profile);
   if (uses_packet) {
     KFD_ASSIGN(Packet p, pm4_dispatch_packet(l));
     std::memcpy(&slots_[slot], &p, sizeof p);
@@ -150,17 +189,52 @@ base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds tim
   }
   KFD_ASSIGN(uint32_t * out, ring_.reserve(total, deadline));
   size_t n = 0;
-  const uint64_t fence = reinterpret_cast<uint64_t>(fence_);
-  if (barrier) n += write_pm4_wait_equal(out + n, fence, last_seq_);
+  if (barrier) n += write_pm4_wait_equal(out + n, reinterpret_cast<uint64_t>(fence_), last_seq_);
+  if (stamp) n += write_pm4_start_stamp(out + n, l.completion);
   n += write_pm4_dispatch(out + n, regs);
   const uint32_t cache = l.fence.release == aql::kScopeSystem ? pm4::release_cache_writeback(*family_) : 0;
-  n += write_pm4_fence(out + n, fence, seq, cache);
-  n += write_pm4_signal(out + n, *family_, l.completion, l.completion_value, false);
+  n += write_tail(out + n, seq, cache, l.completion, l.completion_value, l.completion_decrement, l.profile);
   ring_.advance(uint32_t(n));
   ring_.publish();
   last_seq_ = seq;
   if (uses_packet) slot_seq_[slot] = seq;
   ++dispatches_;
+  return {};
+}
+
+base::Status Pm4Queue::barrier(const Barrier& b, std::chrono::nanoseconds timeout) {
+  std::lock_guard lk(ring_.mutex());
+  KFD_TRY(ring_.check_alive("barrier"));
+  const auto deadline = spin::deadline_after(Clock::now(), timeout);
+  if (!retired_.empty()) reap_scratch();
+  // The waits are built first: a condition the CP cannot test fails before the ring is touched.
+  constexpr size_t kMaxWaits = 16;
+  if (b.waits.size() > kMaxWaits)
+    return base::Error::msg("PM4 queue barrier: " + std::to_string(b.waits.size()) + " conditions (at most " +
+                                std::to_string(kMaxWaits) + ")", EINVAL);
+  uint32_t waits[kMaxWaits * kPm4WaitSignalDwords];
+  size_t nw = 0;
+  for (const Wait& w : b.waits) {
+    KFD_ASSIGN(size_t k, write_pm4_wait_signal(waits + nw, w.value_address, w.cond, w.operand));
+    nw += k;
+  }
+  const bool acquire = b.fence.acquire != aql::kScopeNone;
+  const bool stamp = b.profile && b.completion.value_address;
+  const uint32_t seq = last_seq_ + 1;
+  const uint32_t total = (stamp ? kPm4TimestampDwords : 0) + uint32_t(nw) +
+                         (acquire ? pm4::acquire_mem_dwords(family_->acquire_mem) : 0) +
+                         tail_dwords(b.completion, b.completion_decrement, b.profile);
+  KFD_ASSIGN(uint32_t * out, ring_.reserve(total, deadline));
+  size_t n = 0;
+  if (stamp) n += write_pm4_start_stamp(out + n, b.completion);
+  std::memcpy(out + n, waits, nw * 4);
+  n += nw;
+  if (acquire) n += pm4::write_acquire_mem(out + n, pm4::acquire_invalidate_all(*family_), family_->acquire_mem);
+  const uint32_t cache = b.fence.release == aql::kScopeSystem ? pm4::release_cache_writeback(*family_) : 0;
+  n += write_tail(out + n, seq, cache, b.completion, b.completion_value, b.completion_decrement, b.profile);
+  ring_.advance(uint32_t(n));
+  ring_.publish();
+  last_seq_ = seq;
   return {};
 }
 
@@ -191,7 +265,8 @@ base::Status Pm4Queue::wait_idle(std::chrono::nanoseconds timeout) {
     ring_.publish();
     last_seq_ = seq;
   }
-  KFD_TRY(wait_fence(seq, deadline));
+  KFD_TRY(wait_fence_until(seq, deadline));
+  reap_scratch();
   // On hardware a faulting write is dropped and the fence after it may still land: a fault the
   // runtime already saw is reported even then (its interrupt may also come later; the next wait
   // sees it).
@@ -202,7 +277,8 @@ base::Status Pm4Queue::grow_scratch(uint32_t lane_bytes, std::chrono::nanosecond
   std::lock_guard lk(ring_.mutex());
   KFD_TRY(ring_.check_alive("grow_scratch"));
   // Every dispatch so far carries the old store in its registers: let them finish first.
-  KFD_TRY(wait_fence(last_seq_, spin::deadline_after(Clock::now(), timeout)));
+  KFD_TRY(wait_fence_until(last_seq_, spin::deadline_after(Clock::now(), timeout)));
+  reap_scratch();
   KFD_TRY(scratch::layout(gpu_->props(), lane_bytes));  // a size the family cannot take: no change
   scratch_windows_.release(gpu_->gpu_id, scratch_.slice);
   scratch_ = {};
@@ -211,6 +287,18 @@ base::Status Pm4Queue::grow_scratch(uint32_t lane_bytes, std::chrono::nanosecond
   scratch::apply(*amdq_, scratch_.fields);  // without scratch when the new store cannot be had
   if (!p) return p.error();
   return {};
+}
+
+}  // namespace queues
+
+namespace queues {
+
+void Pm4Queue::replace_scratch(const scratch::Prepared& p) {
+  std::lock_guard lk(ring_.mutex());
+  if (scratch_.slice.size) retired_.push_back({scratch_, last_seq_});
+  scratch_ = p;
+  scratch::apply(*amdq_, scratch_.fields);
+  reap_scratch();
 }
 
 }  // namespace queues

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <deque>
 #include <mutex>
 #include <span>
 
@@ -84,6 +85,26 @@ class Pm4Queue {
   // [completion signal]. Writes the dispatch packet first when the kernel reads its dispatch ptr.
   base::Status dispatch(const Pm4Launch& l, std::chrono::nanoseconds timeout = kForever);
 
+  // A barrier command, as an AQL barrier packet with its barrier bit: holds the queue's later work
+  // until every condition in `waits` holds (write_pm4_wait_signal: Eq, or Lt with 0 < operand
+  // <= 2^32), invalidates the caches when fence.acquire asks, then completes `completion` (as
+  // Pm4Launch does: a value or a decrement by 1, optionally stamped) once everything before it
+  // finished, the L2 written back first for a system-scope fence.release.
+  struct Wait {
+    uint64_t value_address = 0;  // &amd_signal_t.value
+    Cond cond = Cond::Eq;
+    int64_t operand = 0;
+  };
+  struct Barrier {
+    std::span<const Wait> waits;
+    Fence fence;
+    SignalTarget completion;
+    int64_t completion_value = 0;
+    bool completion_decrement = false;
+    bool profile = false;
+  };
+  base::Status barrier(const Barrier& b, std::chrono::nanoseconds timeout = kForever);
+
   // Completes `s` with `value` once everything before it finished (end of pipe), the L2 written
   // back first: what a stream's event record needs.
   base::Status signal(const SignalTarget& s, int64_t value, std::chrono::nanoseconds timeout = kForever);
@@ -101,12 +122,23 @@ class Pm4Queue {
   }
   // Replaces the scratch with `lane_bytes` per work-item once every dispatch so far finished.
   base::Status grow_scratch(uint32_t lane_bytes, std::chrono::nanoseconds timeout = kForever);
+  // Installs a store prepared with the queue's scratch windows for the dispatches from now on,
+  // without waiting: each dispatch carries its scratch in its registers, so the running ones keep
+  // the old store, which is freed once the fence of the last dispatch issued before passes.
+  void replace_scratch(const scratch::Prepared& p);
+  // Waits until the device's fence passed `seq` (issued_fence() after a command: its completion).
+  base::Status wait_fence(uint32_t seq, std::chrono::nanoseconds timeout = kForever);
 
  private:
   Pm4Queue(const gpu::Device& gpu, mem::Context& memory, EventManager& events, ScratchWindows& scratch)
       : gpu_(&gpu), mem_(memory), scratch_windows_(scratch), ring_(memory, events) {}
   base::Status init(const Pm4QueueOptions& o);
-  base::Status wait_fence(uint32_t seq, spin::Clock::time_point deadline);
+  base::Status wait_fence_until(uint32_t seq, spin::Clock::time_point deadline);
+  // The end of a command: [end stamp] fence RELEASE_MEM (`seq`, `cache`) and its completion.
+  uint32_t tail_dwords(const SignalTarget& c, bool decrement, bool profile) const;
+  size_t write_tail(uint32_t* out, uint32_t seq, uint32_t cache, const SignalTarget& c, int64_t value,
+                    bool decrement, bool profile) const;
+  void reap_scratch();  // frees replaced stores whose dispatches finished (ring mutex held)
   // Whether the device's fence passed `seq`; a value seen before answers first (the CP writes
   // the fence's cache line). Under the ring's mutex.
   bool fence_reached(uint32_t seq) {
@@ -138,6 +170,11 @@ class Pm4Queue {
   uint64_t dispatches_ = 0;  // dispatch id of the next dispatch
   uint32_t slot_seq_[kPacketSlots] = {};
   uint32_t cached_fence_ = 0;
+  struct Retired {
+    scratch::Prepared store;
+    uint32_t seq;  // freed once the fence passed it
+  };
+  std::deque<Retired> retired_;
 };
 
 template <class Fill>

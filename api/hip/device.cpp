@@ -7,8 +7,8 @@
 
 namespace hip {
 
-Device::Device(queues::Runtime& rt, int index, const gpu::Device& gpu)
-    : rt_(rt), index_(index), gpu_(gpu), signals_(rt) {
+Device::Device(queues::Runtime& rt, int index, const gpu::Device& gpu, queues::Engine engine)
+    : rt_(rt), index_(index), gpu_(gpu), signals_(rt), engine_(engine) {
   if (const char* q = std::getenv("KFDRT_HIP_QUEUES")) {
     long n = std::strtol(q, nullptr, 10);
     if (n >= 1 && n <= 64) max_queues_ = uint32_t(n);
@@ -38,7 +38,7 @@ queues::WaitPolicy Device::wait_policy(bool blocking_sync) const {
   return p;
 }
 
-base::Result<HwQueue*> Device::queue_for_stream(bool null_stream) {
+base::Result<queues::ManagedQueue*> Device::queue_for_stream(bool null_stream) {
   std::lock_guard lk(mu_);
   uint32_t want;
   if (null_stream || max_queues_ == 1) {
@@ -47,7 +47,13 @@ base::Result<HwQueue*> Device::queue_for_stream(bool null_stream) {
     want = 1 + next_queue_++ % (max_queues_ - 1);
   }
   while (queues_.size() <= want) {
-    KFD_ASSIGN(auto q, HwQueue::create(*this, 7));
+    queues::ManagedQueueOptions o;
+    o.engine = engine_;
+    o.priority = 7;
+    // Event timings (hipEventElapsedTime, kfdrtEventGetTimestamps) read the start/end timestamps
+    // stamped into completion signals.
+    o.profiling = true;
+    KFD_ASSIGN(auto q, queues::ManagedQueue::create(gpu_, rt_.memory(), rt_.events(), rt_.scratch(), o));
     queues_.push_back(std::move(q));
   }
   return queues_[want].get();
@@ -58,8 +64,8 @@ base::Result<Stream*> Device::null_stream() {
   static std::mutex create_mu;  // one creation at a time; rare
   std::lock_guard clk(create_mu);
   if (Stream* s = null_.load(std::memory_order_acquire)) return s;
-  KFD_ASSIGN(HwQueue* hw, queue_for_stream(true));
-  KFD_ASSIGN(auto s, Stream::create(*this, *hw, hipStreamDefault, 0, true));
+  KFD_ASSIGN(queues::ManagedQueue* q, queue_for_stream(true));
+  KFD_ASSIGN(auto s, Stream::create(*this, *q, hipStreamDefault, 0, true));
   {
     std::lock_guard lk(mu_);
     streams_.push_back(s);
@@ -69,8 +75,8 @@ base::Result<Stream*> Device::null_stream() {
 }
 
 base::Result<std::shared_ptr<Stream>> Device::create_stream(unsigned flags, int priority) {
-  KFD_ASSIGN(HwQueue* hw, queue_for_stream(false));
-  KFD_ASSIGN(auto s, Stream::create(*this, *hw, flags, priority, false));
+  KFD_ASSIGN(queues::ManagedQueue* q, queue_for_stream(false));
+  KFD_ASSIGN(auto s, Stream::create(*this, *q, flags, priority, false));
   std::lock_guard lk(mu_);
   streams_.push_back(s);
   return s;

@@ -11,76 +11,11 @@
 #include "pm4/kernel_descriptor.h"
 #include "queues/scratch.h"
 
-namespace hip {
-
-using queues::Packet;
-namespace aql = queues::aql;
-
-namespace {
-
-hipError_t dispatch_error(const base::Error& e) {
-  debug_log("kfdrtStreamDispatchAql", e.message);
-  hipError_t h = from_error(e, hipErrorLaunchFailure);
-  if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error("kfdrtStreamDispatchAql", e);
-  return h;
-}
-
-}  // namespace
-
-// A raw dispatch: the same ordering as Stream::launch (barrier bit, legacy dependencies, kernel
-// arguments in the packet's ring slot or a block of their own). With a completion record the
-// dispatch signals the record itself, so its timestamps are the kernel's, and a timeline marker
-// behind it keeps the stream's count of finished work exact.
-hipError_t Stream::dispatch_aql(queues::DispatchParams p, const uint8_t* kernarg, size_t kernarg_size,
-                                Event* completion) {
-  std::shared_ptr<EventRecord> rec;
-  if (completion) {
-    auto sig = dev_.signals().acquire(1);
-    if (!sig) return dispatch_error(sig.error());
-    rec = std::make_shared<EventRecord>();
-    rec->dev = &dev_;
-    rec->hw = &hw_;
-    rec->flags = completion->flags();
-    rec->sig = std::move(*sig);
-  }
-  p.completion_signal = rec ? rec->sig->handle() : timeline_->handle();
-  std::shared_ptr<void> big;
-  if (kernarg_size > HwQueue::kSlotSize) {
-    auto mem = dev_.memory().allocate_kernarg(kernarg_size, 64);
-    if (!mem) return dispatch_error(mem.error());
-    std::memcpy(*mem, kernarg, kernarg_size);
-    p.kernarg_address = reinterpret_cast<uintptr_t>(*mem);
-    mem::Context* ctx = &dev_.memory();
-    big = std::shared_ptr<void>(*mem, [ctx](void* m) { (void)ctx->free(m); });
-  }
-  auto pk = queues::make_dispatch(p);
-  if (!pk) return hipErrorInvalidConfiguration;
-  std::vector<Packet> pkts;
-  std::lock_guard lk(mu_);
-  reap();
-  add_legacy_deps(pkts);
-  pkts.push_back(*pk);
-  int dispatch = int(pkts.size()) - 1;
-  if (rec) pkts.push_back(timeline_marker(aql::kScopeNone));
-  hipError_t e = big ? push(pkts) : push(pkts, dispatch, kernarg, kernarg_size);
-  if (e != hipSuccess) {
-    if (rec) rec->sig->store(0);  // never submitted: the pool may reuse the signal
-    return e;
-  }
-  if (big) retained_.push_back({submitted(), std::move(big)});
-  if (rec) {
-    retained_.push_back({submitted(), rec});
-    completion->set_record(std::move(rec));
-  }
-  tail_system_ = false;
-  return hipSuccess;
-}
-
-}  // namespace hip
-
 using namespace hip;
 
 namespace {
+
+namespace aql = queues::aql;
 
 // Largest kernel-argument block a raw dispatch may carry (kernels take a few KiB at most).
 constexpr size_t kMaxKernargBytes = size_t(64) << 10;
@@ -116,7 +51,7 @@ uint64_t to_system(const gpu::ClockCounters& c, uint64_t gpu_hz, uint64_t gpu_ts
 }
 
 // Checks a caller's kernel-dispatch packet and turns it into dispatch parameters for `dev`.
-hipError_t parse_packet(const void* packet, Device& dev, queues::DispatchParams* out) {
+hipError_t parse_packet(const void* packet, Device& dev, queues::KernelLaunch* out, queues::Fence* fence) {
   aql::KernelDispatchPacket k;
   std::memcpy(&k, packet, sizeof k);
   if (aql::header_type(k.header) != aql::kTypeKernelDispatch) return hipErrorInvalidValue;
@@ -143,18 +78,29 @@ hipError_t parse_packet(const void* packet, Device& dev, queues::DispatchParams*
   // from the packet, so a smaller packet value would leave the kernel short.
   pm4::KernelDescriptor kd;
   std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(k.kernel_object)), sizeof kd);
-  const uint64_t need = HwQueue::scratch_per_item(kd.private_segment_fixed_size,
-                                                  kd.kernel_code_properties & pm4::kUsesDynamicStack);
+  const uint64_t need = scratch_per_item(kd.private_segment_fixed_size,
+                                         kd.kernel_code_properties & pm4::kUsesDynamicStack);
   if (need > kMaxPrivateBytes) return hipErrorInvalidConfiguration;
-  queues::DispatchParams& p = *out;
-  p.fence = queues::Fence{true, acq, rel};  // the barrier bit orders it after the stream's work
-  p.dims = dims;
-  for (int i = 0; i < 3; ++i) p.workgroup[i] = wg[i], p.grid[i] = grid[i];
-  p.private_segment_size = std::max(k.private_segment_size, uint32_t(need));
-  p.group_segment_size = k.group_segment_size;
-  p.kernel_object = k.kernel_object;
+  queues::KernelLaunch& l = *out;
+  *fence = queues::Fence{true, acq, rel};  // the barrier bit orders it after the stream's work
+  l.dims = dims;
+  for (int i = 0; i < 3; ++i) l.block[i] = wg[i], l.grid[i] = grid[i];
+  l.private_segment_bytes = std::max(k.private_segment_size, uint32_t(need));
+  l.group_segment_bytes = k.group_segment_size;
+  l.kernel_object = k.kernel_object;
   return hipSuccess;
 }
+
+// A raw dispatch's arguments: the caller's bytes, zero up to the kernel's segment.
+struct RawArgs {
+  const uint8_t* bytes;
+  size_t given, total;
+  static void write(void* self, uint8_t* dst) {
+    const auto* a = static_cast<const RawArgs*>(self);
+    if (a->given) std::memcpy(dst, a->bytes, a->given);
+    std::memset(dst + a->given, 0, a->total - a->given);
+  }
+};
 
 // The completed record of a timed event, or the error kfdrtEventGetTimestamps returns.
 hipError_t timed_record(hipEvent_t h, std::shared_ptr<EventRecord>* out) {
@@ -234,7 +180,7 @@ HIP_EXPORT hipError_t kfdrtFuncGetKernelObject(const void* function, int device,
   if (kernarg_size) *kernarg_size = (*ki)->kernarg_size;
   if (group_segment_size) *group_segment_size = (*ki)->group_segment;
   if (private_segment_size)
-    *private_segment_size = HwQueue::scratch_per_item((*ki)->private_segment, (*ki)->dynamic_stack);
+    *private_segment_size = scratch_per_item((*ki)->private_segment, (*ki)->dynamic_stack);
   return hipSuccess;
 }
 
@@ -246,13 +192,18 @@ HIP_EXPORT hipError_t kfdrtStreamDispatchAql(hipStream_t stream, const void* pac
   HIP_INIT(rt);
   std::shared_ptr<Stream> s;
   if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return ret(e);
-  queues::DispatchParams p;
-  if (hipError_t e = parse_packet(packet, s->device(), &p); e != hipSuccess) return ret(e);
+  queues::KernelLaunch l;
+  queues::Fence fence;
+  if (hipError_t e = parse_packet(packet, s->device(), &l, &fence); e != hipSuccess) return ret(e);
   // Kernel-argument memory is reused: bytes the caller does not give, up to the kernel's own
   // kernarg segment (hidden arguments included), are zero rather than an earlier dispatch's.
   pm4::KernelDescriptor kd;
-  std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(p.kernel_object)), sizeof kd);
-  std::vector<uint8_t> args(std::max<size_t>(kernarg_size, std::min<size_t>(kd.kernarg_size, kMaxKernargBytes)), 0);
-  if (kernarg_size) std::memcpy(args.data(), kernargs, kernarg_size);
-  return ret(s->dispatch_aql(p, args.empty() ? nullptr : args.data(), args.size(), done));
+  std::memcpy(&kd, reinterpret_cast<const void*>(uintptr_t(l.kernel_object)), sizeof kd);
+  RawArgs args{static_cast<const uint8_t*>(kernargs), kernarg_size,
+               std::max<size_t>(kernarg_size, std::min<size_t>(kd.kernarg_size, kMaxKernargBytes))};
+  l.kernarg_size = uint32_t(args.total);
+  l.kernarg_align = 64;
+  l.write_kernarg = &RawArgs::write;
+  l.write_ctx = &args;
+  return ret(s->launch(l, fence, done, "kfdrtStreamDispatchAql"));
 }

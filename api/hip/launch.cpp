@@ -19,40 +19,70 @@ struct CallConfig {
 };
 thread_local std::vector<CallConfig> t_configs;
 
+// A kernel's fences: system-scope acquire (host writes become visible), agent-scope release
+// (seeds/hip-host-memory.txt); the barrier bit orders it after the stream's earlier work.
+constexpr queues::Fence kDispatchFence{true, queues::aql::kScopeSystem, queues::aql::kScopeAgent};
+
 template <class T>
 void put(uint8_t* ka, const KernelInfo::Hidden& h, T v) {
   std::memcpy(ka + h.offset, &v, std::min<size_t>(sizeof v, h.size));
 }
 
-// Hidden arguments by value kind (AMDGPUUsage "Code Object V4/V5 Metadata"); kinds not listed stay zero (no printf buffer,
-// default queue, heap or multigrid support).
-void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& dev, uint64_t queue,
-                  uint64_t hostcall) {
-  using loader::ValueKind;
-  unsigned dims = d.items[2] > 1 ? 3 : d.items[1] > 1 ? 2 : 1;
-  uint32_t blocks[3], rest[3];  // whole and partial blocks per dimension
-  for (int i = 0; i < 3; ++i) blocks[i] = d.items[i] / d.block[i], rest[i] = d.items[i] % d.block[i];
-  for (const KernelInfo::Hidden& h : k.hidden) {
-    switch (h.kind) {
-      case ValueKind::HiddenBlockCountX: put<uint32_t>(ka, h, blocks[0]); break;
-      case ValueKind::HiddenBlockCountY: put<uint32_t>(ka, h, blocks[1]); break;
-      case ValueKind::HiddenBlockCountZ: put<uint32_t>(ka, h, blocks[2]); break;
-      case ValueKind::HiddenRemainderX: put<uint16_t>(ka, h, uint16_t(rest[0])); break;
-      case ValueKind::HiddenRemainderY: put<uint16_t>(ka, h, uint16_t(rest[1])); break;
-      case ValueKind::HiddenRemainderZ: put<uint16_t>(ka, h, uint16_t(rest[2])); break;
-      case ValueKind::HiddenGroupSizeX: put<uint16_t>(ka, h, d.block[0]); break;
-      case ValueKind::HiddenGroupSizeY: put<uint16_t>(ka, h, d.block[1]); break;
-      case ValueKind::HiddenGroupSizeZ: put<uint16_t>(ka, h, d.block[2]); break;
-      case ValueKind::HiddenGridDims: put<uint16_t>(ka, h, uint16_t(dims)); break;
-      case ValueKind::HiddenDynamicLdsSize: put<uint32_t>(ka, h, d.group_segment - k.group_segment); break;
-      case ValueKind::HiddenPrivateBase: put<uint32_t>(ka, h, uint32_t(dev.scratch_aperture_hi())); break;
-      case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, uint32_t(dev.lds_aperture_hi())); break;
-      case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
-      case ValueKind::HiddenHostcallBuffer: put<uint64_t>(ka, h, hostcall); break;
-      default: break;  // global offsets are 0: HIP launches start at work-item 0
+// The kernel-argument block of one launch, written once, straight into the queue's argument slot:
+// the explicit arguments at the metadata's offsets, then the hidden ones.
+struct ArgWriter {
+  const KernelInfo* k;
+  const ArgSource* args;
+  const uint32_t* items;
+  dim3 block;
+  uint32_t dynamic_lds;
+  uint32_t private_base_hi, shared_base_hi;
+  uint64_t queue, hostcall;
+
+  static void write(void* self, uint8_t* ka) { static_cast<const ArgWriter*>(self)->fill(ka); }
+
+  void fill(uint8_t* ka) const {
+    if (k->kernarg_size == 0) return;  // (a zero-length memset into a cold line is not free)
+    std::memset(ka, 0, k->kernarg_size);
+    if (args->params) {
+      for (size_t i = 0; i < k->args.size(); ++i)
+        std::memcpy(ka + k->args[i].offset, args->params[i], k->args[i].size);
+    } else if (args->buffer) {
+      std::memcpy(ka, args->buffer, std::min<size_t>(args->buffer_size, k->kernarg_size));
+    }
+    write_hidden(ka);
+  }
+
+  // Hidden arguments by value kind (AMDGPUUsage "Code Object V4/V5 Metadata"); kinds not listed
+  // stay zero (no printf buffer, default queue, heap or multigrid support).
+  void write_hidden(uint8_t* ka) const {
+    using loader::ValueKind;
+    const uint16_t bs[3] = {uint16_t(block.x), uint16_t(block.y), uint16_t(block.z)};
+    unsigned dims = items[2] > 1 ? 3 : items[1] > 1 ? 2 : 1;
+    uint32_t blocks[3], rest[3];  // whole and partial blocks per dimension
+    for (int i = 0; i < 3; ++i) blocks[i] = items[i] / bs[i], rest[i] = items[i] % bs[i];
+    for (const KernelInfo::Hidden& h : k->hidden) {
+      switch (h.kind) {
+        case ValueKind::HiddenBlockCountX: put<uint32_t>(ka, h, blocks[0]); break;
+        case ValueKind::HiddenBlockCountY: put<uint32_t>(ka, h, blocks[1]); break;
+        case ValueKind::HiddenBlockCountZ: put<uint32_t>(ka, h, blocks[2]); break;
+        case ValueKind::HiddenRemainderX: put<uint16_t>(ka, h, uint16_t(rest[0])); break;
+        case ValueKind::HiddenRemainderY: put<uint16_t>(ka, h, uint16_t(rest[1])); break;
+        case ValueKind::HiddenRemainderZ: put<uint16_t>(ka, h, uint16_t(rest[2])); break;
+        case ValueKind::HiddenGroupSizeX: put<uint16_t>(ka, h, bs[0]); break;
+        case ValueKind::HiddenGroupSizeY: put<uint16_t>(ka, h, bs[1]); break;
+        case ValueKind::HiddenGroupSizeZ: put<uint16_t>(ka, h, bs[2]); break;
+        case ValueKind::HiddenGridDims: put<uint16_t>(ka, h, uint16_t(dims)); break;
+        case ValueKind::HiddenDynamicLdsSize: put<uint32_t>(ka, h, dynamic_lds); break;
+        case ValueKind::HiddenPrivateBase: put<uint32_t>(ka, h, private_base_hi); break;
+        case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, shared_base_hi); break;
+        case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
+        case ValueKind::HiddenHostcallBuffer: put<uint64_t>(ka, h, hostcall); break;
+        default: break;  // global offsets are 0: HIP launches start at work-item 0
+      }
     }
   }
-}
+};
 
 // Kernels that call printf (they have a hidden_hostcall_buffer argument) get the device's
 // hostcall buffer, set up on the first such launch; others get 0.
@@ -115,38 +145,33 @@ hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t
   const KernelInfo& k = **ki;
   if (hipError_t e = check_config(dev, k, items, block, shared); e != hipSuccess) return e;
 
-  alignas(64) uint8_t local[HwQueue::kSlotSize];
-  std::vector<uint8_t> heap;
-  uint8_t* ka = local;
-  if (k.kernarg_size > sizeof local) {
-    heap.resize(k.kernarg_size);
-    ka = heap.data();
-  }
-  std::memset(ka, 0, k.kernarg_size);
+  // The argument sources are checked here: the queue writes them into their slot later, where
+  // nothing can fail any more.
   if (args.params) {
-    for (size_t i = 0; i < k.args.size(); ++i) {
+    for (size_t i = 0; i < k.args.size(); ++i)
       if (!args.params[i]) return hipErrorInvalidValue;
-      std::memcpy(ka + k.args[i].offset, args.params[i], k.args[i].size);
-    }
   } else if (args.buffer) {
     if (args.buffer_size < k.explicit_size) return hipErrorInvalidValue;
-    std::memcpy(ka, args.buffer, std::min<size_t>(args.buffer_size, k.kernarg_size));
   } else if (!k.args.empty()) {
     return hipErrorInvalidValue;
   }
-  Dispatch d;
-  d.kernel_object = k.kernel_object;
-  d.items[0] = items[0], d.items[1] = items[1], d.items[2] = items[2];
-  d.block[0] = uint16_t(block.x), d.block[1] = uint16_t(block.y), d.block[2] = uint16_t(block.z);
-  d.group_segment = uint32_t(k.group_segment + shared);
-  d.private_segment = uint32_t(HwQueue::scratch_per_item(k.private_segment, k.dynamic_stack));
-  d.kernarg = ka;
-  d.kernarg_size = k.kernarg_size;
-  d.kernarg_align = k.kernarg_align;
   uint64_t hostcall = 0;
   if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
-  write_hidden(ka, k, d, dev, s->hw().queue_address(), hostcall);
-  return s->launch(d);
+  const uint32_t lds = uint32_t(k.group_segment + shared);
+  ArgWriter w{&k, &args, items, block, lds - k.group_segment, uint32_t(dev.scratch_aperture_hi()),
+              uint32_t(dev.lds_aperture_hi()), s->queue().queue_address(), hostcall};
+  queues::KernelLaunch l;
+  l.kernel_object = k.kernel_object;
+  l.dims = items[2] > 1 ? 3 : items[1] > 1 ? 2 : 1;
+  for (int i = 0; i < 3; ++i) l.grid[i] = items[i];
+  l.block[0] = uint16_t(block.x), l.block[1] = uint16_t(block.y), l.block[2] = uint16_t(block.z);
+  l.group_segment_bytes = lds;
+  l.private_segment_bytes = uint32_t(scratch_per_item(k.private_segment, k.dynamic_stack));
+  l.kernarg_size = k.kernarg_size;
+  l.kernarg_align = k.kernarg_align;
+  l.write_kernarg = &ArgWriter::write;
+  l.write_ctx = &w;
+  return s->launch(l, kDispatchFence, nullptr, api);
 }
 
 hipError_t parse_launch_extra(void** extra, ArgSource* args) {

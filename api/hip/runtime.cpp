@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Opening the HIP runtime (visible devices), current device, stream handles, hardware queues, signals.
+// Opening the HIP runtime (visible devices, queue engine), current device, stream handles, signals.
 #include "api/hip/runtime.h"
 
 #include <algorithm>
@@ -13,10 +13,6 @@
 
 namespace hip {
 namespace {
-
-namespace aql = queues::aql;
-// The dispatch packet's private_segment_size as a dword of queues::Packet.
-constexpr size_t kPrivateSegmentDword = offsetof(aql::KernelDispatchPacket, private_segment_size) / 4;
 
 thread_local int t_current_device = 0;
 
@@ -72,8 +68,18 @@ base::Status Runtime::add_devices() {
   } else {
     for (size_t i = 0; i < gpus.size(); ++i) order.push_back(int(i));
   }
+  // Which engine runs the HIP streams' work: AQL queues, or PM4 queues (KFDRT_HIP_QUEUE=pm4).
+  queues::Engine engine = queues::Engine::Aql;
+  if (const char* e = std::getenv("KFDRT_HIP_QUEUE"); e && *e) {
+    auto parsed = queues::parse_engine(e);
+    if (!parsed) {
+      std::fprintf(stderr, "kfdrt: KFDRT_HIP_QUEUE: %s\n", parsed.message().c_str());
+      return parsed.error();
+    }
+    engine = *parsed;
+  }
   for (int phys : order) {
-    auto d = std::make_unique<Device>(*qrt_, int(devices_.size()), *gpus[phys]);
+    auto d = std::make_unique<Device>(*qrt_, int(devices_.size()), *gpus[phys], engine);
     KFD_TRY(d->init());
     devices_.push_back(std::move(d));
   }
@@ -126,165 +132,6 @@ void Runtime::add_stream_handle(const std::shared_ptr<Stream>& s) {
 void Runtime::remove_stream_handle(Stream* s) {
   std::lock_guard lk(handles_mu_);
   stream_handles_.erase(s);
-}
-
-// ---- HwQueue ----
-
-base::Result<std::unique_ptr<HwQueue>> HwQueue::create(Device& dev, uint32_t priority) {
-  std::unique_ptr<HwQueue> h(new HwQueue());
-  queues::QueueOptions qo;
-  qo.gpu_id = dev.gpu_id();
-  qo.packets = kPackets;
-  qo.priority = priority;
-  // Event timings (hipEventElapsedTime, kfdrtEventGetTimestamps) read the start/end timestamps
-  // the CP writes into completion signals, which it does only on a profiling queue.
-  qo.profiling = true;
-  KFD_ASSIGN(h->q_, dev.qrt().create_queue(qo));
-  h->dev_ = &dev;
-  h->ctx_ = &dev.memory();
-  // Two slots per ring slot: a slot is rewritten only after its packet and the next one (which
-  // waited for it, barrier bit) have retired.
-  h->slots_ = 2 * kPackets;
-  KFD_ASSIGN(void* ka, h->ctx_->allocate_kernarg(size_t(h->slots_) * kSlotSize, 4096));
-  h->kernarg_ = static_cast<uint8_t*>(ka);
-  return h;
-}
-
-HwQueue::~HwQueue() {
-  {
-    std::lock_guard gl(grow_mu_);
-    stopping_ = true;
-  }
-  grow_cv_.notify_all();
-  if (grower_.joinable()) grower_.join();
-  for (Grow& g : grows_) q_->discard_scratch(g.scratch);
-  if (q_) (void)q_->destroy();
-  if (kernarg_) (void)ctx_->free(kernarg_);
-}
-
-base::Status HwQueue::schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre) {
-  auto prepared = q_->prepare_scratch(lane_bytes);
-  if (!prepared) {
-    base::Error e = base::Error::msg("no scratch for a kernel needing " + std::to_string(lane_bytes) +
-                                   " bytes per work-item on AQL queue " +
-                                   std::to_string(q_->queue_id()) + " (it has " +
-                                   std::to_string(lane_bytes_) + "): " + prepared.error().message,
-                                   ENOMEM);
-    std::fprintf(stderr, "kfdrt: %s\n", e.message.c_str());
-    return e;
-  }
-  if (q_->write_index() == 0) {  // nothing ever ran on the queue: install at once
-    q_->commit_scratch(*prepared);
-    lane_bytes_ = prepared->layout.lane_bytes;
-    return {};
-  }
-  if (!gate_) {
-    auto gate = dev_->qrt().create_signal(0);
-    if (!gate) {
-      q_->discard_scratch(*prepared);
-      return gate.error();
-    }
-    gate_ = std::move(*gate);
-  }
-  auto drained = dev_->qrt().create_signal(1);
-  if (!drained) {
-    q_->discard_scratch(*prepared);
-    return drained.error();
-  }
-  Grow g;
-  g.scratch = *prepared;
-  g.drained = std::move(*drained);
-  g.gate = ++gates_;
-  // The marker completes once every earlier packet has (barrier bit); the gate then holds the
-  // CP until the grow thread has installed the new store. Neither needs a memory fence.
-  constexpr queues::Fence kNoFence{true, aql::kScopeNone, aql::kScopeNone};
-  pre.push_back(queues::make_marker(g.drained->handle(), kNoFence));
-  pre.push_back(queues::make_barrier_value(gate_->handle(), aql::kCondGte, g.gate, -1, 0, kNoFence));
-  lane_bytes_ = g.scratch.layout.lane_bytes;
-  {
-    std::lock_guard gl(grow_mu_);
-    grows_.push_back(std::move(g));
-    if (!grower_.joinable()) grower_ = std::thread([this] { grow_thread(); });
-  }
-  grow_cv_.notify_one();
-  return {};
-}
-
-// Installs scheduled grows in order: each waits for its marker (the kernels before it are done
-// and the CP is held at its gate), swaps the stores and opens the gate. A queue error ends the
-// wait with an error: the queue is dead, and its prepared store is dropped.
-void HwQueue::grow_thread() {
-  std::unique_lock gl(grow_mu_);
-  for (;;) {
-    grow_cv_.wait(gl, [this] { return stopping_ || !grows_.empty(); });
-    if (grows_.empty()) return;  // stopping
-    Grow& g = grows_.front();
-    gl.unlock();
-    base::Status done;
-    bool ready = false;
-    while (!ready) {
-      auto r = g.drained->wait(queues::Cond::Eq, 0, std::chrono::milliseconds(100), dev_->wait_policy());
-      if (r) {
-        ready = true;
-      } else if (r.error().err != ETIMEDOUT) {
-        done = r.error();
-        break;
-      }
-      std::lock_guard stop(grow_mu_);
-      if (stopping_ && !ready) return;  // the destructor discards what is left
-    }
-    if (ready) {
-      q_->commit_scratch(g.scratch);
-      gate_->store(g.gate);
-    } else {
-      q_->discard_scratch(g.scratch);
-      debug_log("scratch grow", done.error().message);
-    }
-    gl.lock();
-    grows_.pop_front();
-  }
-}
-
-base::Status HwQueue::release_scratch() {
-  std::lock_guard lk(mu_);  // no new packets meanwhile
-  {
-    std::lock_guard gl(grow_mu_);
-    if (!grows_.empty())
-      return base::Error::msg("release_scratch: a scratch grow is pending on AQL queue " +
-                             std::to_string(q_->queue_id()), EBUSY);
-  }
-  if (lane_bytes_ == 0) return {};
-  // The device signals a packet's completion before it retires the slot (read_dispatch_id), so
-  // a queue whose work is all complete may still look busy for a moment.
-  KFD_TRY(q_->wait_idle(std::chrono::seconds(1)));
-  KFD_TRY(q_->grow_scratch(0));
-  lane_bytes_ = 0;
-  return {};
-}
-
-base::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
-                            size_t kernarg_size) {
-  std::lock_guard lk(mu_);
-  uint32_t scratch = 0;  // the largest private_segment_size of the dispatches
-  for (const queues::Packet& p : pkts)
-    if (aql::header_type(p.header()) == aql::kTypeKernelDispatch)
-      scratch = std::max(scratch, p.dw[kPrivateSegmentDword]);
-  std::vector<queues::Packet> pre;
-  if (scratch > lane_bytes_) KFD_TRY(schedule_grow(scratch, pre));
-  KFD_ASSIGN(uint64_t first, q_->reserve(uint32_t(pre.size() + pkts.size())));
-  uint64_t index = first;
-  for (const queues::Packet& p : pre) q_->write(index++, p);
-  for (size_t i = 0; i < pkts.size(); ++i, ++index) {
-    if (int(i) == dispatch && kernarg) {
-      uint8_t* slot = kernarg_ + (index % slots_) * kSlotSize;
-      std::memcpy(slot, kernarg, kernarg_size);
-      uint64_t addr = reinterpret_cast<uintptr_t>(slot);
-      std::memcpy(reinterpret_cast<uint8_t*>(pkts[i].dw) + 40, &addr, 8);  // kernarg_address
-    }
-    q_->write(index, pkts[i]);
-  }
-  q_->ring_doorbell(index - 1);
-  return {};
 }
 
 // ---- SignalPool ----

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The HIP runtime's process object and devices: queues::Runtime, visible GPUs, hardware queues, signals.
+// The HIP runtime's process object and devices: queues::Runtime, visible GPUs, their managed queues, signals.
 #pragma once
 
 #include <atomic>
@@ -16,7 +16,7 @@
 #include "api/hip/common.h"
 #include "loader/target.h"
 #include "memory/context.h"
-#include "queues/aql_queue.h"
+#include "queues/managed_queue.h"
 #include "queues/runtime.h"
 #include "queues/signal.h"
 
@@ -26,67 +26,14 @@ class Device;
 class Hostcall;
 class Stream;
 
-// One AQL queue shared by the streams mapped to it, with a kernel-argument slot per packet slot.
-// Submissions are serialised so that doorbell values only grow. The queue starts without
-// scratch; it grows to the largest private segment of the dispatches submitted to it.
-class HwQueue {
- public:
-  static constexpr uint32_t kPackets = 1024;
-  static constexpr size_t kSlotSize = 1024;  // kernel arguments larger than this get their own block
-  // Per-work-item stack a kernel with a dynamic stack (recursion, indirect calls) gets beyond
-  // its private_segment_fixed_size: HIP's default stack size limit (hipLimitStackSize, 1 KiB).
-  static constexpr uint32_t kDynamicStackBytes = 1024;
-  // Scratch per work-item a kernel needs: its fixed private segment, plus the stack allowance
-  // when it uses a dynamic stack.
-  static uint64_t scratch_per_item(uint32_t private_fixed, bool dynamic_stack) {
-    return uint64_t(private_fixed) + (dynamic_stack ? kDynamicStackBytes : 0);
-  }
-
-  static base::Result<std::unique_ptr<HwQueue>> create(Device& dev, uint32_t priority);
-  ~HwQueue();
-
-  // Writes the packets in order and rings the doorbell once. When `kernarg` is given, packet
-  // `dispatch` gets the slot of its ring index, filled with those bytes. When a dispatch needs more scratch
-  // than the queue has, the larger backing store is allocated now (ENOMEM, with the sizes, when
-  // it cannot be had) and installed without blocking: the packets go behind a barrier marker
-  // (the earlier kernels drain) and a BARRIER_VALUE gate that the grow thread opens once it has
-  // swapped the stores.
-  base::Status submit(std::span<queues::Packet> pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
-                     size_t kernarg_size = 0);
-  // Gives the queue's scratch back (hipDeviceReset, after a device synchronize). Only an idle
-  // queue with no grow pending can: EBUSY otherwise, and the scratch stays.
-  base::Status release_scratch();
-  queues::AqlQueue& aql() { return *q_; }
-  uint64_t queue_address() const { return q_->handle(); }
-
- private:
-  // A larger scratch waiting for the queue to drain behind its marker.
-  struct Grow {
-    queues::AqlQueue::PreparedScratch scratch;
-    std::unique_ptr<queues::Signal> drained;  // the barrier marker's completion signal
-    int64_t gate = 0;                         // the gate opens when gate_ reaches this
-  };
-
-  HwQueue() = default;
-  // Prepares a grow to `lane_bytes` and appends its marker and gate to `pre` (mu_ held).
-  base::Status schedule_grow(uint32_t lane_bytes, std::vector<queues::Packet>& pre);
-  void grow_thread();
-
-  Device* dev_ = nullptr;
-  std::unique_ptr<queues::AqlQueue> q_;
-  std::mutex mu_;
-  uint32_t lane_bytes_ = 0;  // scratch per work-item once every scheduled grow landed (mu_)
-  std::unique_ptr<queues::Signal> gate_;  // counts the grows installed
-  int64_t gates_ = 0;                     // grows scheduled (mu_)
-  std::mutex grow_mu_;
-  std::condition_variable grow_cv_;
-  std::deque<Grow> grows_;   // grow_mu_
-  bool stopping_ = false;    // grow_mu_
-  std::thread grower_;
-  mem::Context* ctx_ = nullptr;
-  uint8_t* kernarg_ = nullptr;
-  uint32_t slots_ = 0;
-};
+// Per-work-item stack a kernel with a dynamic stack (recursion, indirect calls) gets beyond its
+// private_segment_fixed_size: HIP's default stack size limit (hipLimitStackSize, 1 KiB).
+constexpr uint32_t kDynamicStackBytes = 1024;
+// Scratch per work-item a kernel needs: its fixed private segment, plus the stack allowance when
+// it uses a dynamic stack.
+inline uint64_t scratch_per_item(uint32_t private_fixed, bool dynamic_stack) {
+  return uint64_t(private_fixed) + (dynamic_stack ? kDynamicStackBytes : 0);
+}
 
 // Ends the peer access `device` enabled and the access others enabled to it (a device reset;
 // device_api.cpp keeps the table hipDeviceEnablePeerAccess answers from).
@@ -109,7 +56,7 @@ class SignalPool {
 
 class Device {
  public:
-  Device(queues::Runtime& rt, int index, const gpu::Device& gpu);
+  Device(queues::Runtime& rt, int index, const gpu::Device& gpu, queues::Engine engine);
   ~Device();
   base::Status init();
 
@@ -133,8 +80,10 @@ class Device {
   unsigned flags() const { return flags_.load(); }
   queues::WaitPolicy wait_policy(bool blocking_sync = false) const;
 
+  // The engine every queue of the device submits to (KFDRT_HIP_QUEUE: aql, the default, or pm4).
+  queues::Engine engine() const { return engine_; }
   // Queue 0 serves the null stream; other streams share queues 1.. round robin.
-  base::Result<HwQueue*> queue_for_stream(bool null_stream);
+  base::Result<queues::ManagedQueue*> queue_for_stream(bool null_stream);
   // The null (legacy default) stream, created on first use.
   base::Result<Stream*> null_stream();
   base::Result<std::shared_ptr<Stream>> create_stream(unsigned flags, int priority);
@@ -164,8 +113,9 @@ class Device {
   SignalPool signals_;
   std::atomic<unsigned> flags_{0};
 
+  const queues::Engine engine_;
   std::mutex mu_;
-  std::vector<std::unique_ptr<HwQueue>> queues_;
+  std::vector<std::unique_ptr<queues::ManagedQueue>> queues_;
   uint32_t max_queues_ = 4;
   uint32_t next_queue_ = 0;
   std::vector<std::shared_ptr<Stream>> streams_;

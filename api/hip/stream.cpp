@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: MIT
-// Stream ordering on AQL queues: dispatches, event markers, waits, host operations, synchronisation.
+// Stream ordering on managed queues: dispatches, event markers, waits, host operations, synchronisation.
 #include "api/hip/stream.h"
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 
 namespace hip {
 
-using queues::Packet;
+using queues::Command;
+using queues::Completion;
 namespace aql = queues::aql;
 
 namespace {
 
-// Every packet sets the barrier bit: a stream's packets run one after another even when several
-// streams share a queue. Fence scopes follow seeds/hip-host-memory.txt.
-constexpr queues::Fence kDispatchFence{true, aql::kScopeSystem, aql::kScopeAgent};
+// Every command runs after the one before it (a managed queue is in order): a stream's commands
+// run one after another even when several streams share a queue. Fence scopes follow
+// seeds/hip-host-memory.txt.
 constexpr queues::Fence kNoFence{true, aql::kScopeNone, aql::kScopeNone};
 
 hipError_t submit_error(const char* api, const base::Error& e) {
@@ -39,9 +42,9 @@ void Event::set_record(std::shared_ptr<EventRecord> r) {
   rec_ = std::move(r);
 }
 
-base::Result<std::shared_ptr<Stream>> Stream::create(Device& dev, HwQueue& hw, unsigned flags,
+base::Result<std::shared_ptr<Stream>> Stream::create(Device& dev, queues::ManagedQueue& q, unsigned flags,
                                                     int priority, bool is_null) {
-  std::shared_ptr<Stream> s(new Stream(dev, hw, flags, priority, is_null));
+  std::shared_ptr<Stream> s(new Stream(dev, q, flags, priority, is_null));
   KFD_ASSIGN(auto timeline, dev.qrt().create_signal(kStart));
   s->timeline_ = std::move(timeline);
   // Only the device reads the host-progress signal, so it needs no interrupt event.
@@ -69,111 +72,144 @@ void Stream::reap() {
 
 // Legacy default-stream semantics: the null stream waits for every blocking stream of its device,
 // and a blocking stream waits for the null stream. Streams on the same queue are already ordered.
-void Stream::add_legacy_deps(std::vector<Packet>& pkts) {
-  if (!blocking()) return;
-  auto depend_on = [&](Stream& o) {
-    if (&o == this || &o.hw_ == &hw_ || !o.blocking()) return;
-    uint64_t n = o.submitted();
-    if (o.completed() >= n) return;
-    pkts.push_back(queues::make_barrier_value(o.timeline_->handle(), aql::kCondLt,
-                                              kStart - int64_t(n) + 1, -1, timeline_->handle(),
-                                              kNoFence));
-    retained_.push_back({submitted() + pkts.size(), o.timeline_});
+base::Status Stream::legacy_deps(Deps& deps) {
+  if (!may_follow_others()) return {};
+  auto depend_on = [&](Stream& o) -> base::Status {
+    if (&o == this || &o.q_ == &q_ || !o.blocking() || !o.pending()) return {};
+    KFD_ASSIGN(auto rec, o.tail_record());
+    if (!rec->done()) deps.push_back(std::move(rec));
+    return {};
   };
   if (is_null_) {
-    for (auto& o : dev_.streams()) depend_on(*o);
+    for (auto& o : dev_.streams()) KFD_TRY(depend_on(*o));
   } else if (Stream* n = dev_.null_stream_if_created()) {
-    depend_on(*n);
+    KFD_TRY(depend_on(*n));
   }
+  return {};
 }
 
-Packet Stream::timeline_marker(aql::FenceScope release) const {
-  return queues::make_marker(timeline_->handle(), queues::Fence{true, aql::kScopeNone, release});
+// The k-th counted command of the next submission leaves the timeline at kStart - (n + k + 1):
+// this stream is its only writer and its commands complete in order.
+Completion Stream::count_next(uint32_t k) const {
+  return Completion::to(timeline_.get(), kStart - int64_t(submitted() + k + 1));
 }
 
-hipError_t Stream::push(std::vector<Packet>& pkts, int dispatch, const uint8_t* kernarg,
-                        size_t kernarg_size) {
-  if (pkts.empty()) return hipSuccess;
-  uint64_t timeline = timeline_->handle(), counted = 0;
-  for (const Packet& p : pkts) {
-    uint64_t sig;
-    std::memcpy(&sig, reinterpret_cast<const uint8_t*>(p.dw) + 56, 8);  // completion_signal
-    counted += sig == timeline;
+Command Stream::timeline_marker(aql::FenceScope release, uint32_t k) const {
+  return Command::marker(queues::Fence{true, aql::kScopeNone, release}, count_next(k));
+}
+
+hipError_t Stream::push(const Deps& deps, std::span<const Command> own, uint32_t counted, const char* api) {
+  base::Status st;
+  if (deps.empty()) {
+    st = q_.submit(own);
+  } else {
+    std::vector<queues::WaitCondition> conds;
+    for (const auto& d : deps) conds.push_back({d->sig.get(), queues::Cond::Eq, 0});
+    std::vector<Command> cmds;
+    for (size_t i = 0; i < conds.size(); i += Command::kMaxWaits)
+      cmds.push_back(Command::barrier(
+          std::span(conds).subspan(i, std::min<size_t>(Command::kMaxWaits, conds.size() - i)), kNoFence, {}));
+    cmds.insert(cmds.end(), own.begin(), own.end());
+    st = q_.submit(cmds);
   }
-  if (auto st = hw_.submit(pkts, dispatch, kernarg, kernarg_size); !st)
-    return submit_error("submit", st.error());
+  if (!st) return submit_error(api, st.error());
   submitted_.fetch_add(counted, std::memory_order_acq_rel);
   return hipSuccess;
 }
 
-hipError_t Stream::launch(const Dispatch& d) {
-  thread_local std::vector<Packet> pkts;
-  pkts.clear();
+std::shared_ptr<EventRecord> Stream::new_record(unsigned flags, base::Error* err) {
+  auto sig = dev_.signals().acquire(1);
+  if (!sig) {
+    *err = sig.error();
+    return nullptr;
+  }
+  auto rec = std::make_shared<EventRecord>();
+  rec->dev = &dev_;
+  rec->queue = &q_;
+  rec->flags = flags;
+  rec->sig = std::move(*sig);
+  return rec;
+}
+
+hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Event* completion,
+                          const char* api) {
+  Deps deps;
+  if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  std::shared_ptr<EventRecord> rec;
+  if (completion) {
+    base::Error e;
+    if (!(rec = new_record(completion->flags(), &e))) return submit_error(api, e);
+  }
   std::lock_guard lk(mu_);
   reap();
-  add_legacy_deps(pkts);
-  queues::DispatchParams p;
-  p.fence = kDispatchFence;
-  p.dims = d.items[2] > 1 ? 3 : d.items[1] > 1 ? 2 : 1;
-  for (int i = 0; i < 3; ++i) {
-    p.workgroup[i] = d.block[i];
-    p.grid[i] = d.items[i];
+  Command own[2];
+  uint32_t n = 0;
+  if (rec) {
+    own[n++] = Command::dispatch(l, fence, Completion::to(rec->sig.get(), 0));
+    own[n++] = timeline_marker(aql::kScopeNone, 0);
+  } else {
+    own[n++] = Command::dispatch(l, fence, count_next(0));
   }
-  p.group_segment_size = d.group_segment;
-  p.private_segment_size = d.private_segment;
-  p.kernel_object = d.kernel_object;
-  p.completion_signal = timeline_->handle();
-  std::shared_ptr<void> big;  // kernel arguments that do not fit a slot
-  if (d.kernarg_size > HwQueue::kSlotSize) {
-    auto mem = dev_.memory().allocate_kernarg(d.kernarg_size, std::max<size_t>(d.kernarg_align, 64));
-    if (!mem) return submit_error("hipLaunchKernel", mem.error());
-    std::memcpy(*mem, d.kernarg, d.kernarg_size);
-    p.kernarg_address = reinterpret_cast<uintptr_t>(*mem);
-    mem::Context* ctx = &dev_.memory();
-    big = std::shared_ptr<void>(*mem, [ctx](void* m) { (void)ctx->free(m); });
+  if (hipError_t e = push(deps, std::span(own, n), 1, api); e != hipSuccess) {
+    if (rec) rec->sig->store(0);  // never submitted: the pool may reuse the signal
+    return e;
   }
-  auto pk = queues::make_dispatch(p);
-  if (!pk) return hipErrorInvalidConfiguration;
-  pkts.push_back(*pk);
-  hipError_t e = big ? push(pkts) : push(pkts, int(pkts.size()) - 1, d.kernarg, d.kernarg_size);
-  if (e != hipSuccess) return e;
-  if (big) retained_.push_back({submitted(), std::move(big)});
+  for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
+  if (rec) {
+    retained_.push_back({submitted(), rec});
+    completion->set_record(std::move(rec));
+  }
   tail_system_ = false;
   return hipSuccess;
 }
 
 hipError_t Stream::record(Event& ev) {
-  auto sig = dev_.signals().acquire(1);
-  if (!sig) return submit_error("hipEventRecord", sig.error());
-  auto rec = std::make_shared<EventRecord>();
-  rec->dev = &dev_;
-  rec->hw = &hw_;
-  rec->flags = ev.flags();
-  rec->sig = std::move(*sig);
-  std::vector<Packet> pkts;
+  Deps deps;
+  if (auto st = legacy_deps(deps); !st) return submit_error("hipEventRecord", st.error());
+  base::Error err;
+  auto rec = new_record(ev.flags(), &err);
+  if (!rec) return submit_error("hipEventRecord", err);
   std::lock_guard lk(mu_);
   reap();
-  add_legacy_deps(pkts);
   // Device-scope acquire and release by default; system scope on request (the seed's table).
   aql::FenceScope rel = (ev.flags() & hipEventReleaseToSystem) ? aql::kScopeSystem : aql::kScopeAgent;
-  pkts.push_back(queues::make_marker(rec->sig->handle(), queues::Fence{true, aql::kScopeAgent, rel}));
-  if (hipError_t e = push(pkts); e != hipSuccess) return e;
-  // The marker is not a timeline packet: keep its signal until a later timeline packet retires.
+  const Command own = Command::marker(queues::Fence{true, aql::kScopeAgent, rel}, Completion::to(rec->sig.get(), 0));
+  if (hipError_t e = push(deps, std::span(&own, 1), 0, "hipEventRecord"); e != hipSuccess) {
+    rec->sig->store(0);
+    return e;
+  }
+  // The marker is not counted: keep its signal (and the records it waited for) until a later
+  // counted command retires.
+  for (auto& d : deps) retained_.push_back({submitted() + 1, std::move(d)});
   retained_.push_back({submitted() + 1, rec});
   tail_system_ = false;
   ev.set_record(std::move(rec));
   return hipSuccess;
 }
 
+base::Result<std::shared_ptr<EventRecord>> Stream::tail_record() {
+  std::lock_guard lk(mu_);
+  if (tail_rec_ && tail_count_ == submitted()) return tail_rec_;
+  base::Error err;
+  auto rec = new_record(0, &err);
+  if (!rec) return err;
+  const Command own = Command::marker(kNoFence, Completion::to(rec->sig.get(), 0));
+  if (auto st = q_.submit(std::span(&own, 1)); !st) {
+    rec->sig->store(0);
+    return st.error();
+  }
+  tail_rec_ = rec;
+  tail_count_ = submitted();
+  return rec;
+}
+
 hipError_t Stream::wait(const std::shared_ptr<EventRecord>& rec) {
-  if (!rec || rec->done() || rec->hw == &hw_) return hipSuccess;  // same queue: already ordered
-  uint64_t dep = rec->sig->handle();
-  auto pk = queues::make_barrier_and(std::span<const uint64_t>(&dep, 1), timeline_->handle(), kNoFence);
-  if (!pk) return hipErrorInvalidValue;
-  std::vector<Packet> pkts{*pk};
+  if (!rec || rec->done() || rec->queue == &q_) return hipSuccess;  // same queue: already ordered
   std::lock_guard lk(mu_);
   reap();
-  if (hipError_t e = push(pkts); e != hipSuccess) return e;
+  const queues::WaitCondition cond{rec->sig.get(), queues::Cond::Eq, 0};
+  const Command own = Command::barrier(std::span(&cond, 1), kNoFence, count_next(0));
+  if (hipError_t e = push({}, std::span(&own, 1), 1, "hipStreamWaitEvent"); e != hipSuccess) return e;
   retained_.push_back({submitted(), rec});
   return hipSuccess;  // no fence: tail_system_ unchanged
 }
@@ -190,21 +226,29 @@ hipError_t Stream::wait_for(uint64_t count, const char* api) {
 }
 
 hipError_t Stream::host_op(HostOp op, Mode mode) {
-  std::vector<Packet> pkts;
+  Deps deps;
+  if (auto st = legacy_deps(deps); !st) return submit_error("stream host operation", st.error());
   std::unique_lock lk(mu_);
   reap();
-  add_legacy_deps(pkts);
-  if (mode != Mode::Worker && pkts.empty() && tail_system_ && completed() >= submitted()) {
+  if (mode != Mode::Worker && deps.empty() && tail_system_ && completed() >= submitted()) {
     lk.unlock();
     return op();  // idle: nothing to order against
   }
-  // The host reads what earlier packets wrote: they must end with a system-scope release.
-  if (!tail_system_) pkts.push_back(timeline_marker(aql::kScopeSystem));
-  uint64_t wait_count = submitted() + pkts.size();
-  uint64_t gate = ++host_ops_;
-  pkts.push_back(queues::make_barrier_value(host_progress_->handle(), aql::kCondGte, int64_t(gate), -1,
-                                            timeline_->handle(), kNoFence));
-  if (hipError_t e = push(pkts); e != hipSuccess) return e;
+  Command own[2];
+  uint32_t counted = 0;
+  // The host reads what earlier commands wrote: they must end with a system-scope release.
+  if (!tail_system_) own[counted] = timeline_marker(aql::kScopeSystem, counted), ++counted;
+  const uint64_t wait_count = submitted() + counted;
+  const uint64_t gate = ++host_ops_;
+  // The gate passes once the host stored `gate`. It is tested for equality, which is exact: the
+  // host stores gate + 1 only after this gate completed (the next task waits for it), so the
+  // value is gate - 1 or gate whenever the gate is tested.
+  const queues::WaitCondition opened{host_progress_.get(), queues::Cond::Eq, int64_t(gate)};
+  own[counted] = Command::barrier(std::span(&opened, 1), kNoFence, count_next(counted));
+  ++counted;
+  if (hipError_t e = push(deps, std::span(own, counted), counted, "stream host operation"); e != hipSuccess)
+    return e;
+  for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
   tail_system_ = true;  // the gate adds no GPU writes after the system release
   lk.unlock();
   auto task = [this, wait_count, gate, op = std::move(op)]() -> hipError_t {
@@ -233,8 +277,8 @@ hipError_t Stream::synchronize(const char* api) {
   std::unique_lock lk(mu_);
   reap();
   if (!tail_system_) {
-    std::vector<Packet> pkts{timeline_marker(aql::kScopeSystem)};
-    if (hipError_t e = push(pkts); e != hipSuccess) return e;
+    const Command own = timeline_marker(aql::kScopeSystem, 0);
+    if (hipError_t e = push({}, std::span(&own, 1), 1, api); e != hipSuccess) return e;
     tail_system_ = true;
   }
   uint64_t n = submitted();

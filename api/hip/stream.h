@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// HIP streams and events: ordered packets on a shared AQL queue, a timeline signal, host operations.
+// HIP streams and events: ordered commands on a shared managed queue, a timeline signal, host operations.
 #pragma once
 
 #include <condition_variable>
@@ -11,15 +11,15 @@
 #include <vector>
 
 #include "api/hip/runtime.h"
-#include "queues/packets.h"
+#include "queues/managed_queue.h"
 
 namespace hip {
 
-// One hipEventRecord: a marker packet's completion signal (1 until the marker retires, which
-// also stamps start_ts/end_ts). Shared by the event and the streams that wait on it.
+// One hipEventRecord: a marker's completion signal (1 until the marker completes, which also
+// stamps start_ts/end_ts). Shared by the event and the streams that wait on it.
 struct EventRecord {
   Device* dev = nullptr;
-  HwQueue* hw = nullptr;
+  queues::ManagedQueue* queue = nullptr;
   unsigned flags = 0;
   std::unique_ptr<queues::Signal> sig;
   ~EventRecord();
@@ -42,80 +42,82 @@ class Event {
 // The live event behind a handle; nullptr for null, unknown or destroyed handles (stream_api.cpp).
 Event* find_event(hipEvent_t h);
 
-// What a kernel launch puts in a dispatch packet.
-struct Dispatch {
-  uint64_t kernel_object = 0;
-  uint32_t items[3] = {1, 1, 1};   // grid size in work-items; the last block may be partial
-  uint16_t block[3] = {1, 1, 1};
-  uint32_t group_segment = 0;      // static + dynamic LDS bytes
-  uint32_t private_segment = 0;
-  const uint8_t* kernarg = nullptr;
-  size_t kernarg_size = 0;
-  size_t kernarg_align = 16;
-};
-
-// A stream owns a timeline signal that every one of its packets decrements on completion: the
-// n-th packet is done once the value is at most kStart - n. Host operations (copies, callbacks)
-// are gated by a BARRIER_VALUE packet on a host-progress signal the host advances when done.
+// A stream owns a timeline signal that every one of its counted commands decrements on
+// completion: the n-th is done once the value is at most kStart - n. Host operations (copies,
+// callbacks) are gated by a barrier on a host-progress signal the host advances when done.
+// Other streams' work it must follow (the legacy default stream) is waited for through a record
+// those streams make of their work so far (tail_record), so every wait a queue makes is on a
+// signal reaching a value it moves toward: the form AQL barriers and PM4 waits share.
 class Stream {
  public:
   static constexpr int64_t kStart = int64_t(1) << 60;
   using HostOp = std::function<hipError_t()>;
 
-  static base::Result<std::shared_ptr<Stream>> create(Device& dev, HwQueue& hw, unsigned flags,
+  static base::Result<std::shared_ptr<Stream>> create(Device& dev, queues::ManagedQueue& q, unsigned flags,
                                                      int priority, bool is_null);
   ~Stream();
 
   Device& device() { return dev_; }
-  HwQueue& hw() { return hw_; }
+  queues::ManagedQueue& queue() { return q_; }
   unsigned flags() const { return flags_; }
   int priority() const { return priority_; }
   bool is_null() const { return is_null_; }
   bool blocking() const { return (flags_ & hipStreamNonBlocking) == 0; }
 
-  hipError_t launch(const Dispatch& d);
-  // kfdrtStreamDispatchAql (kfdrt_ext_api.cpp): a caller's checked dispatch packet; `completion`, if
-  // given, is recorded as completing with the dispatch itself.
-  hipError_t dispatch_aql(queues::DispatchParams p, const uint8_t* kernarg, size_t kernarg_size,
-                          Event* completion);
+  // A kernel dispatch in stream order (hipLaunchKernel, hipModuleLaunchKernel, hc's
+  // kfdrtStreamDispatchAql): the launch with `fence`. With `completion`, the dispatch itself
+  // completes that event's new record (its timestamps are the kernel's) and a timeline marker
+  // behind it keeps the stream's count exact.
+  hipError_t launch(const queues::KernelLaunch& l, queues::Fence fence, Event* completion, const char* api);
   hipError_t record(Event& e);
-  // hipStreamWaitEvent: later packets wait for the record (no fence).
+  // hipStreamWaitEvent: later commands wait for the record (no fence).
   hipError_t wait(const std::shared_ptr<EventRecord>& rec);
   // How a host operation runs: Sync on this thread, returning op's result; Async at once when
   // the stream is idle, else on the stream's worker thread; Worker always on the worker (stream
   // callbacks). A deferred op's failure is reported by the next synchronize.
   enum class Mode { Sync, Async, Worker };
   hipError_t host_op(HostOp op, Mode mode);
-  // hipStreamSynchronize: waits for every packet and host op, with a system-scope release.
+  // hipStreamSynchronize: waits for every command and host op, with a system-scope release.
   hipError_t synchronize(const char* api);
   hipError_t query();
+  // A record that completes once everything submitted to this stream so far has (what another
+  // stream waits on for the legacy default-stream order); the same one while nothing new came.
+  base::Result<std::shared_ptr<EventRecord>> tail_record();
 
-  // Packets completed / submitted (for other streams' dependencies).
+  // Counted commands completed / submitted.
   uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
   uint64_t completed() const { return uint64_t(kStart - timeline_->load()); }
   bool pending() const { return completed() < submitted(); }
   const std::shared_ptr<queues::Signal>& timeline() const { return timeline_; }
 
  private:
-  Stream(Device& dev, HwQueue& hw, unsigned flags, int priority, bool is_null)
-      : dev_(dev), hw_(hw), flags_(flags), priority_(priority), is_null_(is_null) {}
+  Stream(Device& dev, queues::ManagedQueue& q, unsigned flags, int priority, bool is_null)
+      : dev_(dev), q_(q), flags_(flags), priority_(priority), is_null_(is_null) {}
 
   struct Retained {
-    uint64_t count;  // released once this many packets completed
+    uint64_t count;  // released once this many counted commands completed
     std::shared_ptr<void> keep;
   };
+  using Deps = std::vector<std::shared_ptr<EventRecord>>;
+  // The records of other streams this stream's next command follows (legacy default stream),
+  // appended to `deps`. Called without mu_ (it takes theirs).
+  base::Status legacy_deps(Deps& deps);
+  bool may_follow_others() const { return blocking() && (is_null_ || dev_.null_stream_if_created()); }
   // All under mu_.
   void reap();
-  void add_legacy_deps(std::vector<queues::Packet>& pkts);
-  queues::Packet timeline_marker(pm4::aql::FenceScope release) const;
-  hipError_t push(std::vector<queues::Packet>& pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
-                  size_t kernarg_size = 0);
+  // The completion of the k-th counted command of the next submission (the timeline's value
+  // after it is known).
+  queues::Completion count_next(uint32_t k) const;
+  queues::Command timeline_marker(pm4::aql::FenceScope release, uint32_t k) const;
+  // Submits waits for `deps` (completing nothing), then `own`; counts `counted` commands.
+  hipError_t push(const Deps& deps, std::span<const queues::Command> own, uint32_t counted, const char* api);
+  std::shared_ptr<EventRecord> new_record(unsigned flags, base::Error* err);
   hipError_t wait_for(uint64_t count, const char* api);
   void start_worker();
   void worker_loop();
 
   Device& dev_;
-  HwQueue& hw_;
+  queues::ManagedQueue& q_;
   const unsigned flags_;
   const int priority_;
   const bool is_null_;
@@ -125,8 +127,10 @@ class Stream {
   std::mutex mu_;
   std::atomic<uint64_t> submitted_{0};
   uint64_t host_ops_ = 0;
-  bool tail_system_ = true;  // the last packet is a timeline packet with a system-scope release
+  bool tail_system_ = true;  // the last counted command releases at system scope
   std::deque<Retained> retained_;
+  std::shared_ptr<EventRecord> tail_rec_;  // the last tail_record and the count it covers
+  uint64_t tail_count_ = 0;
   hipError_t async_error_ = hipSuccess;
 
   std::mutex work_mu_;

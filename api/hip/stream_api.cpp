@@ -226,6 +226,6 @@ HIP_EXPORT hipError_t kfdrtStreamGetAqlQueue(hipStream_t h, void** queue) {
   HIP_INIT(rt);
   std::shared_ptr<Stream> s;
   if (hipError_t e = rt->stream(h, &s); e != hipSuccess) return ret(e);
-  *queue = reinterpret_cast<void*>(s->hw().queue_address());
+  *queue = reinterpret_cast<void*>(s->queue().queue_address());
   return hipSuccess;
 }

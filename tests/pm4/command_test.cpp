@@ -347,7 +347,7 @@ TEST(Pm4Commands, DispatchPacketMirrorsTheLaunch) {
   EXPECT_EQ(d.setup & 3u, 3u);
   EXPECT_EQ(d.workgroup_size_y, 4u);
   EXPECT_EQ(d.grid_size_z, 30u);
-  EXPECT_EQ(d.group_segment_size, 64u);
+  EXPECT_EQ(d.group_segment_size, 1000u + 64u);  // HSA: static (the descriptor's) + dynamic
   EXPECT_EQ(d.private_segment_size, 16u);
   EXPECT_EQ(d.kernel_object, 0x7f0000100000ull);
   EXPECT_EQ(d.kernarg_address, 0x1234000u);

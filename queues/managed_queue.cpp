@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// ManagedQueue: engine names, the checks every backend makes, and creation of the AQL or PM4 backend.
+#include "queues/managed_queue.h"
+
+#include <cerrno>
+#include <string>
+
+#include "queues/managed_backends.h"
+
+namespace queues {
+
+const char* engine_name(Engine e) { return e == Engine::Pm4 ? "pm4" : "aql"; }
+
+base::Result<Engine> parse_engine(std::string_view name) {
+  if (name == "aql") return Engine::Aql;
+  if (name == "pm4") return Engine::Pm4;
+  return base::Error::of_kind(base::ErrorKind::InvalidArgument,
+                              "queue engine \"" + std::string(name) + "\" is neither aql nor pm4", EINVAL);
+}
+
+base::Status check_launch(const KernelLaunch& l) {
+  if (l.kernel_object == 0) return base::Error::msg("dispatch: no kernel object", EINVAL);
+  if (l.dims < 1 || l.dims > 3)
+    return base::Error::msg("dispatch: dimensions " + std::to_string(l.dims) + " not in 1..3", EINVAL);
+  for (int i = 0; i < 3; ++i)
+    if (l.block[i] == 0 || l.grid[i] == 0)
+      return base::Error::msg("dispatch: zero workgroup or grid size in dimension " + std::to_string(i), EINVAL);
+  if (l.kernarg_size && !l.kernarg && !l.write_kernarg)
+    return base::Error::msg("dispatch: " + std::to_string(l.kernarg_size) + " argument bytes but no source", EINVAL);
+  return {};
+}
+
+void write_kernarg(const KernelLaunch& l, uint8_t* dst) {
+  if (l.kernarg_size == 0) return;
+  if (l.write_kernarg)
+    l.write_kernarg(l.write_ctx, dst);
+  else
+    std::memcpy(dst, l.kernarg, l.kernarg_size);
+}
+
+base::Result<std::unique_ptr<ManagedQueue>> ManagedQueue::create(const gpu::Device& gpu, mem::Context& memory,
+                                                                 EventManager& events, ScratchWindows& scratch,
+                                                                 const ManagedQueueOptions& opts) {
+  if (opts.engine == Engine::Pm4) return make_pm4_managed(gpu, memory, events, scratch, opts);
+  return make_aql_managed(gpu, memory, events, scratch, opts);
+}
+
+}  // namespace queues
