@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "emu/shader/cache.h"
 #include "emu/shader/decode.h"
 #include "emu/shader/dispatch.h"
 
@@ -129,17 +130,21 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
   for (Wave& w : st.waves)
     for (Range& r : w.cache) r = Range{};
   bind_scratch_slots(l, *ctx.mem, index, st);
+  // The worker is one CU: its workgroups share an L1, empty at the start of the dispatch.
+  L1* l1 = ctx.cache ? ctx.cache->acquire_l1() : nullptr;
   for (;;) {
     uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
     if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed)) break;
     Group g;
     setup_group(l, ctx, index, i, st, g);
+    g.l1 = l1;
     run_group(g, code);
     for (unsigned w = 0; w < g.nwaves; ++w) {
       res.insts += st.waves[w].instructions;
       res.lane_ops += st.waves[w].lane_ops;
     }
   }
+  if (l1) ctx.cache->release_l1(l1);
 }
 
 }  // namespace
@@ -158,6 +163,10 @@ Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks) {
   ctx.code = &core.code;
   ctx.target = core.target;
   ctx.epoch = core.epochs.fetch_add(1) + 1;
+  ctx.cache = mem.cache();
+  ctx.entry = l.entry;
+  ctx.kernel_object = l.kernel_object;
+  if (ctx.cache) ctx.cache->dispatch_begin();
   std::atomic<uint64_t> next{0};
   // Each worker runs one workgroup at a time on scratch slots of its own (dispatch.h).
   unsigned n = static_cast<unsigned>(
@@ -180,6 +189,11 @@ Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks) {
   Outcome out;
   if (ctx.have_error.load()) out = ctx.error;
   for (auto& r : res) { out.wave_instructions += r.insts; out.lane_ops += r.lane_ops; }
+  if (ctx.cache) {
+    out.memory = std::move(ctx.report);
+    report_memory(*ctx.cache, mem, l, out.memory);
+    ctx.cache->dispatch_end();
+  }
   return out;
 }
 

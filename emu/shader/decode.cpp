@@ -237,6 +237,8 @@ void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     in.seg = (d0 >> 14) & 3;
     in.offset = in.seg == kSegFlat ? static_cast<int32_t>(d0 & 0xFFF) : sext(d0 & 0x1FFF, 13);
     if (d0 & (1u << 16)) in.flags |= kGlc;
+    if (d0 & (1u << 17)) in.flags |= kSlc;
+    if (d0 & (1u << 25)) in.flags |= kScc;  // gfx90a scc, gfx942 sc1 (LLVM FLATInstructions.td)
     in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
     in.saddr = (d1 >> 16) & 0x7F; in.dst = (d1 >> 24) & 0xFF;
     if (d1 & (1u << 23)) in.flags |= kAcc;
@@ -245,6 +247,8 @@ void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     if (d0 & (1u << 12)) in.flags |= kOffen;
     if (d0 & (1u << 13)) in.flags |= kIdxen;
     if (d0 & (1u << 14)) in.flags |= kGlc;
+    if (d0 & (1u << 15)) in.flags |= kScc;  // gfx90a scc, gfx942 sc1 (LLVM BUFInstructions.td)
+    if (d0 & (1u << 17)) in.flags |= kSlc;
     in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
     in.srsrc = ((d1 >> 16) & 0x1F) * 4;
     in.src[1] = (d1 >> 24) & 0xFF;  // soffset
