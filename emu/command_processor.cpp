@@ -10,6 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "emu/memory_model.h"
 #include "kfd/uapi_ext.h"
 #include "pm4/queue_error.h"
 #include "pm4/type3.h"
@@ -315,11 +316,35 @@ bool CommandProcessor::service_aql(Queue& q) {
   return progressed;
 }
 
+namespace {
+
+const char* packet_kind(uint16_t header, const uint8_t* pkt) {
+  switch (header_type(header)) {
+    case kTypeKernelDispatch: return "AQL kernel dispatch";
+    case kTypeBarrierAnd: return "AQL barrier-AND";
+    case kTypeBarrierOr: return "AQL barrier-OR";
+    case kTypeVendor: return pkt[2] == kVendorPm4Ib ? "AQL PM4-IB" : "AQL barrier-value";
+    default: return "AQL packet";
+  }
+}
+
+}  // namespace
+
+// Packets complete before the next one starts, so the barrier bit is always honoured. The
+// packet's acquire fence applies before it runs (a barrier's once its condition holds: what it
+// waited for is then what the acquire makes visible), its release after it completed and before
+// its completion signal (pm4::aql scopes; emu/memory_model.h).
 Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
   uint16_t header = *reinterpret_cast<uint16_t*>(pkt);
-  // Packets complete before the next one starts, so the barrier bit is always honoured; fences
-  // are full fences because emulated GPU memory is host memory.
-  if (header_acquire(header) != kScopeNone) std::atomic_thread_fence(std::memory_order_seq_cst);
+  const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
+  const bool is_barrier = header_type(header) == kTypeBarrierAnd || header_type(header) == kTypeBarrierOr ||
+                          (header_type(header) == kTypeVendor && pkt[2] == kVendorBarrierValue);
+  auto acquire = [&] {
+    if (q.acquired == index) return;
+    q.acquired = index;
+    cp_acquire(d_, header_acquire(header), packet_kind(header, pkt), pkt_va);
+  };
+  if (!is_barrier) acquire();
   uint64_t start = p_.gpu_clock();
   Step s;
   uint64_t signal = 0;
@@ -354,7 +379,8 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
       return Step::Failed;
   }
   if (s != Step::Done) return s;
-  if (header_release(header) != kScopeNone) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (is_barrier) acquire();
+  cp_release(d_, header_release(header), packet_kind(header, pkt), pkt_va);
   if (signal && !complete(q, signal, start)) return Step::Failed;
   return Step::Done;
 }
@@ -402,7 +428,8 @@ bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value)
           false);
     return false;
   }
-  *value = __atomic_load_n(&s->value, __ATOMIC_ACQUIRE);
+  *value = cp_load<int64_t>(d_, signal_va + offsetof(AmdSignal, value),
+                            reinterpret_cast<const uint8_t*>(&s->value), true);
   return true;
 }
 
@@ -455,11 +482,15 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
           signal_va + offsetof(AmdSignal, value), true);
     return false;
   }
+  // The CP writes signals through the L2 (their memory is normally uncached: then to memory).
+  auto* base = reinterpret_cast<uint8_t*>(s);
   if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
-    s->start_ts = start_ts;
-    s->end_ts = p_.gpu_clock();
+    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, start_ts), base + offsetof(AmdSignal, start_ts), start_ts, true);
+    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, end_ts), base + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
   }
-  __atomic_fetch_sub(&s->value, 1, __ATOMIC_SEQ_CST);
+  cp_atomic(d_, signal_va + offsetof(AmdSignal, value), base + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
+    __atomic_fetch_sub(reinterpret_cast<int64_t*>(p), 1, __ATOMIC_SEQ_CST);
+  });
   return signal_event(q, s);
 }
 
@@ -483,7 +514,7 @@ bool CommandProcessor::signal_event(Queue& q, AmdSignal* s) {
     return false;
   }
   uint32_t id = s->event_id;
-  __atomic_store_n(mb, uint64_t(id), __ATOMIC_RELEASE);
+  cp_store<uint64_t>(d_, mailbox, reinterpret_cast<uint8_t*>(mb), uint64_t(id), true);
   p_.raise_signal_event(id);
   return true;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emu/kfd_process.h"
+#include "emu/shader/cache.h"
 #include "emu/shader/shader.h"
 #include "pm4/aql.h"
 #include "pm4/family.h"

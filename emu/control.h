@@ -9,6 +9,17 @@
 //   KFDEMU_WORKERS=N      shader worker threads per GPU (default: one per host core)
 //   KFDEMU_LOG=1          log unknown ioctls and device errors on stderr
 //   KFDEMU_KFD_MINOR=N    KFD minor version to report (default 16)
+//   KFDEMU_MEMORY_MODEL=strict|sc
+//                         strict (default): each GPU has an L2 that keeps non-coherent data until
+//                         the fence the ISA and the HSA scopes require, and per-CU L1s (see
+//                         emu/shader/cache.h); sc: GPU memory is sequentially consistent host memory
+//   KFDEMU_L2_LINES=N     strict: L2 capacity in 64-byte lines, evicting the oldest (default 0:
+//                         unbounded, data leaves a cache only by a fence); for stress runs
+//   KFDEMU_L1_LINES=N     strict: each CU's L1 capacity in lines (default 0: unbounded)
+//   KFDEMU_TRACE_FENCES=1 print every cache write-back and invalidate and every fence with its
+//                         scope on stderr
+//   KFDEMU_REPORT_STALE=1 after each kernel, report the loads that returned stale data (kernel name,
+//                         addresses, the fence that was missing)
 #pragma once
 
 #include <stdint.h>
@@ -24,7 +35,14 @@ struct kfdemu_config {
   int cus;               // compute units per GPU
   int workers;           // 0 = one per host core
   int kfd_minor;         // reported KFD 1.x minor version
+  int memory_model;      // KFDEMU_MEMORY_MODEL_STRICT (0, the default) or KFDEMU_MEMORY_MODEL_SC
+  uint32_t l2_lines;     // strict: L2 capacity in 64-byte lines (0: unbounded)
+  uint32_t l1_lines;     // strict: each CU's L1 capacity in lines (0: unbounded)
+  int trace_fences;      // nonzero: trace cache actions and fences on stderr
+  int report_stale;      // nonzero: report stale loads per kernel on stderr
 };
+
+enum { KFDEMU_MEMORY_MODEL_STRICT = 0, KFDEMU_MEMORY_MODEL_SC = 1 };
 
 // Returns 1 when this process runs on the emulated device (libkfdemu.so is loaded).
 int kfdemu_present(void);

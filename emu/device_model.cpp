@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The emulated GPUs' static description: target table, configuration from the environment, topology text.
 #include "emu/device_model.h"
+#include "emu/memory_model.h"
 
 #include <unistd.h>
 
@@ -45,6 +46,7 @@ kfdemu_config config_from_env() {
   c.cus = int(env_long("KFDEMU_CUS", ti ? long(ti->default_cus) : 104));
   c.workers = int(env_long("KFDEMU_WORKERS", 0));
   c.kfd_minor = int(env_long("KFDEMU_KFD_MINOR", 16));
+  memory_model_from_env(&c);
   return c;
 }
 
@@ -55,6 +57,7 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
   if (c.cus < 1 || c.cus > 1024) { *why = "CU count must be 1..1024, got " + std::to_string(c.cus); return false; }
   if (c.vram_bytes < (64u << 20)) { *why = "VRAM must be at least 64 MiB"; return false; }
   if (c.kfd_minor < 1 || c.kfd_minor > 99) { *why = "KFD minor version out of range"; return false; }
+  if (!memory_model_valid(c, why)) return false;
   m->config = c;
   m->log = env_long("KFDEMU_LOG", 0) != 0;
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);

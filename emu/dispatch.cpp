@@ -20,8 +20,9 @@ class DeviceMemory final : public shader::Memory {
   shader::Range lookup(uint64_t va) override {
     Mapping m;
     if (!d_.lookup(va, &m)) return {};
-    return shader::Range{m.va, m.end, m.host, m.writable};
+    return shader::Range{m.va, m.end, m.host, m.writable, m.cache};
   }
+  shader::GpuCache* cache() override { return d_.l2.get(); }
 
  private:
   DeviceState& d_;

@@ -9,6 +9,7 @@
 #include "emu/fd_table.h"
 #include "emu/interpose.h"
 #include "emu/kfd_process.h"
+#include "emu/memory_model.h"
 #include "emu/user_copy.h"
 #include "kfd/uapi_ext.h"
 
@@ -57,14 +58,21 @@ std::shared_ptr<Bo> Process::bo_at_locked(DeviceState& d, uint64_t va) {
 
 void Process::map_locked(DeviceState& d, Bo& bo) {
   if (!bo.mapped.insert(d.model->gpu_id).second) return;
+  shader::CachedRange* cache = cache_mapping(d, bo);  // the GPU's caches, by the page's MTYPE
   std::unique_lock<std::shared_mutex> lk(d.map_mu);
-  d.maps[bo.va] = Mapping{bo.va, bo.va + bo.size, bo.host, bo.writable()};
+  d.maps[bo.va] = Mapping{bo.va, bo.va + bo.size, bo.host, bo.writable(), cache};
 }
 
 void Process::unmap_locked(DeviceState& d, Bo& bo) {
   if (!bo.mapped.erase(d.model->gpu_id)) return;
-  std::unique_lock<std::shared_mutex> lk(d.map_mu);
-  d.maps.erase(bo.va);
+  shader::CachedRange* cache = nullptr;
+  {
+    std::unique_lock<std::shared_mutex> lk(d.map_mu);
+    auto it = d.maps.find(bo.va);
+    if (it != d.maps.end()) cache = it->second.cache;
+    d.maps.erase(bo.va);
+  }
+  uncache_mapping(d, cache);  // its dirty lines go with it
 }
 
 void Process::free_bo_locked(Bo& bo) {

@@ -25,7 +25,7 @@ class CommandProcessor;
 class SdmaEngine;
 struct Pm4State;
 struct SdmaState;
-namespace shader { class ShaderCore; }
+namespace shader { class ShaderCore; class GpuCache; class CachedRange; }
 
 enum class BoKind { Vram, Gtt, Userptr, Doorbell, Mmio };
 
@@ -50,6 +50,7 @@ struct Mapping {
   uint64_t va = 0, end = 0;
   uint8_t* host = nullptr;
   bool writable = false;
+  shader::CachedRange* cache = nullptr;  // the memory model's state (emu/memory_model.h), or none
 };
 
 struct Queue {
@@ -76,6 +77,7 @@ struct Queue {
   uint32_t poll_retries = 0;      // SDMA: POLL_REGMEM retries so far
   int64_t timestamp_offset = 0;   // SDMA: TIMESTAMP_SET's local counter minus the GPU clock
   bool scratch_wait = false;      // AQL: asked the runtime for scratch, waits for it
+  uint64_t acquired = ~0ull;      // AQL: the packet whose acquire fence has been applied
 };
 
 struct Event {
@@ -101,6 +103,9 @@ struct DeviceState {
   std::vector<bool> doorbell_used = std::vector<bool>(1024, false);
   mutable std::shared_mutex map_mu;      // guards `maps`
   std::map<uint64_t, Mapping> maps;      // by va, what this GPU can access
+  // The GPU's L2 and L1s under the strict memory model (created with its first mapping);
+  // destroyed after the engines that use it, before the mappings that point into it.
+  std::unique_ptr<shader::GpuCache> l2;
   std::unique_ptr<CommandProcessor> cp;
   std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
   uint64_t tba = 0, tma = 0;

@@ -189,17 +189,29 @@ hipError_t Stream::wait_for(uint64_t count, const char* api) {
   return hipSuccess;
 }
 
+// Whether what every other stream of the device wrote is visible to the host: each is idle and
+// ended with a system-scope release. Otherwise their results may still sit in the GPU's L2 (an
+// agent-scope release, e.g. a kernel followed by hipEventRecord), and the host must not read the
+// memory they wrote before a system-scope release writes the L2 back.
+bool Stream::device_released() {
+  for (const auto& o : dev_.streams())
+    if (o.get() != this && (!o->tail_system_.load(std::memory_order_acquire) || o->pending())) return false;
+  return true;
+}
+
 hipError_t Stream::host_op(HostOp op, Mode mode) {
   std::vector<Packet> pkts;
   std::unique_lock lk(mu_);
   reap();
   add_legacy_deps(pkts);
-  if (mode != Mode::Worker && pkts.empty() && tail_system_ && completed() >= submitted()) {
+  const bool released = device_released();
+  if (mode != Mode::Worker && pkts.empty() && tail_system_ && released && completed() >= submitted()) {
     lk.unlock();
     return op();  // idle: nothing to order against
   }
-  // The host reads what earlier packets wrote: they must end with a system-scope release.
-  if (!tail_system_) pkts.push_back(timeline_marker(aql::kScopeSystem));
+  // The host reads what earlier packets wrote, on this stream or on others (the GPU's L2 is one
+  // for the device): they must end with a system-scope release.
+  if (!tail_system_ || !released) pkts.push_back(timeline_marker(aql::kScopeSystem));
   uint64_t wait_count = submitted() + pkts.size();
   uint64_t gate = ++host_ops_;
   pkts.push_back(queues::make_barrier_value(host_progress_->handle(), aql::kCondGte, int64_t(gate), -1,

@@ -111,6 +111,7 @@ class Stream {
   hipError_t push(std::vector<queues::Packet>& pkts, int dispatch = -1, const uint8_t* kernarg = nullptr,
                   size_t kernarg_size = 0);
   hipError_t wait_for(uint64_t count, const char* api);
+  bool device_released();
   void start_worker();
   void worker_loop();
 
@@ -125,7 +126,8 @@ class Stream {
   std::mutex mu_;
   std::atomic<uint64_t> submitted_{0};
   uint64_t host_ops_ = 0;
-  bool tail_system_ = true;  // the last packet is a timeline packet with a system-scope release
+  // The last packet is a timeline packet with a system-scope release (other streams read it).
+  std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
   hipError_t async_error_ = hipSuccess;
 
