@@ -13,8 +13,6 @@ namespace emu::shader {
 namespace {
 
 constexpr unsigned kStripes = 4096;
-constexpr uint64_t kPage = 4096;
-constexpr unsigned kLinesPerPage = kPage / kLineBytes;
 
 // Anonymous memory committed only where touched: the model's state costs nothing for the
 // lines a program never uses. Zero bytes are the initial state of every field kept there.
@@ -62,19 +60,19 @@ const char* mtype_name(Mtype m) {
   return "?";
 }
 
+static uint64_t npages(uint64_t size) { return (size + (uint64_t{1} << kPageShift) - 1) >> kPageShift; }
+
 CachedRange::CachedRange(uint64_t va, uint64_t sz, uint8_t* mem, Mtype m)
     : va_begin(va), size(sz), memory(mem), mtype(m) {
-  const uint64_t nlines = (sz + kLineBytes - 1) / kLineBytes;
-  lines = static_cast<LineState*>(reserve(nlines * sizeof(LineState)));
-  page_listed = static_cast<std::atomic<uint8_t>*>(reserve((sz + kPage - 1) / kPage));
-  if (cached()) shadow = static_cast<uint8_t*>(reserve(nlines * kLineBytes));
+  lines = static_cast<LineState*>(reserve(nlines() * sizeof(LineState)));
+  pages = static_cast<PageState*>(reserve(npages(sz) * sizeof(PageState)));
+  if (cached()) shadow = static_cast<uint8_t*>(reserve(nlines() * kLineBytes));
 }
 
 CachedRange::~CachedRange() {
-  const uint64_t nlines = (size + kLineBytes - 1) / kLineBytes;
-  release(lines, nlines * sizeof(LineState));
-  release(page_listed, (size + kPage - 1) / kPage);
-  release(shadow, nlines * kLineBytes);
+  release(lines, nlines() * sizeof(LineState));
+  release(pages, npages(size) * sizeof(PageState));
+  release(shadow, nlines() * kLineBytes);
 }
 
 GpuCache::GpuCache(CacheConfig c) : cfg_(std::move(c)), stripes_(new std::atomic_flag[kStripes]) {
@@ -196,15 +194,26 @@ uint32_t GpuCache::fill(CachedRange& r, uint64_t line) {
   return e;
 }
 
-void GpuCache::mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
-  const uint64_t old = r.lines[line].dirty.fetch_or(mask, std::memory_order_seq_cst);
-  const uint64_t page = line / kLinesPerPage;
-  std::atomic<uint8_t>& listed = r.page_listed[page];
+void GpuCache::list_page(CachedRange& r, uint64_t page) {
+  std::atomic<uint32_t>& listed = r.pages[page].listed;
   if (listed.load(std::memory_order_seq_cst) == 0 && listed.exchange(1, std::memory_order_seq_cst) == 0) {
     std::lock_guard lk(dirty_mu_);
     dirty_pages_.emplace_back(&r, page);
   }
-  if (old == 0 && cfg_.l2_lines) {
+}
+
+// The line's dirty bytes, then its page's dirty-line bit, then the page on the dirty list: a
+// write-back clears them in the other order (list, page bits, line bytes), so none is lost.
+void GpuCache::mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
+  LineState& s = r.lines[line];
+  // Always the read-modify-write: a check first could miss a write-back that took the bytes
+  // while this store's data was not yet visible to it.
+  const uint64_t old = s.dirty.fetch_or(mask, std::memory_order_seq_cst);
+  if (old != 0) return;
+  const uint64_t page = line / kLinesPerPage;
+  r.pages[page].dirty_lines.fetch_or(uint64_t{1} << (line % kLinesPerPage), std::memory_order_seq_cst);
+  list_page(r, page);
+  if (cfg_.l2_lines) {
     std::lock_guard lk(resident_mu_);
     resident_.emplace_back(&r, line);  // evicted by settle(): callers may hold a line lock
   }
@@ -323,20 +332,22 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
   CacheAction a;
   for (auto [r, page] : pages) {
     const uint64_t first = page * kLinesPerPage;
-    const uint64_t nlines = (r->size + kLineBytes - 1) / kLineBytes;
-    const uint64_t last = std::min(first + kLinesPerPage, nlines);
+    const uint64_t last = std::min<uint64_t>(first + kLinesPerPage, r->nlines());
     if ((nc_only && r->mtype != Mtype::NC) || r->va_begin + first * kLineBytes >= end ||
         r->va_begin + last * kLineBytes <= va) {
       keep.emplace_back(r, page);
       continue;
     }
-    r->page_listed[page].store(0, std::memory_order_seq_cst);
-    bool left = false;
-    for (uint64_t line = first; line < last; ++line) {
-      if (r->lines[line].dirty.load(std::memory_order_acquire) == 0) continue;
+    PageState& ps = r->pages[page];
+    ps.listed.store(0, std::memory_order_seq_cst);
+    uint64_t bits = ps.dirty_lines.exchange(0, std::memory_order_seq_cst), left = 0;
+    while (bits) {
+      const unsigned i = static_cast<unsigned>(__builtin_ctzll(bits));
+      bits &= bits - 1;
+      const uint64_t line = first + i;
       const uint64_t lva = r->va_begin + line * kLineBytes;
-      if (lva >= end || lva + kLineBytes <= va) {
-        left = true;
+      if (lva >= end || lva + kLineBytes <= va) {  // outside the range: stays dirty
+        left |= uint64_t{1} << i;
         continue;
       }
       lock(*r, line);
@@ -345,7 +356,10 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
       a.lines += n != 0;
       a.bytes += n;
     }
-    if (left && r->page_listed[page].exchange(1, std::memory_order_seq_cst) == 0) keep.emplace_back(r, page);
+    if (left) {
+      ps.dirty_lines.fetch_or(left, std::memory_order_seq_cst);
+      if (ps.listed.exchange(1, std::memory_order_seq_cst) == 0) keep.emplace_back(r, page);
+    }
   }
   if (!keep.empty()) {
     std::lock_guard lk(dirty_mu_);
@@ -364,7 +378,7 @@ void GpuCache::invalidate(uint64_t va, uint64_t size) {
   for (auto& r : ranges_) {
     if (r->mtype != Mtype::NC || r->va_begin >= end || r->va_begin + r->size <= va) continue;
     const uint64_t lo = va > r->va_begin ? (va - r->va_begin) >> kLineShift : 0;
-    const uint64_t hi = std::min((r->size + kLineBytes - 1) >> kLineShift,
+    const uint64_t hi = std::min(r->nlines(),
                                  end - r->va_begin > r->size ? ~uint64_t{0} : ((end - r->va_begin + kLineBytes - 1) >> kLineShift));
     for (uint64_t line = lo; line < hi; ++line)
       if (r->lines[line].filled.load(std::memory_order_relaxed)) r->lines[line].filled.store(0, std::memory_order_release);

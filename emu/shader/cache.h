@@ -50,40 +50,55 @@ struct CacheConfig {
 
 // Per-line state of one mapping in one GPU's caches (lazily committed memory, zero = clean).
 struct LineState {
-  std::atomic<uint64_t> dirty{0};    // bytes the L2 holds newer than memory
-  std::atomic<uint64_t> readers{0};  // L1s (bit per CU slot) that hold the line
-  std::atomic<uint64_t> copied{0};   // L1s that hold a private copy of it (maybe stale)
-  std::atomic<uint32_t> filled{0};   // NC: L2 epoch in which the clean bytes came from memory
+  std::atomic<uint64_t> dirty{0};   // bytes the L2 holds newer than memory
+  std::atomic<uint64_t> copied{0};  // L1s (bit per CU slot) that hold a private copy of the line
+  std::atomic<uint32_t> filled{0};  // NC: L2 epoch in which the clean bytes came from memory
   uint32_t pad = 0;
 };
-static_assert(sizeof(LineState) == 32);
+static_assert(sizeof(LineState) == 24);
+
+// Per-page (4 KiB, 64 lines) summary the fast paths check instead of each line.
+inline constexpr unsigned kPageShift = 12;
+inline constexpr unsigned kLinesPerPage = 1u << (kPageShift - kLineShift);
+struct PageState {
+  std::atomic<uint64_t> readers{0};      // L1s that may hold lines of the page
+  std::atomic<uint64_t> copies{0};       // L1s that hold a private copy of one of its lines
+  std::atomic<uint64_t> dirty_lines{0};  // its lines with dirty bytes (bit per line)
+  std::atomic<uint32_t> listed{0};       // on the L2's dirty list
+  uint32_t pad = 0;
+};
+static_assert(sizeof(PageState) == 32);
 
 // One GPU mapping as this GPU's caches see it: the memory (what the host and other engines
 // see), the L2's private copy of its lines (RW/NC: the newest data of dirty bytes, and of every
-// byte of an NC line filled in the current epoch), and the line states.
+// byte of an NC line filled in the current epoch), and the line and page states.
 class CachedRange {
  public:
   CachedRange(uint64_t va, uint64_t size, uint8_t* memory, Mtype mtype);
   ~CachedRange();
   CachedRange(const CachedRange&) = delete;
   CachedRange& operator=(const CachedRange&) = delete;
-  bool ok() const { return lines != nullptr && (shadow != nullptr || !cached()); }
+  bool ok() const { return lines && pages && (shadow != nullptr || !cached()); }
   bool cached() const { return mtype == Mtype::RW || mtype == Mtype::NC; }  // the L2 keeps its lines
-  uint64_t line_of(uint64_t va) const { return (va - va_begin) >> kLineShift; }
+  uint64_t nlines() const { return (size + kLineBytes - 1) >> kLineShift; }
+  PageState& page_of(uint64_t line) { return pages[line / kLinesPerPage]; }
 
   const uint64_t va_begin, size;
   uint8_t* const memory;
   const Mtype mtype;
-  uint8_t* shadow = nullptr;                 // RW/NC: the L2's copy, indexed like memory
+  uint8_t* shadow = nullptr;  // RW/NC: the L2's copy, indexed like memory
   LineState* lines = nullptr;
-  std::atomic<uint8_t>* page_listed = nullptr;  // 4 KiB pages on the L2's dirty list
+  PageState* pages = nullptr;
 };
 
-// One CU's vector L1, in use by one worker for one dispatch.
+// One CU's vector L1, in use by one worker for one dispatch. It holds lines of the pages whose
+// readers bit is its (a store by another CU to such a page's line gives it a private copy of
+// that line: as if it had read it; a program that reads without the acquire that empties the L1
+// races with that store, so the older value is one the memory model allows).
 struct L1 {
   unsigned index = 0;
   uint64_t bit = 0;
-  std::vector<std::pair<CachedRange*, uint64_t>> resident;  // lines whose readers bit is ours
+  std::vector<std::pair<CachedRange*, uint64_t>> resident;  // pages whose readers bit is ours
   size_t head = 0;                                           // capacity: the oldest still resident
   std::mutex mu;  // private copies: other CUs' stores make them
   struct Key {
@@ -155,12 +170,26 @@ class GpuCache {
   // bypass the L1) and gives it back at its end, which empties it.
   L1* acquire_l1();
   void release_l1(L1* l1);
-  // A load of `line` through L1 `l1`: true when the L1 holds a private copy to read from.
-  bool l1_load(L1& l1, CachedRange& r, uint64_t line);
+  // A load through L1 `l1` of lines in `page`: true when the L1 may hold private copies there
+  // (the caller then asks l1_copy for each line).
+  bool l1_page(L1& l1, CachedRange& r, uint64_t page) {
+    PageState& p = r.pages[page];
+    if (!(p.readers.load(std::memory_order_relaxed) & l1.bit)) l1_enter(l1, r, page);
+    return (p.copies.load(std::memory_order_acquire) & l1.bit) != 0;
+  }
+  // Whether L1 `l1` holds a private copy of `line` (fine-grained lines are copied when first read).
+  bool l1_copy(L1& l1, CachedRange& r, uint64_t line);
   // Before a store (or atomic) by L1 `l1` (nullptr: a CP write) to `line`: other L1s that hold
-  // it get a private copy of what it holds now (their next loads see that); true when `l1`
-  // holds a copy itself (the caller updates it: write-through).
-  bool l1_store(L1* l1, CachedRange& r, uint64_t line);
+  // its page get a private copy of what the line holds now (their next loads see that); true
+  // when `l1` holds a copy itself (the caller updates it: write-through).
+  bool l1_store(L1* l1, CachedRange& r, uint64_t line) {
+    PageState& p = r.page_of(line);
+    const uint64_t mine = l1 ? l1->bit : 0;
+    const uint64_t others = p.readers.load(std::memory_order_acquire) & ~mine;
+    if (others && (others & ~r.lines[line].copied.load(std::memory_order_acquire))) give_copies(r, line, others);
+    return mine && (p.copies.load(std::memory_order_acquire) & mine) &&
+           (r.lines[line].copied.load(std::memory_order_acquire) & mine);
+  }
   void l1_copy_read(L1& l1, CachedRange& r, uint64_t line, unsigned off, void* dst, unsigned n);
   void l1_copy_write(L1& l1, CachedRange& r, uint64_t line, unsigned off, const void* src, unsigned n);
   void l1_invalidate(L1& l1);
@@ -178,7 +207,10 @@ class GpuCache {
   void copy_clean(CachedRange& r, uint64_t line);      // memory -> copy, bytes not dirty
   uint64_t writeback_line(CachedRange& r, uint64_t line);  // caller holds the line's lock
   void resident_l2(CachedRange& r, uint64_t line);     // capacity bookkeeping
-  void evict_l1(L1& l1, CachedRange& r, uint64_t line);
+  void list_page(CachedRange& r, uint64_t page);        // on the dirty list
+  void l1_enter(L1& l1, CachedRange& r, uint64_t page);  // the L1 holds lines of the page from now
+  void l1_forget(L1& l1, CachedRange& r, uint64_t page);  // caller holds l1.mu
+  void give_copies(CachedRange& r, uint64_t line, uint64_t l1s);
   void view_line(CachedRange& r, uint64_t line, uint8_t* out);  // the L2's view of a whole line
 
   CacheConfig cfg_;

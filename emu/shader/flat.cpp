@@ -27,7 +27,8 @@ inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
 
 // Fast path: when every active lane's [addr, addr+bytes) lies in one cached mapping (the usual
 // case for global data), fills the lanes' addresses and returns that mapping's Range.
-const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint64_t* addr) {
+const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint64_t* addr,
+                        uint64_t* lo_out = nullptr, uint64_t* hi_out = nullptr) {
   if (in.seg == kSegScratch || ex == 0) return nullptr;
   if (in.seg == kSegGlobal) {  // vectorizable address computation
     const uint32_t* vlo = w.v[in.vaddr];
@@ -54,6 +55,7 @@ const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bo
     hi = std::max(hi, on ? addr[l] : 0);
   }
   if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return nullptr;
+  if (lo_out) *lo_out = lo, *hi_out = hi;
   for (const Range& r : w.cache)
     if (lo >= r.begin && hi + bytes <= r.end && hi + bytes >= hi && (!write || r.writable)) return &r;
   return nullptr;
@@ -61,10 +63,10 @@ const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bo
 
 // Host pointers for every active lane's load, or false (per-lane path).
 bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** ptrs) {
-  uint64_t addr[64];
-  const Range* r = wave_range(w, in, ex, bytes, false, addr);
+  uint64_t addr[64], lo, hi;
+  const Range* r = wave_range(w, in, ex, bytes, false, addr, &lo, &hi);
   if (!r) return false;
-  if (r->cache) return model_load_ptrs(w, *r, addr, ex, bytes, in.flags, ptrs);
+  if (r->cache) return model_load_ptrs(w, *r, WaveAccess{addr, ex, bytes, lo, hi}, in.flags, ptrs);
   for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (addr[l] - r->begin);
   return true;
 }
@@ -72,9 +74,9 @@ bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** p
 // Runs copy(ptrs) with host pointers for every active lane's store; false: per-lane path.
 template <class F>
 bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) {
-  uint64_t addr[64];
+  uint64_t addr[64], lo, hi;
   uint8_t* ptrs[64];
-  const Range* r = wave_range(w, in, ex, bytes, true, addr);
+  const Range* r = wave_range(w, in, ex, bytes, true, addr, &lo, &hi);
   if (!r) return false;
   if (!r->cache) {
     for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (addr[l] - r->begin);
@@ -82,7 +84,7 @@ bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) 
     return true;
   }
   StoreLines lines;
-  if (!model_store_ptrs(w, *r, addr, ex, bytes, in.flags, ptrs, lines)) return false;
+  if (!model_store_ptrs(w, *r, WaveAccess{addr, ex, bytes, lo, hi}, in.flags, ptrs, lines)) return false;
   copy(ptrs);
   if (model_store_commit(w, *r, lines, in.flags)) copy(ptrs);  // an invalidate raced it
   return true;

@@ -2,6 +2,8 @@
 // A wave's global memory accesses through the L1 and L2 of the memory model, and the cache instructions.
 #include "emu/shader/memmodel.h"
 
+#include "emu/shader/valu.h"
+
 #include <cstdio>
 
 namespace emu::shader {
@@ -39,7 +41,7 @@ void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst
   const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
   const bool report = c.config().report_stale;
   L1* l1 = l1_ok ? w.group->l1 : nullptr;
-  if (l1 && c.l1_load(*l1, cr, line)) {
+  if (l1 && (c.l1_page(*l1, cr, line / kLinesPerPage) || !cr.cached()) && c.l1_copy(*l1, cr, line)) {
     c.l1_copy_read(*l1, cr, line, in, dst, n);
     if (report) {
       uint8_t now[kLineBytes];
@@ -138,48 +140,95 @@ void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp
 
 namespace {
 
-// Where a load of `line` reads from: memory or the L2's copy; nullptr: the per-lane path.
-const uint8_t* load_base(GpuCache& c, CachedRange& cr, L1* l1, uint64_t line) {
-  if (l1 && c.l1_load(*l1, cr, line)) return nullptr;
-  switch (cr.mtype) {
-    case Mtype::UC:
-    case Mtype::CC: return cr.memory;
-    case Mtype::RW: {
-      const uint64_t d = cr.lines[line].dirty.load(std::memory_order_acquire);
-      return d == 0 ? cr.memory : d == ~uint64_t{0} ? cr.shadow : nullptr;
+// Where the lanes' loads read from, line by line, with the line's page looked at once.
+class LoadSource {
+ public:
+  LoadSource(GpuCache& c, CachedRange& cr, L1* l1) : c_(c), cr_(cr), l1_(l1) {}
+  // memory or the L2's copy; nullptr: the per-lane path (a private L1 copy, a partly dirty line).
+  const uint8_t* base(uint64_t line) {
+    const uint64_t page = line / kLinesPerPage;
+    if (page != page_) {
+      page_ = page;
+      copies_ = l1_ && c_.l1_page(*l1_, cr_, page);
+      dirty_ = cr_.mtype == Mtype::RW ? cr_.pages[page].dirty_lines.load(std::memory_order_acquire) : 0;
     }
-    case Mtype::NC: c.fill(cr, line); return cr.shadow;
+    if (l1_ && (copies_ || !cr_.cached()) && c_.l1_copy(*l1_, cr_, line)) return nullptr;
+    switch (cr_.mtype) {
+      case Mtype::UC:
+      case Mtype::CC: return cr_.memory;
+      case Mtype::RW: {
+        if (!((dirty_ >> (line % kLinesPerPage)) & 1)) return cr_.memory;
+        const uint64_t d = cr_.lines[line].dirty.load(std::memory_order_acquire);
+        return d == 0 ? cr_.memory : d == ~uint64_t{0} ? cr_.shadow : nullptr;
+      }
+      case Mtype::NC: c_.fill(cr_, line); return cr_.shadow;
+    }
+    return nullptr;
   }
-  return nullptr;
+
+ private:
+  GpuCache& c_;
+  CachedRange& cr_;
+  L1* l1_;
+  uint64_t page_ = ~uint64_t{0};
+  bool copies_ = false;
+  uint64_t dirty_ = 0;
+};
+
+}  // namespace
+
+namespace {
+
+constexpr uint64_t kSpanLines = 16;  // a wider lane spread resolves lane by lane
+
+// Whether the 64 lanes (all active) access consecutive `bytes`-sized pieces from addr[0].
+bool consecutive(const WaveAccess& a) {
+  if (a.ex != ~uint64_t{0}) return false;
+  bool ok = true;
+  VLOOP ok &= a.addr[l] == a.addr[0] + uint64_t{l} * a.bytes;
+  return ok;
 }
 
 }  // namespace
 
-bool model_load_ptrs(Wave& w, const Range& r, const uint64_t* addr, uint64_t ex, unsigned bytes,
-                     uint16_t flags, uint8_t** ptrs) {
+bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs) {
   GpuCache& c = *w.group->ctx->cache;
   if (c.config().report_stale) return false;  // checked lane by lane
   CachedRange& cr = *r.cache;
-  L1* l1 = l1_bypass(w, flags) ? nullptr : w.group->l1;
-  uint64_t last = ~uint64_t{0};
+  LoadSource src(c, cr, l1_bypass(w, flags) ? nullptr : w.group->l1);
+  const uint64_t first = (a.lo - cr.va_begin) >> kLineShift, last = (a.hi + a.bytes - 1 - cr.va_begin) >> kLineShift;
+  if (last - first < kSpanLines) {  // the usual case: every line from the same place
+    const uint8_t* base = src.base(first);
+    for (uint64_t line = first + 1; base && line <= last; ++line)
+      if (src.base(line) != base) base = nullptr;
+    if (base) {
+      uint8_t* b = const_cast<uint8_t*>(base) - cr.va_begin;
+      VLOOP ptrs[l] = b + a.addr[l];
+      return true;
+    }
+  }
+  uint64_t at = ~uint64_t{0};
   const uint8_t* base = nullptr;
   for (unsigned l = 0; l < 64; ++l) {
-    if (!((ex >> l) & 1)) continue;
-    const uint64_t off = addr[l] - cr.va_begin;
-    const uint64_t line = off >> kLineShift, end_line = (off + bytes - 1) >> kLineShift;
-    if (line != last) {
-      base = load_base(c, cr, l1, line);
+    if (!((a.ex >> l) & 1)) continue;
+    const uint64_t off = a.addr[l] - cr.va_begin;
+    const uint64_t line = off >> kLineShift, end_line = (off + a.bytes - 1) >> kLineShift;
+    if (line != at) {
+      base = src.base(line);
       if (!base) return false;
-      last = line;
+      at = line;
     }
-    if (end_line != line && load_base(c, cr, l1, end_line) != base) return false;
+    if (end_line != line) {
+      if (src.base(end_line) != base) return false;
+      at = end_line;
+    }
     ptrs[l] = const_cast<uint8_t*>(base) + off;
   }
   return true;
 }
 
-bool model_store_ptrs(Wave& w, const Range& r, const uint64_t* addr, uint64_t ex, unsigned bytes,
-                      uint16_t /*flags*/, uint8_t** ptrs, StoreLines& sl) {
+bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*flags*/, uint8_t** ptrs,
+                      StoreLines& sl) {
   GpuCache& c = *w.group->ctx->cache;
   CachedRange& cr = *r.cache;
   L1* l1 = w.group->l1;
@@ -195,14 +244,24 @@ bool model_store_ptrs(Wave& w, const Range& r, const uint64_t* addr, uint64_t ex
     sl.e[sl.n++] = {line, mask, cr.mtype == Mtype::NC ? c.fill(cr, line) : 0u};
     return true;
   };
+  if (consecutive(a)) {  // the bytes [lo, hi + bytes) exactly
+    const uint64_t off = a.lo - cr.va_begin, end = a.hi + a.bytes - cr.va_begin;
+    for (uint64_t line = off >> kLineShift; line << kLineShift < end; ++line) {
+      const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
+      if (!add(line, bytes_mask(unsigned(from & (kLineBytes - 1)), unsigned(to - from)))) return false;
+    }
+    uint8_t* b = base - cr.va_begin;
+    VLOOP ptrs[l] = b + a.addr[l];
+    return true;
+  }
   for (unsigned l = 0; l < 64; ++l) {
-    if (!((ex >> l) & 1)) continue;
-    const uint64_t off = addr[l] - cr.va_begin;
+    if (!((a.ex >> l) & 1)) continue;
+    const uint64_t off = a.addr[l] - cr.va_begin;
     const uint64_t line = off >> kLineShift;
     const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
-    const unsigned first = std::min<unsigned>(bytes, static_cast<unsigned>(kLineBytes - in));
+    const unsigned first = std::min<unsigned>(a.bytes, static_cast<unsigned>(kLineBytes - in));
     if (!add(line, bytes_mask(in, first))) return false;
-    if (first < bytes && !add(line + 1, bytes_mask(0, bytes - first))) return false;
+    if (first < a.bytes && !add(line + 1, bytes_mask(0, a.bytes - first))) return false;
     ptrs[l] = base + off;
   }
   return true;

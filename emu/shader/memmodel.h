@@ -21,19 +21,25 @@ bool model_write(Wave& w, const Range& r, uint64_t va, const void* src, unsigned
 void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v,
                   uint64_t cmp, uint64_t* old, uint16_t flags);
 
-// Whole-wave fast paths. Load: host pointers per active lane to read `bytes` from, or false when
+// Whole-wave fast paths over one access of every active lane (`ex`) of `bytes` at addr[lane],
+// all inside [lo, hi + bytes). Load: host pointers per active lane to read from, or false when
 // some lane needs the per-lane path (a private L1 copy, a partly dirty RW line, stale-load
 // reports). Store: pointers to write to and the lines they dirty; after writing, commit (true:
 // write the same bytes again, an invalidate raced the store); false: use the per-lane path.
-bool model_load_ptrs(Wave& w, const Range& r, const uint64_t* addr, uint64_t ex, unsigned bytes,
-                     uint16_t flags, uint8_t** ptrs);
+struct WaveAccess {
+  const uint64_t* addr;
+  uint64_t ex;
+  unsigned bytes;
+  uint64_t lo, hi;  // lowest and highest lane address
+};
+bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs);
 struct StoreLines {
   struct Entry { uint64_t line; uint64_t mask; uint32_t epoch; };
   Entry e[130];
   unsigned n = 0;
 };
-bool model_store_ptrs(Wave& w, const Range& r, const uint64_t* addr, uint64_t ex, unsigned bytes,
-                      uint16_t flags, uint8_t** ptrs, StoreLines& lines);
+bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs,
+                      StoreLines& lines);
 bool model_store_commit(Wave& w, const Range& r, StoreLines& lines, uint16_t flags);
 
 // The Range (with its model state) of [va, va+size), from the wave's translation cache or a
