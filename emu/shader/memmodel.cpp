@@ -29,8 +29,8 @@ void note_stale(Wave& w, uint64_t va, uint8_t level) {
   std::lock_guard lk(ctx.report_mu);
   ++ctx.report.stale_loads;
   if (ctx.report.first.size() >= 8) return;
-  for (const auto& s : ctx.report.first)
-    if (s.va == va && s.level == level) return;
+  for (const auto& s : ctx.report.first)  // one address per line
+    if ((s.va >> kLineShift) == (va >> kLineShift) && s.level == level) return;
   ctx.report.first.push_back({va, w.pc - 8, level});  // vector memory instructions are 8 bytes
 }
 

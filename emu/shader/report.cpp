@@ -23,18 +23,22 @@ bool get(Memory& mem, uint64_t va, T* out) {
   return true;
 }
 
-// The loaded image whose first page holds the ELF header (loaders copy PT_LOAD segments at
-// base + p_vaddr, and lld puts the headers in the first segment): the nearest page at or below
-// va, in va's mapping, that starts an AMDGPU shared object.
+bool is_amdgpu_elf(Memory& mem, uint64_t p) {
+  Elf64_Ehdr eh;
+  return get(mem, p, &eh) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_machine == kEmAmdgpu &&
+         eh.e_ident[EI_CLASS] == ELFCLASS64;
+}
+
+// The loaded image whose start holds the ELF header (loaders copy PT_LOAD segments at base +
+// p_vaddr, and lld puts the headers in the first segment): the start of va's mapping, or the
+// nearest page below va that starts an AMDGPU shared object.
 uint64_t image_base(Memory& mem, uint64_t va) {
   const Range r = mem.lookup(va);
   if (!r.host) return 0;
+  if (is_amdgpu_elf(mem, r.begin)) return r.begin;
   const uint64_t floor = va - r.begin > kMaxBack ? va - kMaxBack : r.begin;
   for (uint64_t p = va & ~(kPage - 1); p >= floor && p >= r.begin; p -= kPage) {
-    Elf64_Ehdr eh;
-    if (get(mem, p, &eh) && std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_machine == kEmAmdgpu &&
-        eh.e_ident[EI_CLASS] == ELFCLASS64)
-      return p;
+    if (is_amdgpu_elf(mem, p)) return p;
     if (p < kPage) break;
   }
   return 0;

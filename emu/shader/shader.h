@@ -162,7 +162,7 @@ struct MemoryReport {
     uint8_t level = 0; // 1: a CU's L1 copy older than the L2; 2: an L2 copy older than memory
   };
   uint64_t stale_loads = 0;          // lane loads that returned stale bytes
-  std::vector<StaleLoad> first;      // the first few distinct addresses
+  std::vector<StaleLoad> first;      // the first few lines (64 bytes) read stale, one address each
   uint64_t wbl2 = 0, invl2 = 0, wbinvl1 = 0;  // cache instructions executed (per wave)
   std::string kernel;                // the kernel's name when reported (symbol, or code address)
 };
