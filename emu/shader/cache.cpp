@@ -86,7 +86,7 @@ GpuCache::GpuCache(CacheConfig c) : cfg_(std::move(c)), stripes_(new std::atomic
 GpuCache::~GpuCache() = default;
 
 void GpuCache::trace(const char* fmt, ...) const {
-  char buf[512];
+  char buf[2048];
   va_list ap;
   va_start(ap, fmt);
   std::vsnprintf(buf, sizeof buf, fmt, ap);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // What the memory model reports after a dispatch: the kernel's name from its loaded code object, stale loads and cache instructions.
+#include <cxxabi.h>
 #include <elf.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "emu/shader/cache.h"
 #include "emu/shader/dispatch.h"
@@ -97,6 +99,11 @@ std::string kernel_name(Memory& mem, uint64_t kernel_object, uint64_t entry) {
   if (uint64_t base = image_base(mem, at)) {
     std::string n = symbol_at(mem, base, at - base);
     if (n.size() > 3 && n.ends_with(".kd")) n.resize(n.size() - 3);
+    int status = -1;
+    if (char* d = n.starts_with("_Z") ? abi::__cxa_demangle(n.c_str(), nullptr, nullptr, &status) : nullptr) {
+      n = d;  // a C++ kernel: its source name and parameters
+      std::free(d);
+    }
     if (!n.empty()) return n;
   }
   return "kernel at " + hex(entry);
@@ -113,15 +120,19 @@ void report_memory(GpuCache& cache, Memory& mem, const Launch& l, MemoryReport& 
                 r.kernel.c_str(), static_cast<unsigned long long>(r.wbl2), static_cast<unsigned long long>(r.invl2),
                 static_cast<unsigned long long>(r.wbinvl1));
   if (!stale) return;
-  cache.trace("kernel %s: %llu lane loads returned stale data (a fence is missing); first addresses:",
+  cache.trace("kernel %s: %llu lane loads returned stale data: a fence is missing",
               r.kernel.c_str(), static_cast<unsigned long long>(r.stale_loads));
-  for (const auto& s : r.first)
-    cache.trace("  0x%llx, load at pc 0x%llx: %s", static_cast<unsigned long long>(s.va),
-                static_cast<unsigned long long>(s.pc),
-                s.level == 1 ? "this CU's L1 copy is older than the L2 (another CU wrote the line): missing "
-                               "agent-scope acquire (buffer_wbinvl1_vol: __threadfence(), an acquire atomic)"
-                             : "the L2's copy is older than memory (the host, SDMA or another GPU wrote it): "
-                               "missing system-scope acquire (buffer_invl2, an acquire fence at system scope)");
+  for (uint8_t level : {uint8_t(1), uint8_t(2)}) {
+    std::string lines;
+    for (const auto& st : r.first)
+      if (st.level == level) lines += (lines.empty() ? "" : ", ") + hex(st.va) + " (load at pc " + hex(st.pc) + ")";
+    if (lines.empty()) continue;
+    cache.trace("  %s: %s", level == 1 ? "a CU's L1 copy older than the L2 (another CU wrote the line), missing an "
+                                         "agent-scope acquire (buffer_wbinvl1_vol: __threadfence(), an acquire atomic)"
+                                       : "the L2's copy older than memory (the host, SDMA or another GPU wrote it), "
+                                         "missing a system-scope acquire (buffer_invl2, an acquire fence at system scope)",
+                lines.c_str());
+  }
 }
 
 }  // namespace emu::shader
