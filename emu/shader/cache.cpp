@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 
 namespace emu::shader {
 
@@ -48,6 +49,16 @@ void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len) 
   }
 }
 
+constexpr uint64_t kHeapState = 256 << 10;  // smaller state comes from the heap, larger is mapped
+
+uint64_t npages(uint64_t size) { return (size + (uint64_t{1} << kPageShift) - 1) >> kPageShift; }
+
+// The range's state in one block: line states, page states, the L2's copy (RW/NC).
+uint64_t state_bytes(uint64_t size, bool cached) {
+  const uint64_t nlines = (size + kLineBytes - 1) >> kLineShift;
+  return (nlines * sizeof(LineState) + 63) / 64 * 64 + npages(size) * sizeof(PageState) + (cached ? nlines * kLineBytes : 0);
+}
+
 }  // namespace
 
 const char* mtype_name(Mtype m) {
@@ -60,19 +71,23 @@ const char* mtype_name(Mtype m) {
   return "?";
 }
 
-static uint64_t npages(uint64_t size) { return (size + (uint64_t{1} << kPageShift) - 1) >> kPageShift; }
-
 CachedRange::CachedRange(uint64_t va, uint64_t sz, uint8_t* mem, Mtype m)
     : va_begin(va), size(sz), memory(mem), mtype(m) {
-  lines = static_cast<LineState*>(reserve(nlines() * sizeof(LineState)));
-  pages = static_cast<PageState*>(reserve(npages(sz) * sizeof(PageState)));
-  if (cached()) shadow = static_cast<uint8_t*>(reserve(nlines() * kLineBytes));
+  const uint64_t bytes = state_bytes(sz, cached());
+  void* block = bytes <= kHeapState ? std::calloc(1, bytes) : reserve(bytes);
+  if (!block) return;
+  auto* p = static_cast<uint8_t*>(block);
+  lines = reinterpret_cast<LineState*>(p);
+  p += (nlines() * sizeof(LineState) + 63) / 64 * 64;
+  pages = reinterpret_cast<PageState*>(p);
+  p += npages(sz) * sizeof(PageState);
+  if (cached()) shadow = p;
 }
 
 CachedRange::~CachedRange() {
-  release(lines, nlines() * sizeof(LineState));
-  release(pages, npages(size) * sizeof(PageState));
-  release(shadow, nlines() * kLineBytes);
+  const uint64_t bytes = state_bytes(size, cached());
+  if (bytes <= kHeapState) std::free(lines);
+  else release(lines, bytes);
 }
 
 GpuCache::GpuCache(CacheConfig c) : cfg_(std::move(c)), stripes_(new std::atomic_flag[kStripes]) {

@@ -32,6 +32,14 @@ namespace emu::shader {
 // host write after that is not seen either; for RW/NC lines the L1 copy is taken when another
 // CU of this GPU writes the line (the host, SDMA or another GPU writing them is seen by the next
 // load that misses the L2's stale copy).
+// GFX942 differs (AMDGPUUsage "Memory Model GFX942"; gmc_v9_0.c for GC 9.4.3): on a dGPU system
+// memory is UC whatever its coherence flags (only a peer's VRAM is NC) and local VRAM is RW even
+// when fine-grained, UC with EXT_COHERENT or UNCACHED; instructions carry sc0/sc1/nt where gfx90a
+// has glc/slc: loads with sc0 or sc1 bypass the L1, stores and atomics with sc1 are written through
+// to memory, buffer_wbl2 sc1 writes back and buffer_inv sc0 sc1 invalidates at system scope (without
+// sc1 the agent's single L2 needs no action). gfx906 and older map coherent and uncached memory to
+// UC and everything else, local VRAM included, to NC; they have no L2 cache instructions, so only
+// the command processor's fences act on their L2.
 enum class Mtype : uint8_t { UC, CC, RW, NC };
 const char* mtype_name(Mtype m);
 
