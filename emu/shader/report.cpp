@@ -120,7 +120,8 @@ void report_memory(GpuCache& cache, Memory& mem, const Launch& l, MemoryReport& 
                 r.kernel.c_str(), static_cast<unsigned long long>(r.wbl2), static_cast<unsigned long long>(r.invl2),
                 static_cast<unsigned long long>(r.wbinvl1));
   if (!stale) return;
-  cache.trace("kernel %s: %llu lane loads returned stale data: a fence is missing",
+  cache.trace("kernel %s: %llu lane loads returned stale data (a fence is missing unless the program "
+              "expects that, e.g. a compare-swap loop's first guess)",
               r.kernel.c_str(), static_cast<unsigned long long>(r.stale_loads));
   for (uint8_t level : {uint8_t(1), uint8_t(2)}) {
     std::string lines;

@@ -162,6 +162,24 @@ TEST_F(CacheTest, AnotherCusStoreLeavesThisCusL1Stale) {
   cache_.release_l1(b);
 }
 
+TEST_F(CacheTest, L1CapacityEvictsTheOldestPage) {
+  CacheConfig cfg;
+  cfg.l1_lines = 64;  // one page of lines
+  GpuCache small(cfg);
+  Mapped& x = map(8192, Mtype::RW, &small);
+  emu::shader::L1* a = small.acquire_l1();
+  emu::shader::L1* b = small.acquire_l1();
+  (void)small.l1_page(*a, *x.r, 0);
+  (void)small.l1_page(*a, *x.r, 1);  // the second page pushes the first out
+  (void)small.l1_store(b, *x.r, 0);
+  (void)small.l1_store(b, *x.r, 64);
+  EXPECT_FALSE(small.l1_copy(*a, *x.r, 0)) << "A no longer held line 0: it reads the new data";
+  EXPECT_TRUE(small.l1_copy(*a, *x.r, 64)) << "A still holds line 64 (page 1): a stale copy";
+  small.release_l1(a);
+  small.release_l1(b);
+  small.remove(x.r);
+}
+
 TEST_F(CacheTest, FineGrainedLineIsCopiedIntoTheL1WhenFirstRead) {
   Mapped& x = map(4096, Mtype::UC);
   emu::shader::L1* a = cache_.acquire_l1();
