@@ -202,8 +202,8 @@ bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flag
     for (uint64_t line = first + 1; base && line <= last; ++line)
       if (src.base(line) != base) base = nullptr;
     if (base) {
-      uint8_t* b = const_cast<uint8_t*>(base) - cr.va_begin;
-      VLOOP ptrs[l] = b + a.addr[l];
+      const uintptr_t b = reinterpret_cast<uintptr_t>(base) - cr.va_begin;  // inactive lanes: unused
+      VLOOP ptrs[l] = reinterpret_cast<uint8_t*>(b + a.addr[l]);
       return true;
     }
   }
@@ -250,8 +250,8 @@ bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*f
       const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
       if (!add(line, bytes_mask(unsigned(from & (kLineBytes - 1)), unsigned(to - from)))) return false;
     }
-    uint8_t* b = base - cr.va_begin;
-    VLOOP ptrs[l] = b + a.addr[l];
+    const uintptr_t b = reinterpret_cast<uintptr_t>(base) - cr.va_begin;
+    VLOOP ptrs[l] = reinterpret_cast<uint8_t*>(b + a.addr[l]);
     return true;
   }
   for (unsigned l = 0; l < 64; ++l) {
