@@ -15,11 +15,13 @@ namespace emu {
 namespace {
 
 // Facts from the KFD topology and amdgpu.ids of real parts (MI210, MI100, MI50, MI300X).
+// GB_ADDR_CONFIG: Linux gfx_v9_0.c gfx_v9_0_gpu_early_init programs 0x22014042 into the fields
+// of vega20, arcturus and aldebaran; gfx_v9_4_3.c uses GOLDEN_GB_ADDR_CONFIG 0x2a114042.
 const TargetInfo kTargets[] = {
-    {"gfx90a", "aldebaran", 90010, 0x740F, 0x02, 141, 64, 104, 8, 1, 1700},
-    {"gfx908", "arcturus", 90008, 0x738C, 0x01, 141, 64, 120, 8, 1, 1502},
-    {"gfx906", "vega20", 90006, 0x66A1, 0x02, 141, 64, 60, 4, 1, 1725},
-    {"gfx942", "aqua_vanjaram", 90402, 0x74A1, 0x00, 141, 64, 304, 32, 8, 2100},
+    {"gfx90a", "aldebaran", 90010, 0x740F, 0x02, 141, 64, 104, 8, 1, 1700, 0x22014042},
+    {"gfx908", "arcturus", 90008, 0x738C, 0x01, 141, 64, 120, 8, 1, 1502, 0x22014042},
+    {"gfx906", "vega20", 90006, 0x66A1, 0x02, 141, 64, 60, 4, 1, 1725, 0x22014042},
+    {"gfx942", "aqua_vanjaram", 90402, 0x74A1, 0x00, 141, 64, 304, 32, 8, 2100, 0x2a114042},
 };
 
 std::mutex g_model_mu;
@@ -55,7 +57,7 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
   if (c.vram_bytes < (64u << 20)) { *why = "VRAM must be at least 64 MiB"; return false; }
   if (c.kfd_minor < 1 || c.kfd_minor > 99) { *why = "KFD minor version out of range"; return false; }
   m->config = c;
-  m->log = env_long("KFDEMU_LOG", 0) != 0;
+  m->log = int(env_long("KFDEMU_LOG", 0));
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   m->host_mem_bytes = (pages > 0 && psize > 0) ? uint64_t(pages) * uint64_t(psize) : (16ull << 30);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -169,14 +171,28 @@ std::string cpu_node_properties() {
   return buf;
 }
 
-void log(const char* fmt, ...) {
-  if (!model().log) return;
+namespace {
+void vlog(const char* fmt, va_list ap) {
   char buf[1024];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::fprintf(stderr, "kfdemu: %s\n", buf);
+}
+}  // namespace
+
+void log(const char* fmt, ...) {
+  if (model().log < 1) return;
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  vlog(fmt, ap);
   va_end(ap);
-  std::fprintf(stderr, "kfdemu: %s\n", buf);
+}
+
+void trace(const char* fmt, ...) {
+  if (model().log < 2) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(fmt, ap);
+  va_end(ap);
 }
 
 }  // namespace emu

@@ -23,6 +23,7 @@ struct TargetInfo {
   uint32_t shader_engines;
   uint32_t num_xcc;
   uint32_t max_engine_clk_mhz;
+  uint32_t gb_addr_config;      // GB_ADDR_CONFIG as the driver programs it (golden value)
 };
 
 const TargetInfo* find_target(const std::string& name);
@@ -43,7 +44,7 @@ struct GpuModel {
 
 struct Model {
   kfdemu_config config;
-  bool log = false;
+  int log = 0;  // KFDEMU_LOG: 1 logs failures and unknown requests, 2 also traces every request
   std::vector<GpuModel> gpus;
   uint64_t host_mem_bytes = 0;
   uint32_t host_cores = 1;
@@ -65,5 +66,7 @@ std::string gpu_node_properties(const GpuModel& g);
 std::string cpu_node_properties();
 
 void log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Like log, at KFDEMU_LOG=2 only: a trace of every ioctl and its result.
+void trace(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace emu

@@ -48,7 +48,7 @@ constexpr IoctlEntry kTable[] = {
     {"DBG_REGISTER", 0}, {"DBG_UNREGISTER", 0}, {"DBG_ADDRESS_WATCH", 0},
     {"DBG_WAVE_CONTROL", 0},
     {"SET_SCRATCH_BACKING_VA", sizeof(kfd_ioctl_set_scratch_backing_va_args)},
-    {"GET_TILE_CONFIG", 0},
+    {"GET_TILE_CONFIG", sizeof(kfd_ioctl_get_tile_config_args)},
     {"SET_TRAP_HANDLER", sizeof(kfd_ioctl_set_trap_handler_args)},
     {"GET_PROCESS_APERTURES_NEW", sizeof(kfd_ioctl_get_process_apertures_new_args)},
     {"ACQUIRE_VM", sizeof(kfd_ioctl_acquire_vm_args)},
@@ -205,6 +205,7 @@ int Process::ioctl(unsigned long request, void* arg) {
   // after a partly failed MAP/UNMAP, wait_result after a failed WAIT_EVENTS, a clamped ring_size.
   if (n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) r = -EFAULT;
   if (r != 0) log("AMDKFD_IOC_%s -> %s", e.name, std::strerror(-r));
+  else trace("AMDKFD_IOC_%s -> 0", e.name);
   return r;
 }
 
@@ -223,6 +224,7 @@ int Process::dispatch(unsigned nr, void* a) {
     case 0x0B: return reset_event(static_cast<kfd_ioctl_reset_event_args*>(a));
     case 0x0C: return wait_events(static_cast<kfd_ioctl_wait_events_args*>(a));
     case 0x11: return set_scratch_backing_va(static_cast<kfd_ioctl_set_scratch_backing_va_args*>(a));
+    case 0x12: return get_tile_config(static_cast<kfd_ioctl_get_tile_config_args*>(a));
     case 0x13: return set_trap_handler(static_cast<kfd_ioctl_set_trap_handler_args*>(a));
     case 0x14: return get_apertures_new(static_cast<kfd_ioctl_get_process_apertures_new_args*>(a));
     case 0x15: return acquire_vm(static_cast<kfd_ioctl_acquire_vm_args*>(a));
@@ -344,6 +346,38 @@ int Process::set_trap_handler(kfd_ioctl_set_trap_handler_args* a) {
   if (!d->vm_acquired) return -ESRCH;
   d->tba = a->tba_addr;
   d->tma = a->tma_addr;
+  return 0;
+}
+
+// kfd_chardev.c kfd_ioctl_get_tile_config with amdgpu_amdkfd_get_tile_config: GB_ADDR_CONFIG, and
+// the driver's tile_mode_array[32] and macrotile_mode_array[16], which gfx9 and later never fill
+// (zeros), as are num_banks and num_ranks. The counts are clamped to the arrays; a bad pointer
+// is EFAULT with that count zeroed.
+int Process::get_tile_config(kfd_ioctl_get_tile_config_args* a) {
+  constexpr uint32_t kTileModes = 32, kMacroTileModes = 16;
+  const GpuModel* g = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    DeviceState* d = device(a->gpu_id);
+    if (!d) return -EINVAL;
+    g = d->model;
+  }
+  const uint32_t zeros[kTileModes] = {};
+  a->gb_addr_config = g->target->gb_addr_config;
+  a->num_banks = 0;
+  a->num_ranks = 0;
+  if (a->num_tile_configs > kTileModes) a->num_tile_configs = kTileModes;
+  if (!copy_to_user(reinterpret_cast<void*>(a->tile_config_ptr), zeros,
+                    a->num_tile_configs * sizeof(uint32_t))) {
+    a->num_tile_configs = 0;
+    return -EFAULT;
+  }
+  if (a->num_macro_tile_configs > kMacroTileModes) a->num_macro_tile_configs = kMacroTileModes;
+  if (!copy_to_user(reinterpret_cast<void*>(a->macro_tile_config_ptr), zeros,
+                    a->num_macro_tile_configs * sizeof(uint32_t))) {
+    a->num_macro_tile_configs = 0;
+    return -EFAULT;
+  }
   return 0;
 }
 

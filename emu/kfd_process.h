@@ -154,6 +154,7 @@ class Process {
   int set_memory_policy(kfd_ioctl_set_memory_policy_args* a);
   int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);
   int set_trap_handler(kfd_ioctl_set_trap_handler_args* a);
+  int get_tile_config(kfd_ioctl_get_tile_config_args* a);
   int set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a);
   int available_memory(kfd_ioctl_get_available_memory_args* a);
   int runtime_enable(void* a);

@@ -92,7 +92,13 @@ void build_tree() {
   if (modules.find("amdgpu ") == std::string::npos)
     modules += "amdgpu 15028224 0 - Live 0x0000000000000000\n";
   put(g_root + "/proc/modules", modules);
+  // /sys/module/amdgpu as kmod (lsmod, which rocminfo runs) reads it for a loaded module.
   put(g_root + "/module/amdgpu/initstate", "live\n");
+  put(g_root + "/module/amdgpu/refcnt", "0\n");
+  put(g_root + "/module/amdgpu/coresize", "15028224\n");
+  put(g_root + "/module/amdgpu/initsize", "0\n");
+  put(g_root + "/module/amdgpu/taint", "\n");
+  mkdirs(g_root + "/module/amdgpu/holders");
   std::string topo = g_root + "/kfd/topology";
   put(topo + "/generation_id", "1\n");
   put(topo + "/system_properties", "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
