@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The emulated command processor: executes AQL packets from user-mode queues in order, per GPU.
+// The engine thread loop, the memory helpers every engine uses, and the command processor's AQL queues.
 #include "emu/command_processor.h"
 
 #include <sched.h>
@@ -8,9 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "kfd/uapi_ext.h"
 #include "pm4/queue_error.h"
+#include "pm4/type3.h"
 
 namespace emu {
 
@@ -31,32 +33,172 @@ inline void cpu_relax() {
 #endif
 }
 
+const char* queue_kind(uint32_t type) {
+  switch (type) {
+    case KFD_IOC_QUEUE_TYPE_COMPUTE_AQL: return "AQL";
+    case KFD_IOC_QUEUE_TYPE_COMPUTE: return "PM4";
+    case KFD_IOC_QUEUE_TYPE_SDMA: return "SDMA";
+    case KFD_IOC_QUEUE_TYPE_SDMA_XGMI: return "SDMA_XGMI";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
 std::string hex(uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
   return b;
 }
 
-}  // namespace
+// ---- GPU memory as engines see it -----------------------------------------------------------
 
-CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : p_(p), d_(d) {
-  thread_ = std::thread([this] { run(); });
+bool gpu_range(const DeviceState& d, uint64_t va, uint64_t size, bool write,
+               std::vector<HostSpan>* out, uint64_t* bad) {
+  if (out) out->clear();
+  if (size == 0) return true;
+  if (va + size < va) {  // wraps around the address space
+    *bad = va;
+    return false;
+  }
+  const uint64_t end = va + size;
+  uint64_t pos = va;
+  while (pos < end) {
+    Mapping m;
+    if (!d.lookup(pos, &m) || (write && !m.writable)) {
+      *bad = pos;
+      return false;
+    }
+    uint64_t stop = std::min(end, m.end);
+    for (const auto& [fva, fsize] : d.injected_faults)  // lookup() checks only the first byte
+      if (fva > pos && fva < stop) stop = fva;
+    if (out) out->push_back(HostSpan{m.host + (pos - m.va), stop - pos});
+    pos = stop;
+  }
+  return true;
 }
 
-CommandProcessor::~CommandProcessor() { stop(); }
+uint64_t first_bad_byte(const DeviceState& d, uint64_t va, uint64_t size, bool write) {
+  uint64_t bad = va + size;
+  (void)gpu_range(d, va, size, write, nullptr, &bad);
+  return bad;
+}
 
-void CommandProcessor::stop() {
-  stop_ = true;
+namespace {
+
+// Forward copy of one contiguous piece: overlapping with dst above src, each step copies no more
+// than the distance, so the bytes read are those earlier steps wrote (as a byte-wise forward loop).
+void forward_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
+  if (dst <= src || dst >= src + n) {
+    std::memmove(dst, src, n);
+    return;
+  }
+  const uint64_t step = uint64_t(dst - src);
+  for (uint64_t o = 0; o < n; o += step) std::memcpy(dst + o, src + o, std::min(step, n - o));
+}
+
+}  // namespace
+
+void dma_copy(const std::vector<HostSpan>& dst, const std::vector<HostSpan>& src) {
+  size_t di = 0, si = 0;
+  uint64_t doff = 0, soff = 0;
+  while (di < dst.size() && si < src.size()) {
+    const uint64_t n = std::min(dst[di].len - doff, src[si].len - soff);
+    forward_copy(dst[di].host + doff, src[si].host + soff, n);
+    doff += n;
+    soff += n;
+    if (doff == dst[di].len) { ++di; doff = 0; }
+    if (soff == src[si].len) { ++si; soff = 0; }
+  }
+}
+
+void dma_fill(const std::vector<HostSpan>& dst, uint64_t pattern, unsigned unit) {
+  uint8_t bytes[8];
+  std::memcpy(bytes, &pattern, sizeof bytes);
+  uint64_t at = 0;  // bytes filled so far: the pattern continues across pieces
+  for (const HostSpan& s : dst) {
+    uint8_t block[64];  // a multiple of every unit, so blocks keep the pattern's phase
+    for (unsigned i = 0; i < sizeof block; ++i) block[i] = bytes[(at + i) % unit];
+    uint64_t i = 0;
+    for (; i + sizeof block <= s.len; i += sizeof block) std::memcpy(s.host + i, block, sizeof block);
+    std::memcpy(s.host + i, block, s.len - i);
+    at += s.len;
+  }
+}
+
+namespace {
+
+template <class T>
+T tc_result(uint32_t base, T old, T src) {
+  using S = std::make_signed_t<T>;
+  switch (base) {
+    case pm4::kAtomicSwapRtn32: return src;
+    case pm4::kAtomicAddRtn32: return T(old + src);
+    case pm4::kAtomicSubRtn32: return T(old - src);
+    case pm4::kAtomicSminRtn32: return S(old) < S(src) ? old : src;
+    case pm4::kAtomicUminRtn32: return old < src ? old : src;
+    case pm4::kAtomicSmaxRtn32: return S(old) > S(src) ? old : src;
+    case pm4::kAtomicUmaxRtn32: return old > src ? old : src;
+    case pm4::kAtomicAndRtn32: return old & src;
+    case pm4::kAtomicOrRtn32: return old | src;
+    case pm4::kAtomicXorRtn32: return old ^ src;
+    case pm4::kAtomicIncRtn32: return old >= src ? T(0) : T(old + 1);   // wraps at src
+    case pm4::kAtomicDecRtn32: return (old == 0 || old > src) ? src : T(old - 1);
+    default: return old;
+  }
+}
+
+template <class T>
+bool tc_atomic_t(T* m, uint32_t base, T src, T cmp) {
+  if (base == pm4::kAtomicCmpSwapRtn32) {
+    T expected = cmp;
+    return __atomic_compare_exchange_n(m, &expected, src, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+  T old = __atomic_load_n(m, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(m, &old, tc_result(base, old, src), true, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_RELAXED)) {
+  }
+  return true;
+}
+
+}  // namespace
+
+bool tc_atomic(uint8_t* host, uint32_t op, uint64_t src, uint64_t cmp) {
+  if (op >= pm4::kAtomicSwapRtn64)
+    return tc_atomic_t(reinterpret_cast<uint64_t*>(host), op - pm4::kAtomic64Offset, src, cmp);
+  return tc_atomic_t(reinterpret_cast<uint32_t*>(host), op, uint32_t(src), uint32_t(cmp));
+}
+
+// ---- EngineThread ----------------------------------------------------------------------------
+
+EngineThread::EngineThread(Process& p, DeviceState& d)
+    : p_(p), d_(d), family_(pm4::family_for(d.model->target->gfx_target_version)) {
+  if (!family_) family_ = pm4::family_for(pm4::gfx_target_version_of("gfx900"));  // the gfx9 baseline
+}
+
+EngineThread::~EngineThread() { stop(); }
+
+void EngineThread::start() { thread_ = std::thread([this] { run(); }); }
+
+void EngineThread::stop() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  changed_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
-void CommandProcessor::add_queue(std::shared_ptr<Queue> q) {
-  std::lock_guard<std::mutex> lk(mu_);
-  queues_.push_back(std::move(q));
-  version_.fetch_add(1, std::memory_order_release);
+void EngineThread::add_queue(std::shared_ptr<Queue> q) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queues_.push_back(std::move(q));
+    version_.fetch_add(1, std::memory_order_release);
+  }
+  changed_.notify_all();
 }
 
-void CommandProcessor::remove_queue(const std::shared_ptr<Queue>& q) {
+void EngineThread::remove_queue(const std::shared_ptr<Queue>& q) {
   {
     std::lock_guard<std::mutex> lk(mu_);
     for (auto it = queues_.begin(); it != queues_.end(); ++it)
@@ -66,14 +208,15 @@ void CommandProcessor::remove_queue(const std::shared_ptr<Queue>& q) {
   std::lock_guard<std::mutex> qk(q->busy);  // wait for a packet in flight
 }
 
-void CommandProcessor::run() {
+void EngineThread::run() {
   std::vector<std::shared_ptr<Queue>> snapshot;
   uint64_t seen = ~0ull;
   unsigned idle = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     uint64_t v = version_.load(std::memory_order_acquire);
-    if (v != seen) {
-      std::lock_guard<std::mutex> lk(mu_);
+    if (v != seen || snapshot.empty()) {
+      std::unique_lock<std::mutex> lk(mu_);
+      changed_.wait(lk, [&] { return stop_.load() || !queues_.empty(); });
       snapshot = queues_;
       seen = version_.load(std::memory_order_acquire);
     }
@@ -89,7 +232,7 @@ void CommandProcessor::run() {
   }
 }
 
-void CommandProcessor::backoff(unsigned idle) {
+void EngineThread::backoff(unsigned idle) {
   if (idle < kSpinRounds) {
     for (int i = 0; i < 16; ++i) cpu_relax();
   } else if (idle < kYieldRounds) {
@@ -101,14 +244,37 @@ void CommandProcessor::backoff(unsigned idle) {
   }
 }
 
-// Executes the published packets of one queue; true when at least one packet retired.
+uint64_t EngineThread::doorbell(const Queue& q) const {
+  auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
+  return __atomic_load_n(db, __ATOMIC_ACQUIRE);
+}
+
+void EngineThread::stop_queue(Queue& q, const std::string& why, const std::string& what) {
+  q.stopped = true;
+  q.error = why;
+  std::fprintf(stderr, "kfdemu: GPU %s %s queue %u stopped: %s [%s]\n", hex(d_.model->gpu_id).c_str(),
+               queue_kind(q.type), q.id, why.c_str(), what.c_str());
+}
+
+// A GPU page fault: the queue stops and the driver reports the address through the process's
+// MEMORY events (kfd_events.c kfd_signal_vm_fault_event); the engine writes no queue error.
+void EngineThread::fault(Queue& q, const std::string& why, uint64_t va, bool write) {
+  stop_queue(q, why, "page fault at " + hex(va));
+  p_.raise_memory_fault(d_.model->gpu_id, va, write);
+}
+
+// ---- CommandProcessor: AQL queues ------------------------------------------------------------
+
+CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : EngineThread(p, d) { start(); }
+
+CommandProcessor::~CommandProcessor() { stop(); }
+
 bool CommandProcessor::service(Queue& q) {
-  if (q.type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {
-    auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
-    if (__atomic_load_n(db, __ATOMIC_ACQUIRE) != 0)
-      fail(q, qe::kInvalidPacketFormat, "PM4 and SDMA queue execution is not implemented by the emulator");
-    return false;
-  }
+  return q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? service_aql(q) : service_pm4(q);
+}
+
+// Executes the published packets of one queue; true when at least one packet retired.
+bool CommandProcessor::service_aql(Queue& q) {
   auto* rptr = reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
   uint8_t* ring = d_.translate(q.ring_va, q.ring_size, true);
   if (!rptr || !ring) {
@@ -120,8 +286,7 @@ bool CommandProcessor::service(Queue& q) {
   // can be updated with any value"): racing producers can leave a lower index last. So a packet
   // past the doorbell still runs when its header is valid and a producer has claimed its slot
   // (below write_dispatch_id, read only then: the producers' atomic add hits that cache line).
-  auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
-  uint64_t end = __atomic_load_n(db, __ATOMIC_ACQUIRE) + 1;
+  uint64_t end = doorbell(q) + 1;
   bool read_wptr = false;
   uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
   uint64_t npackets = q.ring_size / kPacketSize;
@@ -139,7 +304,10 @@ bool CommandProcessor::service(Queue& q) {
       if (int64_t(end - rd) <= 0) break;
     }
     Step s = execute(q, pkt, rd);
-    if (s != Step::Done) break;
+    if (s != Step::Done) {
+      progressed |= s == Step::Yield;  // a long PM4 IB: continued next turn
+      break;
+    }
     __atomic_store_n(reinterpret_cast<uint16_t*>(pkt), uint16_t(kTypeInvalid), __ATOMIC_RELEASE);
     __atomic_store_n(rptr, ++rd, __ATOMIC_RELEASE);
     progressed = true;
@@ -147,7 +315,7 @@ bool CommandProcessor::service(Queue& q) {
   return progressed;
 }
 
-CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
+Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
   uint16_t header = *reinterpret_cast<uint16_t*>(pkt);
   // Packets complete before the next one starts, so the barrier bit is always honoured; fences
   // are full fences because emulated GPU memory is host memory.
@@ -156,22 +324,10 @@ CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_
   Step s;
   uint64_t signal = 0;
   switch (header_type(header)) {
-    case kTypeKernelDispatch: {
-      auto* kp = reinterpret_cast<KernelDispatchPacket*>(pkt);
-      signal = kp->completion_signal;
-      uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
-      DispatchResult r = run_kernel_dispatch(p_, d_, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
-      if (r.memory_fault) {
-        fault(q, r.message, r.fault_va, r.fault_write);
-        return Step::Failed;
-      }
-      if (r.error) {
-        fail(q, r.error, r.message);
-        return Step::Failed;
-      }
-      s = Step::Done;
+    case kTypeKernelDispatch:
+      s = kernel_dispatch(q, pkt, index);
+      signal = reinterpret_cast<KernelDispatchPacket*>(pkt)->completion_signal;
       break;
-    }
     case kTypeBarrierAnd:
     case kTypeBarrierOr:
       s = barrier(q, pkt, header_type(header) == kTypeBarrierAnd);
@@ -181,11 +337,12 @@ CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_
       if (pkt[2] == kVendorBarrierValue) {
         s = barrier_value(q, pkt);
         signal = reinterpret_cast<BarrierValuePacket*>(pkt)->completion_signal;
+      } else if (pkt[2] == kVendorPm4Ib) {
+        s = pm4_ib(q, pkt, index);
+        signal = reinterpret_cast<Pm4IbPacket*>(pkt)->completion_signal;
       } else {
         fail(q, qe::kInvalidVendorPacket,
-             "vendor packet format " + std::to_string(pkt[2]) +
-                 (pkt[2] == kVendorPm4Ib ? " (PM4 IB) is not implemented by the emulator"
-                                         : " is not a known AMD vendor packet"));
+             "vendor packet format " + std::to_string(pkt[2]) + " is not a known AMD vendor packet");
         return Step::Failed;
       }
       break;
@@ -202,6 +359,42 @@ CommandProcessor::Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_
   return Step::Done;
 }
 
+// A dispatch needing more scratch than its queue has: as a gfx9 CP does, store the "needs scratch"
+// bit into queue_inactive_signal, raise its event and wait until the runtime stores 0 back (ROCr
+// rocm-5.2 AqlQueue::DynamicScratchHandler grows the scratch, rewrites amd_queue_t's scratch
+// fields, then stores 0); then read the scratch fields again and run the dispatch. The packet
+// stays at read_dispatch_id meanwhile (the runtime finds it there).
+Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
+  (void)pkt;
+  if (q.scratch_wait) {
+    AmdSignal* s = inactive_signal(q);
+    if (s && __atomic_load_n(&s->value, __ATOMIC_ACQUIRE) != 0) return Step::Blocked;
+    q.scratch_wait = false;
+  }
+  const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
+  DispatchResult r =
+      run_kernel_dispatch(p_, d_, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
+  if (r.memory_fault) {
+    fault(q, r.message, r.fault_va, r.fault_write);
+    return Step::Failed;
+  }
+  if (r.scratch_too_small) {
+    if (AmdSignal* s = inactive_signal(q)) {
+      std::fprintf(stderr, "kfdemu: GPU %s AQL queue %u waits for scratch: %s [queue error %s]\n",
+                   hex(d_.model->gpu_id).c_str(), q.id, r.message.c_str(), qe::describe(r.error).c_str());
+      __atomic_store_n(&s->value, int64_t(r.error), __ATOMIC_SEQ_CST);
+      q.scratch_wait = true;
+      return signal_event(q, s) ? Step::Blocked : Step::Failed;
+    }
+    // No signal to ask through: the queue cannot go on.
+  }
+  if (r.error) {
+    fail(q, r.error, r.message);
+    return Step::Failed;
+  }
+  return Step::Done;
+}
+
 bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value) {
   auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), false));
   if (!s) {
@@ -213,7 +406,7 @@ bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value)
   return true;
 }
 
-CommandProcessor::Step CommandProcessor::barrier(Queue& q, uint8_t* pkt, bool is_and) {
+Step CommandProcessor::barrier(Queue& q, uint8_t* pkt, bool is_and) {
   auto* bp = reinterpret_cast<BarrierPacket*>(pkt);
   bool any_dep = false, any_done = false, all_done = true;
   for (uint64_t dep : bp->dep_signal) {
@@ -228,7 +421,7 @@ CommandProcessor::Step CommandProcessor::barrier(Queue& q, uint8_t* pkt, bool is
   return (!any_dep || any_done) ? Step::Done : Step::Blocked;
 }
 
-CommandProcessor::Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
+Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
   auto* bp = reinterpret_cast<BarrierValuePacket*>(pkt);
   int64_t v;
   if (!load_signal(q, bp->signal, &v)) return Step::Failed;
@@ -267,50 +460,42 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
     s->end_ts = p_.gpu_clock();
   }
   __atomic_fetch_sub(&s->value, 1, __ATOMIC_SEQ_CST);
+  return signal_event(q, s);
+}
+
+// amd_queue_t.queue_inactive_signal when amd_queue_t is where the queue's read pointer says and
+// describes this queue, else nullptr.
+AmdSignal* CommandProcessor::inactive_signal(const Queue& q) {
+  uint64_t aq_va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id);
+  auto* aq = reinterpret_cast<AmdQueue*>(d_.translate(aq_va, sizeof(AmdQueue), false));
+  uint64_t sig = aq && aq->hsa_queue.base_address == q.ring_va ? aq->queue_inactive_signal : 0;
+  return sig ? reinterpret_cast<AmdSignal*>(d_.translate(sig, sizeof(AmdSignal), true)) : nullptr;
+}
+
+// The signal's mailbox write and interrupt, as for a completion; false when the mailbox is not
+// mapped.
+bool CommandProcessor::signal_event(Queue& q, AmdSignal* s) {
   uint64_t mailbox = __atomic_load_n(&s->event_mailbox_ptr, __ATOMIC_ACQUIRE);
-  if (mailbox) {
-    auto* mb = reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true));
-    if (!mb) {
-      fault(q, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU", mailbox, true);
-      return false;
-    }
-    uint32_t id = s->event_id;
-    __atomic_store_n(mb, uint64_t(id), __ATOMIC_RELEASE);
-    p_.raise_signal_event(id);
+  if (!mailbox) return true;
+  auto* mb = reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true));
+  if (!mb) {
+    fault(q, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU", mailbox, true);
+    return false;
   }
+  uint32_t id = s->event_id;
+  __atomic_store_n(mb, uint64_t(id), __ATOMIC_RELEASE);
+  p_.raise_signal_event(id);
   return true;
 }
 
 // Stops the queue: the error goes to stderr and, as the CP does, into queue_inactive_signal
 // (whose event is raised so a waiter wakes).
 void CommandProcessor::fail(Queue& q, uint64_t error_bits, const std::string& why) {
-  q.stopped = true;
-  q.error = why;
-  std::fprintf(stderr, "kfdemu: GPU %s queue %u stopped: %s [queue error %s]\n", hex(d_.model->gpu_id).c_str(),
-               q.id, why.c_str(), qe::describe(error_bits).c_str());
-  if (q.type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) return;
-  uint64_t aq_va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id);
-  auto* aq = reinterpret_cast<AmdQueue*>(d_.translate(aq_va, sizeof(AmdQueue), false));
-  uint64_t sig = aq && aq->hsa_queue.base_address == q.ring_va ? aq->queue_inactive_signal : 0;
-  auto* s = sig ? reinterpret_cast<AmdSignal*>(d_.translate(sig, sizeof(AmdSignal), true)) : nullptr;
+  stop_queue(q, why, "queue error " + qe::describe(error_bits));
+  AmdSignal* s = inactive_signal(q);
   if (!s) return;
   __atomic_store_n(&s->value, int64_t(error_bits), __ATOMIC_SEQ_CST);
-  uint64_t mailbox = s->event_mailbox_ptr;
-  auto* mb = mailbox ? reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true)) : nullptr;
-  if (mb) {
-    __atomic_store_n(mb, uint64_t(s->event_id), __ATOMIC_RELEASE);
-    p_.raise_signal_event(s->event_id);
-  }
-}
-
-// A GPU page fault: the queue stops and the driver reports the address through the process's
-// MEMORY events (kfd_events.c kfd_signal_vm_fault_event); the CP writes no queue error.
-void CommandProcessor::fault(Queue& q, const std::string& why, uint64_t va, bool write) {
-  q.stopped = true;
-  q.error = why;
-  std::fprintf(stderr, "kfdemu: GPU %s queue %u stopped: %s [page fault at %s]\n",
-               hex(d_.model->gpu_id).c_str(), q.id, why.c_str(), hex(va).c_str());
-  p_.raise_memory_fault(d_.model->gpu_id, va, write);
+  (void)signal_event(q, s);
 }
 
 }  // namespace emu

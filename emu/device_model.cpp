@@ -14,14 +14,15 @@
 namespace emu {
 namespace {
 
-// Facts from the KFD topology and amdgpu.ids of real parts (MI210, MI100, MI50, MI300X).
+// Facts from the KFD topology and amdgpu.ids of real parts (MI210, MI100, MI50, MI300X). SDMA:
+// aldebaran has 5 instances, arcturus 8, vega20 2, aqua_vanjaram 16 (one partition).
 // GB_ADDR_CONFIG: Linux gfx_v9_0.c gfx_v9_0_gpu_early_init programs 0x22014042 into the fields
 // of vega20, arcturus and aldebaran; gfx_v9_4_3.c uses GOLDEN_GB_ADDR_CONFIG 0x2a114042.
 const TargetInfo kTargets[] = {
-    {"gfx90a", "aldebaran", 90010, 0x740F, 0x02, 141, 64, 104, 8, 1, 1700, 0x22014042},
-    {"gfx908", "arcturus", 90008, 0x738C, 0x01, 141, 64, 120, 8, 1, 1502, 0x22014042},
-    {"gfx906", "vega20", 90006, 0x66A1, 0x02, 141, 64, 60, 4, 1, 1725, 0x22014042},
-    {"gfx942", "aqua_vanjaram", 90402, 0x74A1, 0x00, 141, 64, 304, 32, 8, 2100, 0x2a114042},
+    {"gfx90a", "aldebaran", 90010, 0x740F, 0x02, 141, 64, 104, 8, 1, 1700, 2, 3, 0x22014042},
+    {"gfx908", "arcturus", 90008, 0x738C, 0x01, 141, 64, 120, 8, 1, 1502, 2, 6, 0x22014042},
+    {"gfx906", "vega20", 90006, 0x66A1, 0x02, 141, 64, 60, 4, 1, 1725, 2, 0, 0x22014042},
+    {"gfx942", "aqua_vanjaram", 90402, 0x74A1, 0x00, 141, 64, 304, 32, 8, 2100, 2, 14, 0x2a114042},
 };
 
 std::mutex g_model_mu;
@@ -146,12 +147,13 @@ std::string gpu_node_properties(const GpuModel& g) {
       "lds_size_in_kb %u\ngds_size_in_kb 0\nnum_gws 64\nwave_front_size 64\narray_count %u\n"
       "simd_arrays_per_engine 1\ncu_per_simd_array %u\nsimd_per_cu 4\nmax_slots_scratch_cu 32\n"
       "gfx_target_version %u\nvendor_id 4098\ndevice_id %u\nlocation_id %u\ndomain 0\n"
-      "drm_render_minor %u\nhive_id 0\nnum_sdma_engines 2\nnum_sdma_xgmi_engines 0\n"
+      "drm_render_minor %u\nhive_id 0\nnum_sdma_engines %u\nnum_sdma_xgmi_engines %u\n"
       "num_sdma_queues_per_engine 8\nnum_cp_queues 24\nmax_engine_clk_fcompute %u\n"
       "local_mem_size 0\nfw_version 78\ncapability 671588992\ndebug_prop 1495\n"
       "sdma_fw_version 8\nunique_id %llu\nnum_xcc %u\nmax_engine_clk_ccompute 3000\n",
       g.cus * 4, 0x80001000u + g.index * 0x1000u, t.lds_kb, arrays, cu_per_array,
-      t.gfx_target_version, t.device_id, g.location_id, g.render_minor, t.max_engine_clk_mhz,
+      t.gfx_target_version, t.device_id, g.location_id, g.render_minor, t.sdma_engines,
+      t.sdma_xgmi_engines, t.max_engine_clk_mhz,
       (unsigned long long)g.unique_id, t.num_xcc);
   return buf;
 }

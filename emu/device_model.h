@@ -23,6 +23,10 @@ struct TargetInfo {
   uint32_t shader_engines;
   uint32_t num_xcc;
   uint32_t max_engine_clk_mhz;
+  // SDMA engines amdkfd reports (kfd_device.c kfd_get_num_sdma_engines: at most 2 PCIe engines
+  // when the part supports XGMI; the other instances are XGMI engines).
+  uint32_t sdma_engines;
+  uint32_t sdma_xgmi_engines;
   uint32_t gb_addr_config;      // GB_ADDR_CONFIG as the driver programs it (golden value)
 };
 

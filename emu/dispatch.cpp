@@ -30,7 +30,8 @@ class DeviceMemory final : public shader::Memory {
 class DeviceHooks final : public shader::Hooks {
  public:
   explicit DeviceHooks(Process& p) : p_(p) {}
-  void interrupt(uint32_t m0) override { p_.raise_signal_event(m0 & 0xffffff); }
+  // SQ_INTERRUPT_MSG: the event id is the message's 24 low bits (kfd_int_process_v9.c).
+  void interrupt(uint32_t m0) override { p_.raise_signal_event(m0 & 0xffffff, 24); }
 
  private:
   Process& p_;
@@ -57,14 +58,9 @@ shader::ShaderCore& core_for(DeviceState& d) {
 
 }  // namespace
 
-DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_va,
-                                   uint64_t queue_va, uint64_t dispatch_id) {
-  DeviceMemory mem(d);
-  DeviceHooks hooks(p);
-  // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
-  const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
-  shader::Outcome o = core_for(d).run(
-      shader::Dispatch{packet_va, queue_va, dispatch_id, private_base}, mem, hooks);
+namespace {
+
+DispatchResult result_of(const shader::Outcome& o) {
   DispatchResult r;
   using K = shader::Outcome::Kind;
   switch (o.kind) {
@@ -75,11 +71,31 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_v
     // What the emulator cannot execute is reported as the hardware's closest error; the
     // message on stderr says it is the emulator's limit.
     case K::Unimplemented: r.error = pm4::queue_error::kIllegalInstruction; break;
-    case K::ScratchTooSmall: r.error = pm4::queue_error::kScratchWave64; break;
+    case K::ScratchTooSmall:
+      r.error = pm4::queue_error::kScratchWave64;
+      r.scratch_too_small = true;
+      break;
   }
   r.fault_va = o.fault_va;
   r.message = "kernel dispatch: " + o.message;
   return r;
+}
+
+}  // namespace
+
+DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_va,
+                                   uint64_t queue_va, uint64_t dispatch_id) {
+  DeviceMemory mem(d);
+  DeviceHooks hooks(p);
+  // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
+  const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
+  return result_of(core_for(d).run(shader::Dispatch{packet_va, queue_va, dispatch_id, private_base}, mem, hooks));
+}
+
+DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {
+  DeviceMemory mem(d);
+  DeviceHooks hooks(p);
+  return result_of(core_for(d).run_registers(r, mem, hooks));
 }
 
 }  // namespace emu

@@ -12,4 +12,8 @@ DispatchResult run_kernel_dispatch(Process&, DeviceState&, uint64_t, uint64_t, u
   return r;
 }
 
+DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch&) {
+  return run_kernel_dispatch(p, d, 0, 0, 0);
+}
+
 }  // namespace emu

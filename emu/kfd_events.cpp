@@ -231,25 +231,46 @@ int Process::wait_events(kfd_ioctl_wait_events_args* a) {
 }
 
 // The device wrote event_id to a mailbox and raised an interrupt with it as context id.
-void Process::raise_signal_event(uint32_t event_id) {
+// kfd_signal_event_interrupt: the event the (partial) id names when its slot is signaled; when
+// there is none (an id with too few valid bits, stale, or whose slot the producer did not write),
+// every signal event whose slot is signaled.
+void Process::raise_signal_event(uint32_t context_id, unsigned valid_bits) {
   std::lock_guard<std::mutex> ek(ev_mu_);
   uint8_t* page = event_page_bo_ ? event_page_bo_->host
                 : internal_event_page_ != UINT64_MAX ? Arena::get().host(internal_event_page_)
                                                      : nullptr;
   if (!page) return;
   auto* slots = reinterpret_cast<uint64_t*>(page);
+  auto signaled = [&](uint32_t id) {
+    return __atomic_load_n(&slots[id], __ATOMIC_ACQUIRE) != kUnsignaledSlot;
+  };
   auto fire = [&](Event& e) {  // set_event_from_interrupt: acknowledge the slot, then set
-    if (__atomic_load_n(&slots[e.id], __ATOMIC_ACQUIRE) == kUnsignaledSlot) return;
+    if (!is_signal_kind(e.type)) return;
     __atomic_store_n(&slots[e.id], kUnsignaledSlot, __ATOMIC_RELEASE);
     set_event_locked(e);
   };
-  auto it = events_.find(event_id);
-  if (it != events_.end() && is_signal_kind(it->second.type)) {
-    fire(it->second);
-  } else {  // an unknown context id: scan every slot, as the kernel does
-    for (auto& [id, e] : events_)
-      if (is_signal_kind(e.type)) fire(e);
+  Event* hit = nullptr;  // lookup_signaled_event_by_partial_id
+  const uint32_t step = valid_bits > 31 ? 0 : 1u << valid_bits;
+  for (uint32_t id = context_id; valid_bits && id < kfd::uapi::kEventSlots && !hit; id += step) {
+    if (signaled(id)) {
+      auto it = events_.find(id);
+      if (it != events_.end()) hit = &it->second;
+    }
+    if (step == 0 || step >= kfd::uapi::kEventSlots) break;  // a whole id: one lookup
   }
+  if (hit) {
+    fire(*hit);
+  } else {  // exhaustive search of signaled events
+    for (auto& [id, e] : events_)
+      if (id < kfd::uapi::kEventSlots && signaled(id)) fire(e);
+  }
+  ev_cv_.notify_all();
+}
+
+void Process::raise_hw_exception_event() {
+  std::lock_guard<std::mutex> ek(ev_mu_);
+  for (auto& [id, e] : events_)
+    if (e.type == KFD_IOC_EVENT_HW_EXCEPTION) set_event_locked(e);
   ev_cv_.notify_all();
 }
 

@@ -22,6 +22,9 @@
 namespace emu {
 
 class CommandProcessor;
+class SdmaEngine;
+struct Pm4State;
+struct SdmaState;
 namespace shader { class ShaderCore; }
 
 enum class BoKind { Vram, Gtt, Userptr, Doorbell, Mmio };
@@ -63,6 +66,16 @@ struct Queue {
   std::atomic<bool> dead{false};
   std::atomic<bool> stopped{false};
   std::string error;
+
+  // Engine state: touched only by the engine serving the queue, under `busy`.
+  std::shared_ptr<Pm4State> pm4;  // PM4 front end (PM4 queues, AQL PM4-IB packets): registers, IB
+  std::shared_ptr<SdmaState> sdma;  // SDMA: the IB in progress, a packet across the ring end
+  uint64_t consumed = 0;          // PM4: dwords, SDMA: bytes the engine has read (monotonic)
+  uint32_t sdma_engine = 0;       // SDMA: the engine serving it (kfd: sdma_id % engines)
+  uint32_t sdma_id = 0;           // SDMA: the queue's slot among its type's queues
+  uint32_t poll_retries = 0;      // SDMA: POLL_REGMEM retries so far
+  int64_t timestamp_offset = 0;   // SDMA: TIMESTAMP_SET's local counter minus the GPU clock
+  bool scratch_wait = false;      // AQL: asked the runtime for scratch, waits for it
 };
 
 struct Event {
@@ -93,6 +106,10 @@ struct DeviceState {
   uint64_t tba = 0, tma = 0;
   std::atomic<uint64_t> scratch_va{0};  // SET_SCRATCH_BACKING_VA va_addr (base >> 16); CP reads it
   std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
+  std::vector<bool> sdma_used, sdma_xgmi_used;  // SDMA queue slots (kfd dqm sdma bitmaps)
+  // SDMA engines: PCIe ones first, then XGMI ones; created with the first SDMA queue. Last member:
+  // destroyed (threads joined) before the mappings they read.
+  std::vector<std::shared_ptr<SdmaEngine>> sdma;
 
   // Host pointer for [va, va+size) when mapped to this GPU, else nullptr.
   uint8_t* translate(uint64_t va, uint64_t size, bool write) const;
@@ -112,8 +129,13 @@ class Process {
   void on_open();
   void on_last_close();
 
-  // Interrupts from the device side.
-  void raise_signal_event(uint32_t event_id);
+  // Interrupts from the device side. An interrupt names a KFD event the way amdkfd's
+  // kfd_signal_event_interrupt takes it: a context id with its valid bits (CP end of pipe 32,
+  // SDMA trap 28, SQ message 24).
+  void raise_signal_event(uint32_t context_id, unsigned valid_bits = 32);
+  // kfd_signal_hw_exception_event: every HW_EXCEPTION event is set, its data left as it was
+  // (what amdkfd does for an unhandled CP_BAD_OPCODE interrupt).
+  void raise_hw_exception_event();
   void raise_memory_fault(uint32_t gpu_id, uint64_t va, bool write);
   void raise_hw_exception(uint32_t gpu_id, bool memory_lost);
   // Fault injection (emu/control.h): 0, or -1 with *why set.

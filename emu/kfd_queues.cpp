@@ -3,6 +3,7 @@
 #include <cerrno>
 
 #include "emu/command_processor.h"
+#include "emu/sdma_engine.h"
 #include "emu/kfd_process.h"
 #include "pm4/queue_sizes.h"
 #include "kfd/uapi_ext.h"
@@ -14,6 +15,9 @@ constexpr uint64_t kPage = 4096;
 constexpr uint32_t kMaxQueues = 1024;
 constexpr size_t kHeldRing = 2;  // Queue::held is wptr, rptr, ring, then EOP and CWSR
 constexpr int kENOTSUPP = 524;  // kernel-internal errno the queue-type check returns
+constexpr uint32_t kSdmaQueuesPerEngine = 8;  // the topology's num_sdma_queues_per_engine
+
+bool is_sdma(uint32_t type) { return type == KFD_IOC_QUEUE_TYPE_SDMA || type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI; }
 
 // x86-64 TASK_SIZE_MAX: access_ok() refuses a range that ends above it.
 constexpr uint64_t kTaskSizeMax = (1ull << 47) - kPage;
@@ -88,6 +92,35 @@ static int check_queue_args(kfd_ioctl_create_queue_args* a) {
   return 0;
 }
 
+// allocate_sdma_queue (kfd_device_queue_manager.c): the lowest free slot of the type's bitmap;
+// engine = slot % engines, XGMI engines numbered after the PCIe ones. ENOMEM when none is free.
+static int assign_sdma(DeviceState& d, uint32_t type, Queue& q) {
+  const TargetInfo& t = *d.model->target;
+  const bool xgmi = type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI;
+  const uint32_t engines = xgmi ? t.sdma_xgmi_engines : t.sdma_engines;
+  std::vector<bool>& used = xgmi ? d.sdma_xgmi_used : d.sdma_used;
+  if (used.empty()) used.assign(engines * kSdmaQueuesPerEngine, false);
+  uint32_t id = 0;
+  while (id < used.size() && used[id]) ++id;
+  if (id == used.size()) return -ENOMEM;
+  q.sdma_id = id;
+  q.sdma_engine = (xgmi ? t.sdma_engines : 0) + id % engines;
+  return 0;
+}
+
+// The engine that serves a queue: the CP, or its SDMA engine (started with its first queue).
+static EngineThread& engine_for(Process& p, DeviceState& d, const Queue& q) {
+  if (!is_sdma(q.type)) {
+    if (!d.cp) d.cp = std::make_unique<CommandProcessor>(p, d);
+    return *d.cp;
+  }
+  const TargetInfo& t = *d.model->target;
+  if (d.sdma.empty()) d.sdma.resize(t.sdma_engines + t.sdma_xgmi_engines);
+  auto& e = d.sdma[q.sdma_engine];
+  if (!e) e = std::make_shared<SdmaEngine>(p, d, q.sdma_engine);
+  return *e;
+}
+
 int Process::create_queue(kfd_ioctl_create_queue_args* a) {
   if (int r = check_queue_args(a)) return r;
   std::lock_guard<std::mutex> lk(mu);
@@ -97,6 +130,8 @@ int Process::create_queue(kfd_ioctl_create_queue_args* a) {
   if (queues_.size() >= kMaxQueues) return -ENOMEM;
   auto q = std::make_shared<Queue>();
   if (int r = validate_queue_buffers(*d, *a, *q)) return r;
+  if (is_sdma(a->queue_type))
+    if (int r = assign_sdma(*d, a->queue_type, *q)) return r;
   uint32_t slot = 0;
   while (slot < d->doorbell_used.size() && d->doorbell_used[slot]) ++slot;
   if (slot == d->doorbell_used.size()) return -ENOMEM;
@@ -117,9 +152,10 @@ int Process::create_queue(kfd_ioctl_create_queue_args* a) {
   __atomic_store_n(db, 0, __ATOMIC_RELEASE);
   for (auto& bo : q->held) ++bo->queue_refs;
   d->doorbell_used[slot] = true;
+  if (is_sdma(q->type))
+    (q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI ? d->sdma_xgmi_used : d->sdma_used)[q->sdma_id] = true;
   queues_[qid] = q;
-  if (!d->cp) d->cp = std::make_unique<CommandProcessor>(*this, *d);
-  d->cp->add_queue(q);
+  engine_for(*this, *d, *q).add_queue(q);
   a->queue_id = qid;
   a->doorbell_offset = kfd::uapi::mmap_offset(kfd::uapi::kMmapTypeDoorbell, a->gpu_id) |
                        uint64_t(slot) * kfd::uapi::kDoorbellSize;
@@ -136,8 +172,12 @@ int Process::destroy_queue(kfd_ioctl_destroy_queue_args* a) {
     queues_.erase(it);
     q->dead = true;
     DeviceState* d = device(q->gpu_id);
-    if (d && d->cp) d->cp->remove_queue(q);  // waits until the CP has let go of it
-    if (d) d->doorbell_used[q->doorbell_index] = false;
+    if (d) {
+      engine_for(*this, *d, *q).remove_queue(q);  // waits until the engine has let go of it
+      d->doorbell_used[q->doorbell_index] = false;
+      if (is_sdma(q->type))
+        (q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI ? d->sdma_xgmi_used : d->sdma_used)[q->sdma_id] = false;
+    }
     for (auto& bo : q->held) --bo->queue_refs;
   }
   return 0;

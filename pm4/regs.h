@@ -61,6 +61,10 @@ constexpr uint32_t kComputePgmRsrc3Gfx10 = 0x2E28;
 constexpr uint32_t kComputeUserData0 = 0x2E40;  // COMPUTE_USER_DATA_0 .. _15
 constexpr uint32_t kComputeUserDataCount = 16;
 
+// UCONFIG registers a compute queue may write: GRBM_GFX_INDEX selects the shader engine / array
+// / instance later register accesses go to. source: Linux gc_9_0_offset.h (mmGRBM_GFX_INDEX).
+constexpr uint32_t kGrbmGfxIndex = 0xC200;
+
 // COMPUTE_DISPATCH_INITIATOR bits. source: gc_9_0_sh_mask.h COMPUTE_DISPATCH_INITIATOR__*.
 namespace initiator {
 constexpr uint32_t kComputeShaderEn = 1u << 0;

@@ -2,6 +2,7 @@
 // PM4 type-3 packet writers and decoders (field positions in pm4/type3.h).
 #include "pm4/type3.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "pm4/regs.h"
@@ -45,6 +46,20 @@ const char* opcode_name(uint8_t op) {
     case kOpSetUconfigReg: return "SET_UCONFIG_REG";
     default: return nullptr;
   }
+}
+
+const char* atomic_op_name(uint32_t op) {
+  static constexpr const char* kNames32[] = {
+      "SWAP", "CMPSWAP", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, "ADD", "SUB",
+      "SMIN", "UMIN", "SMAX", "UMAX", "AND", "OR", "XOR", "INC", "DEC"};
+  const bool wide = op >= kAtomicSwapRtn64;
+  const uint32_t base = (wide ? op - kAtomic64Offset : op);
+  if (base < kAtomicSwapRtn32 || base > kAtomicDecRtn32 || op > kAtomicDecRtn64) return nullptr;
+  const char* n = kNames32[base - kAtomicSwapRtn32];
+  if (!n) return nullptr;
+  static thread_local char buf[24];
+  std::snprintf(buf, sizeof buf, "%s_RTN_%s", n, wide ? "64" : "32");
+  return buf;
 }
 
 size_t write_nop(uint32_t* out, uint32_t dwords) {
@@ -268,7 +283,8 @@ size_t write_dma_data(uint32_t* out, const DmaData& d) {
   out[3] = hi32(d.src);
   out[4] = lo32(d.dst);
   out[5] = hi32(d.dst);
-  out[6] = put(d.byte_count, 0, 21) | put(d.raw_wait, 30, 1);
+  out[6] = put(d.byte_count, 0, 26) | put(d.sas, 26, 1) | put(d.das, 27, 1) | put(d.saic, 28, 1) |
+           put(d.daic, 29, 1) | put(d.raw_wait, 30, 1);
   return kDmaDataDwords;
 }
 
@@ -279,7 +295,11 @@ DmaData decode_dma_data(const uint32_t* p) {
   d.cp_sync = field(p[1], 31, 1);
   d.src = join(p[2], p[3]);
   d.dst = join(p[4], p[5]);
-  d.byte_count = field(p[6], 0, 21);
+  d.byte_count = field(p[6], 0, 26);
+  d.sas = field(p[6], 26, 1);
+  d.das = field(p[6], 27, 1);
+  d.saic = field(p[6], 28, 1);
+  d.daic = field(p[6], 29, 1);
   d.raw_wait = field(p[6], 30, 1);
   return d;
 }

@@ -146,10 +146,22 @@ size_t write_copy_data(uint32_t* out, const CopyData& c);
 CopyData decode_copy_data(const uint32_t* p);
 
 // ---- EVENT_WRITE (2 dwords, no address) ------------------------------------------------------
-// dw1: EVENT_TYPE [5:0], EVENT_INDEX [11:8]. CS_PARTIAL_FLUSH: type 7, index 4.
+// dw1: EVENT_TYPE [5:0], EVENT_INDEX [11:8]. CS_PARTIAL_FLUSH: type 7, index 4. Event types:
+// VGT_EVENT_TYPE (Linux vega10_enum.h; Mesa sid.h V_028A90_*); EVENT_INDEX 0 is "other".
+constexpr uint32_t kEventCacheFlushTs = 0x4;
+constexpr uint32_t kEventCacheFlush = 0x6;
 constexpr uint32_t kEventCsPartialFlush = 0x7;
+constexpr uint32_t kEventCacheFlushAndInv = 0x16;
+constexpr uint32_t kEventIndexOther = 0;
 constexpr uint32_t kEventIndexCsPartialFlush = 4;
 size_t write_event_write(uint32_t* out, uint32_t event_type, uint32_t event_index);
+struct EventWrite {
+  uint32_t event_type = 0;
+  uint32_t event_index = 0;
+};
+constexpr EventWrite decode_event_write(const uint32_t* p) {
+  return EventWrite{p[1] & 0x3Fu, (p[1] >> 8) & 0xFu};
+}
 
 // ---- RELEASE_MEM (8 dwords) -----------------------------------------------------------------
 // dw1: EVENT_TYPE [5:0], EVENT_INDEX [11:8], cache actions [23:12] (gfx9: TCL1_VOL 12, TC_VOL 13,
@@ -255,10 +267,21 @@ AcquireMem acquire_invalidate_all(const Family& f);
 // dw1 ATOMIC [6:0] (TC atomic op), COMMAND [11:8] (0 single pass, 1 loop until compare), CACHE
 // POLICY [26:25]; dw2/3 address; dw4/5 source; dw6/7 compare; dw8 LOOP_INTERVAL [12:0].
 // Opcodes: TC_OP_ATOMIC_* (kfdtest asic_reg gfx_7_2_enum.h; unchanged through gfx9).
+// The 64-bit form of each integer op is its 32-bit code + 32 (TC_OP_ATOMIC_*_RTN_64).
 enum AtomicOp : uint32_t {
   kAtomicSwapRtn32 = 7, kAtomicCmpSwapRtn32 = 8, kAtomicAddRtn32 = 15, kAtomicSubRtn32 = 16,
+  kAtomicSminRtn32 = 17, kAtomicUminRtn32 = 18, kAtomicSmaxRtn32 = 19, kAtomicUmaxRtn32 = 20,
+  kAtomicAndRtn32 = 21, kAtomicOrRtn32 = 22, kAtomicXorRtn32 = 23, kAtomicIncRtn32 = 24,
+  kAtomicDecRtn32 = 25,
   kAtomicSwapRtn64 = 39, kAtomicCmpSwapRtn64 = 40, kAtomicAddRtn64 = 47, kAtomicSubRtn64 = 48,
+  kAtomicSminRtn64 = 49, kAtomicUminRtn64 = 50, kAtomicSmaxRtn64 = 51, kAtomicUmaxRtn64 = 52,
+  kAtomicAndRtn64 = 53, kAtomicOrRtn64 = 54, kAtomicXorRtn64 = 55, kAtomicIncRtn64 = 56,
+  kAtomicDecRtn64 = 57,
 };
+constexpr uint32_t kAtomic64Offset = 32;
+constexpr uint32_t kAtomicCommandSinglePass = 0, kAtomicCommandLoopUntilCompare = 1;
+// Name of a TC atomic op ("ADD_RTN_64"), nullptr when not one of the above.
+const char* atomic_op_name(uint32_t op);
 struct AtomicMem {
   uint32_t atomic = kAtomicAddRtn64;
   uint32_t command = 0;
@@ -274,18 +297,23 @@ AtomicMem decode_atomic_mem(const uint32_t* p);
 // ---- DMA_DATA (7 dwords) ---------------------------------------------------------------------
 // dw1 CONTROL: ENGINE_SEL 0, SRC_CACHE_POLICY [14:13], DST_SEL [21:20] (0 address, 3 address via
 // L2), DST_CACHE_POLICY [26:25], SRC_SEL [30:29] (0 address, 2 data, 3 address via L2), CP_SYNC
-// 31; dw2/3 source (or data); dw4/5 destination; dw6 COMMAND: BYTE_COUNT [20:0], SAS 26, DAS 27,
-// SAIC 28, DAIC 29, RAW_WAIT 30. source: Linux soc15d.h PACKET3_DMA_DATA.
+// 31; dw2/3 source (or data); dw4/5 destination; dw6 COMMAND: BYTE_COUNT [25:0] on gfx9+ ([20:0]
+// before), SAS 26 / DAS 27 (address space: 1 register), SAIC 28 / DAIC 29 (1: no address
+// increment), RAW_WAIT 30. source: Linux soc15d.h PACKET3_DMA_DATA; Mesa sid.h
+// S_415_BYTE_COUNT_GFX9.
+enum DmaSel : uint32_t { kDmaSelAddress = 0, kDmaSelGds = 1, kDmaSelData = 2, kDmaSelAddressL2 = 3 };
 struct DmaData {
   uint32_t src_sel = 0;  // 0 memory, 2 data (fill), 3 memory via L2
   uint32_t dst_sel = 0;  // 0 memory, 3 memory via L2
   bool cp_sync = true;
   uint64_t src = 0;      // address, or the fill value when src_sel == 2
   uint64_t dst = 0;
-  uint32_t byte_count = 0;  // < 2^21
+  uint32_t byte_count = 0;  // < 2^26
+  bool sas = false, das = false;    // register address space
+  bool saic = false, daic = false;  // no address increment
   bool raw_wait = false;
 };
-constexpr uint32_t kDmaDataMaxBytes = (1u << 21) - 1;
+constexpr uint32_t kDmaDataMaxBytes = (1u << 26) - 1;
 size_t write_dma_data(uint32_t* out, const DmaData& d);
 DmaData decode_dma_data(const uint32_t* p);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ShaderCore: reads the dispatch packet and kernel descriptor, runs workgroups on worker threads.
+// ShaderCore: takes a dispatch (AQL packet or PM4 registers) and runs its workgroups on worker threads.
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -149,29 +149,28 @@ ShaderCore::~ShaderCore() = default;
 unsigned ShaderCore::workers() const { return core_->nworkers; }
 void ShaderCore::flush_code_cache() { core_->code.clear(); }
 
-Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
+namespace {
+
+Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks) {
   DispatchCtx ctx;
   ctx.mem = &mem;
   ctx.hooks = &hooks;
-  ctx.code = &core_->code;
-  ctx.target = core_->target;
-  ctx.epoch = core_->epochs.fetch_add(1) + 1;
-  Launch l;
-  Outcome bad = read_launch(d, core_->target, mem, l);
-  if (!bad.ok()) return bad;
+  ctx.code = &core.code;
+  ctx.target = core.target;
+  ctx.epoch = core.epochs.fetch_add(1) + 1;
   std::atomic<uint64_t> next{0};
   // Each worker runs one workgroup at a time on scratch slots of its own (dispatch.h).
   unsigned n = static_cast<unsigned>(
-      std::min<uint64_t>(std::min(core_->nworkers, l.max_workers), l.total_groups));
+      std::min<uint64_t>(std::min(core.nworkers, l.max_workers), l.total_groups));
   std::vector<WorkerResult> res(std::max(1u, n));
   std::function<void(unsigned)> job = [&](unsigned i) {
-    worker(l, ctx, core_->code, i, next, res[i]);
+    worker(l, ctx, core.code, i, next, res[i]);
   };
-  std::unique_lock busy(core_->pool.busy, std::try_to_lock);
+  std::unique_lock busy(core.pool.busy, std::try_to_lock);
   if (n <= 1) {
     job(0);
   } else if (busy) {
-    core_->pool.run(n, job);
+    core.pool.run(n, job);
   } else {  // another dispatch holds the pool: use short-lived threads
     std::vector<std::thread> threads;
     for (unsigned i = 1; i < n; ++i) threads.emplace_back(job, i);
@@ -182,6 +181,22 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   if (ctx.have_error.load()) out = ctx.error;
   for (auto& r : res) { out.wave_instructions += r.insts; out.lane_ops += r.lane_ops; }
   return out;
+}
+
+}  // namespace
+
+Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
+  Launch l;
+  Outcome bad = read_launch(d, core_->target, mem, l);
+  if (!bad.ok()) return bad;
+  return run_launch(*core_, l, mem, hooks);
+}
+
+Outcome ShaderCore::run_registers(const RegisterDispatch& r, Memory& mem, Hooks& hooks) {
+  Launch l;
+  Outcome bad = read_launch(r, core_->target, l);
+  if (!bad.ok()) return bad;
+  return run_launch(*core_, l, mem, hooks);
 }
 
 }  // namespace emu::shader

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Dispatch setup: reads the AQL packet and kernel descriptor and builds the initial wave state.
+// Dispatch setup: reads an AQL packet and kernel descriptor, or PM4 COMPUTE_* registers, and builds the initial wave state.
 #include "emu/shader/dispatch.h"
 
 #include <algorithm>
@@ -8,11 +8,14 @@
 #include <cstdio>
 
 #include "pm4/aql.h"
+#include "pm4/kernel_descriptor.h"
 #include "pm4/scratch_regs.h"
 
 namespace emu::shader {
 
 namespace {
+
+using pm4::KernelCodeProperty;
 
 template <class T>
 T load(const uint8_t* p, unsigned off) {
@@ -21,18 +24,20 @@ T load(const uint8_t* p, unsigned off) {
   return v;
 }
 
-Outcome fail(std::string msg) {
+Outcome fail(std::string msg, uint64_t va = 0) {
   Outcome o;
   o.kind = Outcome::Kind::MemoryFault;
+  o.fault_va = va;
   o.message = std::move(msg);
   return o;
 }
 
-// kernel_code_properties bits (REFERENCE §3).
-enum : uint16_t {
-  kPrivSegBuf = 1, kDispatchPtr = 2, kQueuePtr = 4, kKernargPtr = 8, kDispatchId = 16,
-  kFlatScratchInit = 32, kPrivSegSize = 64, kWave32 = 1u << 10, kDynamicStack = 1u << 11
-};
+Outcome unimplemented(std::string msg) {
+  Outcome o;
+  o.kind = Outcome::Kind::Unimplemented;
+  o.message = std::move(msg);
+  return o;
+}
 
 Outcome too_small(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 Outcome too_small(const char* fmt, ...) {
@@ -47,10 +52,38 @@ Outcome too_small(const char* fmt, ...) {
   return o;
 }
 
-// The queue's scratch fields (amd_queue_t, REFERENCE §2), and whether they hold what the kernel
+uint32_t gfx_target_version(Target t) {
+  switch (t) {
+    case Target::gfx906: return pm4::gfx_target_version_of("gfx906");
+    case Target::gfx908: return pm4::gfx_target_version_of("gfx908");
+    case Target::gfx942: return pm4::gfx_target_version_of("gfx942");
+    default: return pm4::gfx_target_version_of("gfx90a");
+  }
+}
+
+// MODE at wave start: RSRC1's float round/denorm modes, DX10_CLAMP and IEEE (AMDGPUUsage
+// "compute_pgm_rsrc1"; MODE layout: AMD Vega ISA "MODE").
+uint32_t initial_mode(uint32_t rsrc1) {
+  const pm4::Rsrc1 r = pm4::decode_rsrc1(rsrc1);
+  return r.float_round_mode_32 | r.float_round_mode_16_64 << 2 | r.float_denorm_mode_32 << 4 |
+         r.float_denorm_mode_16_64 << 6 | uint32_t(r.enable_dx10_clamp) << 8 |
+         uint32_t(r.enable_ieee_mode) << 9;
+}
+
+// What both front ends share once the workgroup shape and the registers are known.
+Outcome finish_launch(Launch& l) {
+  if (uint64_t{l.wg[0]} * l.wg[1] * l.wg[2] > 1024)  // the hardware limit (16 wave64s)
+    return unimplemented("workgroup of more than 1024 work-items");
+  l.mode = initial_mode(l.rsrc1);
+  l.group_waves = static_cast<unsigned>((uint64_t{l.wg[0]} * l.wg[1] * l.wg[2] + 63) / 64);
+  l.total_groups = uint64_t{l.groups[0]} * l.groups[1] * l.groups[2];
+  return Outcome{};
+}
+
+// The queue's scratch fields (pm4/aql.h amd_queue_t), and whether they hold what the kernel
 // needs: a gfx9 CP gives a dispatch only the scratch its queue has.
 Outcome read_queue_scratch(const Dispatch& d, Memory& mem, uint32_t kd_private,
-                           uint32_t pkt_private, Launch& l) {
+                           uint32_t pkt_private, bool dynamic_stack, Launch& l) {
   using pm4::aql::AmdQueue;
   namespace tr = pm4::tmpring_gfx9;
   const uint8_t* q = mem.translate(d.queue_va, sizeof(AmdQueue), false);
@@ -65,12 +98,8 @@ Outcome read_queue_scratch(const Dispatch& d, Memory& mem, uint32_t kd_private,
     s.wave_bytes = uint64_t{tr::wave_units(tmpring)} * tr::kWaveSizeUnit;
   }
   if (!l.needs_scratch) return Outcome{};
-  if (!q) {
-    Outcome o = fail("amd_queue_t not mapped: the queue's scratch of a kernel needing it is unknown");
-    o.fault_va = d.queue_va;
-    return o;
-  }
-  const char* dyn = (l.props & kDynamicStack) ? ", dynamic stack" : "";
+  if (!q) return fail("amd_queue_t not mapped: the queue's scratch of a kernel needing it is unknown", d.queue_va);
+  const char* dyn = dynamic_stack ? ", dynamic stack" : "";
   const unsigned need = l.private_per_lane;
   if (s.waves == 0 || s.wave_bytes == 0)
     return too_small("kernel needs %u bytes of scratch per work-item (private_segment_fixed_size %u, "
@@ -89,76 +118,135 @@ Outcome read_queue_scratch(const Dispatch& d, Memory& mem, uint32_t kd_private,
   return Outcome{};
 }
 
-bool packed_tid(Target t) { return t == Target::gfx90a || t == Target::gfx942; }
+// The user SGPRs an AQL CP loads, in AMDGPUUsage order as kernel_code_properties enables them.
+void aql_user_sgprs(const pm4::CodeProperties& c, uint64_t kernarg, Launch& l) {
+  unsigned& n = l.user_sgprs;
+  auto put64 = [&](uint64_t v) {
+    l.user_sgpr[n++] = static_cast<uint32_t>(v);
+    l.user_sgpr[n++] = static_cast<uint32_t>(v >> 32);
+  };
+  if (c.private_segment_buffer)  // the queue's V#, as the CP loads it
+    for (uint32_t word : l.scratch.vsharp) l.user_sgpr[n++] = word;
+  if (c.dispatch_ptr) put64(l.d.packet_va);
+  if (c.queue_ptr) put64(l.d.queue_va);
+  if (c.kernarg_segment_ptr) put64(kernarg);
+  if (c.dispatch_id) put64(l.d.dispatch_id);
+  if (c.flat_scratch_init) put64(l.scratch.flat_base);  // the queue's backing base
+  if (c.private_segment_size) l.user_sgpr[n++] = l.private_per_lane;
+}
 
 }  // namespace
 
 Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
+  using pm4::aql::KernelDispatchPacket;
   l.d = d;
   l.target = t;
-  const uint8_t* pk = mem.translate(d.packet_va, 64, false);
-  if (!pk) { Outcome o = fail("dispatch packet not mapped"); o.fault_va = d.packet_va; return o; }
+  l.family = pm4::family_for(gfx_target_version(t));
+  const uint8_t* pk_host = mem.translate(d.packet_va, sizeof(KernelDispatchPacket), false);
+  if (!pk_host) return fail("dispatch packet not mapped", d.packet_va);
+  KernelDispatchPacket pk;
+  std::memcpy(&pk, pk_host, sizeof pk);
+  const uint16_t wg[3] = {pk.workgroup_size_x, pk.workgroup_size_y, pk.workgroup_size_z};
+  const uint32_t grid[3] = {pk.grid_size_x, pk.grid_size_y, pk.grid_size_z};
   for (int i = 0; i < 3; ++i) {
-    l.wg[i] = std::max<uint16_t>(1, load<uint16_t>(pk, 4 + 2 * i));
-    l.grid[i] = load<uint32_t>(pk, 12 + 4 * i);
-    l.groups[i] = (l.grid[i] + l.wg[i] - 1) / l.wg[i];
+    l.wg[i] = std::max<uint16_t>(1, wg[i]);
+    l.grid[i] = grid[i];
+    l.groups[i] = static_cast<uint32_t>((uint64_t{l.grid[i]} + l.wg[i] - 1) / l.wg[i]);
   }
-  uint32_t pkt_private = load<uint32_t>(pk, 24), pkt_group = load<uint32_t>(pk, 28);
-  uint64_t kd_va = load<uint64_t>(pk, 32);
-  l.kernarg = load<uint64_t>(pk, 40);
-  const uint8_t* kd = mem.translate(kd_va, 64, false);
-  if (!kd) { Outcome o = fail("kernel descriptor not mapped"); o.fault_va = kd_va; return o; }
-  l.entry = kd_va + load<int64_t>(kd, 16);
-  l.rsrc3 = load<uint32_t>(kd, 44);
-  l.rsrc1 = load<uint32_t>(kd, 48);
-  l.rsrc2 = load<uint32_t>(kd, 52);
-  l.props = load<uint16_t>(kd, 56);
-  if (l.props & kWave32) {
-    Outcome o;
-    o.kind = Outcome::Kind::Unimplemented;
-    o.message = "wave32 kernels are not supported by the gfx9 shader core";
-    return o;
-  }
-  if (uint64_t{l.wg[0]} * l.wg[1] * l.wg[2] > 1024) {  // the hardware limit (16 wave64s)
-    Outcome o;
-    o.kind = Outcome::Kind::Unimplemented;
-    o.message = "workgroup of more than 1024 work-items";
-    return o;
-  }
-  l.lds_bytes = load<uint32_t>(kd, 0) + pkt_group;
-  const uint32_t kd_private = load<uint32_t>(kd, 4);
-  const uint32_t priv = std::max(kd_private, pkt_private);
+  const uint8_t* kd_host = mem.translate(pk.kernel_object, sizeof(pm4::KernelDescriptor), false);
+  if (!kd_host) return fail("kernel descriptor not mapped", pk.kernel_object);
+  pm4::KernelDescriptor kd;
+  std::memcpy(&kd, kd_host, sizeof kd);
+  const pm4::CodeProperties props = pm4::decode_code_properties(kd.kernel_code_properties);
+  l.entry = pk.kernel_object + kd.kernel_code_entry_byte_offset;
+  l.rsrc1 = kd.compute_pgm_rsrc1;
+  l.rsrc2 = kd.compute_pgm_rsrc2;
+  l.rsrc3 = kd.compute_pgm_rsrc3;
+  if (props.wavefront_size32) return unimplemented("wave32 kernels are not supported by the gfx9 shader core");
+  l.lds_bytes = kd.group_segment_fixed_size + pk.group_segment_size;
+  const uint32_t priv = std::max(kd.private_segment_fixed_size, pk.private_segment_size);
   l.private_per_lane = priv > UINT32_MAX - 3 ? UINT32_MAX & ~3u : (priv + 3) & ~3u;  // CP: dwords
-  l.needs_scratch = priv > 0 || (l.props & kDynamicStack);
-  l.group_waves = static_cast<unsigned>((uint64_t{l.wg[0]} * l.wg[1] * l.wg[2] + 63) / 64);
-  l.total_groups = uint64_t{l.groups[0]} * l.groups[1] * l.groups[2];
+  l.needs_scratch = priv > 0 || props.uses_dynamic_stack;
+  Outcome o = finish_launch(l);
+  if (!o.ok()) return o;
   if (l.grid[0] == 0 || l.grid[1] == 0 || l.grid[2] == 0) l.total_groups = 0;
-  return read_queue_scratch(d, mem, kd_private, pkt_private, l);
+  o = read_queue_scratch(d, mem, kd.private_segment_fixed_size, pk.private_segment_size,
+                         props.uses_dynamic_stack, l);
+  if (!o.ok()) return o;
+  aql_user_sgprs(props, pk.kernarg_address, l);
+  return Outcome{};
+}
+
+Outcome read_launch(const RegisterDispatch& r, Target t, Launch& l) {
+  l.target = t;
+  l.family = pm4::family_for(r.gfx_target_version ? r.gfx_target_version : gfx_target_version(t));
+  if (!l.family) return unimplemented("no hardware facts for gfx_target_version " + std::to_string(r.gfx_target_version));
+  if (r.wave32) return unimplemented("wave32 dispatches (CS_W32_EN) are not supported by the gfx9 shader core");
+  l.entry = r.code;
+  l.rsrc1 = r.rsrc1;
+  l.rsrc2 = r.rsrc2;
+  l.rsrc3 = l.family->rsrc3 == pm4::Rsrc3Layout::None ? 0 : r.rsrc3;
+  const pm4::Rsrc2 rsrc2 = pm4::decode_rsrc2(r.rsrc2);
+  if (rsrc2.user_sgpr_count > 16)
+    return unimplemented("USER_SGPR_COUNT " + std::to_string(rsrc2.user_sgpr_count) + " is more than the 16 USER_DATA registers");
+  l.user_sgprs = rsrc2.user_sgpr_count;
+  std::memcpy(l.user_sgpr, r.user_data, sizeof l.user_sgpr);
+  for (int i = 0; i < 3; ++i) {
+    l.wg[i] = static_cast<uint16_t>(std::clamp<uint32_t>(r.num_thread[i], 1, 1024));
+    // DIM is where the dispatch ends: in workgroups, or in threads with USE_THREAD_DIMENSIONS.
+    const uint64_t end_items = r.thread_dims ? r.dim[i] : uint64_t{r.dim[i]} * l.wg[i];
+    l.grid[i] = static_cast<uint32_t>(std::min<uint64_t>(end_items, UINT32_MAX));
+    const uint32_t end_groups = static_cast<uint32_t>((uint64_t{l.grid[i]} + l.wg[i] - 1) / l.wg[i]);
+    l.start[i] = r.start[i];
+    l.groups[i] = end_groups > r.start[i] ? end_groups - r.start[i] : 0;
+  }
+  if (r.num_thread[0] > 1024 || r.num_thread[1] > 1024 || r.num_thread[2] > 1024)
+    return unimplemented("workgroup of more than 1024 work-items");
+  l.lds_bytes = rsrc2.granulated_lds_size * l.family->lds_granule_bytes;
+  if (l.lds_bytes > 64 * 1024)
+    return unimplemented("RSRC2.LDS_SIZE " + std::to_string(rsrc2.granulated_lds_size) + " asks for " +
+                         std::to_string(l.lds_bytes) + " bytes of LDS, more than a CU's 64 KiB");
+  Outcome o = finish_launch(l);
+  if (!o.ok()) return o;
+  // Scratch: COMPUTE_TMPRING_SIZE's slots; the wave's window is the V# in USER_DATA_0..3, or with
+  // architected flat scratch the dispatch's scratch base.
+  l.needs_scratch = rsrc2.enable_private_segment;
+  QueueScratch& s = l.scratch;
+  const pm4::Family& f = *l.family;
+  s.waves = (r.tmpring >> 0) & ((1u << f.tmpring_waves_bits) - 1);
+  s.wave_bytes = uint64_t{(r.tmpring >> f.tmpring_wavesize_shift) & ((1u << f.tmpring_wavesize_bits) - 1)} *
+                 f.tmpring_wavesize_unit;
+  if (!l.needs_scratch) return Outcome{};
+  if (f.architected_flat_scratch) {
+    s.base = s.flat_base = r.scratch_base;
+  } else {
+    if (l.user_sgprs < 4)
+      return unimplemented("SCRATCH_EN with USER_SGPR_COUNT " + std::to_string(l.user_sgprs) +
+                           ": the private segment V# must be in USER_DATA_0..3");
+    std::memcpy(s.vsharp, r.user_data, sizeof s.vsharp);
+    s.base = pm4::vsharp_gfx9::base(s.vsharp);
+  }
+  if (s.waves == 0 || s.wave_bytes == 0)
+    return too_small("SCRATCH_EN but COMPUTE_TMPRING_SIZE %#x gives no scratch (WAVES %u, %llu bytes per "
+                     "wave)", r.tmpring, s.waves, static_cast<unsigned long long>(s.wave_bytes));
+  if (s.waves < l.group_waves)
+    return too_small("a workgroup of %u waves needs as many scratch slots but COMPUTE_TMPRING_SIZE.WAVES "
+                     "is %u", l.group_waves, s.waves);
+  l.private_per_lane = static_cast<uint32_t>(s.wave_bytes / 64);
+  l.max_workers = s.waves / l.group_waves;
+  return Outcome{};
 }
 
 namespace {
 
-// User SGPRs in AMDGPUUsage order; returns the next free SGPR.
-unsigned init_user_sgprs(const Launch& l, Wave& w) {
-  unsigned s = 0;
-  auto put64 = [&](uint64_t v) { w.s[s] = static_cast<uint32_t>(v); w.s[s + 1] = static_cast<uint32_t>(v >> 32); s += 2; };
-  if (l.props & kPrivSegBuf)  // the queue's V#, as the CP loads it
-    for (uint32_t word : l.scratch.vsharp) w.s[s++] = word;
-  if (l.props & kDispatchPtr) put64(l.d.packet_va);
-  if (l.props & kQueuePtr) put64(l.d.queue_va);
-  if (l.props & kKernargPtr) put64(l.kernarg);
-  if (l.props & kDispatchId) put64(l.d.dispatch_id);
-  if (l.props & kFlatScratchInit) put64(l.scratch.flat_base);  // the queue's backing base
-  if (l.props & kPrivSegSize) w.s[s++] = l.private_per_lane;
-  return s;
-}
-
 void init_system_sgprs(const Launch& l, const Group& g, uint32_t wave_offset, Wave& w) {
-  unsigned s = (l.rsrc2 >> 1) & 0x1F;  // USER_SGPR_COUNT
-  for (int i = 0; i < 3; ++i)
-    if (l.rsrc2 & (1u << (7 + i))) w.s[s++] = g.id[i];
-  if (l.rsrc2 & (1u << 10)) w.s[s++] = g.nwaves;  // workgroup info: wave count
-  if (l.rsrc2 & 1u) w.s[s++] = wave_offset;       // private segment wave offset
+  const pm4::Rsrc2 r = pm4::decode_rsrc2(l.rsrc2);
+  unsigned s = r.user_sgpr_count;
+  if (r.enable_sgpr_workgroup_id_x) w.s[s++] = g.id[0];
+  if (r.enable_sgpr_workgroup_id_y) w.s[s++] = g.id[1];
+  if (r.enable_sgpr_workgroup_id_z) w.s[s++] = g.id[2];
+  if (r.enable_sgpr_workgroup_info) w.s[s++] = g.nwaves;  // workgroup info: wave count
+  if (r.enable_private_segment) w.s[s++] = wave_offset;   // private segment wave offset
 }
 
 // Wave `i` of a workgroup on worker `worker` gets slot worker*group_waves + i of the queue's
@@ -175,7 +263,7 @@ void bind_slot(const Launch& l, unsigned worker, unsigned i, const WorkerStorage
   }
   // Architected flat scratch (gfx942): the SPI loads FLAT_SCRATCH with the wave's base; gfx9
   // before it leaves that to the kernel prologue (flat scratch init + wave offset).
-  const uint64_t fs = l.target == Target::gfx942 && w.scratch_size ? q.flat_base + offset : 0;
+  const uint64_t fs = l.family->architected_flat_scratch && w.scratch_size ? q.flat_base + offset : 0;
   w.s[102] = static_cast<uint32_t>(fs);
   w.s[103] = static_cast<uint32_t>(fs >> 32);
   init_system_sgprs(l, *w.group, static_cast<uint32_t>(offset), w);
@@ -189,7 +277,7 @@ void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w)
   uint32_t y = static_cast<uint32_t>((first / size[0]) % size[1]);
   uint32_t z = static_cast<uint32_t>(first / (uint64_t{size[0]} * size[1]));
   uint64_t n = items > first ? std::min<uint64_t>(64, items - first) : 0;
-  bool packed = packed_tid(l.target);
+  const bool packed = l.family->packed_work_item_ids;
   for (unsigned lane = 0; lane < 64; ++lane) {
     bool live = lane < n;
     uint32_t lx = live ? x : 0, ly = live ? y : 0, lz = live ? z : 0;
@@ -219,9 +307,9 @@ void bind_scratch_slots(const Launch& l, Memory& mem, unsigned worker, WorkerSto
 void setup_group(const Launch& l, DispatchCtx& ctx, unsigned worker, uint64_t index,
                  WorkerStorage& st, Group& g) {
   g.ctx = &ctx;
-  g.id[0] = static_cast<uint32_t>(index % l.groups[0]);
-  g.id[1] = static_cast<uint32_t>((index / l.groups[0]) % l.groups[1]);
-  g.id[2] = static_cast<uint32_t>(index / (uint64_t{l.groups[0]} * l.groups[1]));
+  g.id[0] = l.start[0] + static_cast<uint32_t>(index % l.groups[0]);
+  g.id[1] = l.start[1] + static_cast<uint32_t>((index / l.groups[0]) % l.groups[1]);
+  g.id[2] = l.start[2] + static_cast<uint32_t>(index / (uint64_t{l.groups[0]} * l.groups[1]));
   uint32_t size[3];
   for (int i = 0; i < 3; ++i) size[i] = std::min<uint32_t>(l.wg[i], l.grid[i] - g.id[i] * l.wg[i]);
   uint64_t items = uint64_t{size[0]} * size[1] * size[2];
@@ -235,7 +323,6 @@ void setup_group(const Launch& l, DispatchCtx& ctx, unsigned worker, uint64_t in
   g.lds = st.lds.data();
   g.lds_size = l.lds_bytes;
   g.waves = &st.waves;
-  uint32_t mode = ((l.rsrc1 >> 12) & 0xFF) | (((l.rsrc1 >> 21) & 1) << 8) | (((l.rsrc1 >> 23) & 1) << 9);
   for (unsigned i = 0; i < g.nwaves; ++i) {
     Wave& w = st.waves[i];
     Range keep[4];  // translations stay valid for the whole dispatch: reuse across workgroups
@@ -247,8 +334,8 @@ void setup_group(const Launch& l, DispatchCtx& ctx, unsigned worker, uint64_t in
     w.group = &g;
     w.wave_id = i;
     w.pc = l.entry;
-    w.mode = mode;
-    init_user_sgprs(l, w);
+    w.mode = l.mode;
+    std::memcpy(w.s, l.user_sgpr, l.user_sgprs * sizeof(uint32_t));
     bind_slot(l, worker, i, st, w);
     init_vgprs(l, size, i, w);
   }

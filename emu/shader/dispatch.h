@@ -1,47 +1,55 @@
 // SPDX-License-Identifier: MIT
-// Dispatch setup: the AQL packet and kernel descriptor fields, and each wave's initial state.
+// Dispatch setup: what a dispatch launches (from an AQL packet or PM4 registers), and each wave's initial state.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "emu/shader/wave.h"
+#include "pm4/family.h"
 
 namespace emu::shader {
 
-// The queue's scratch as a gfx9 CP reads it from amd_queue_t (REFERENCE §2).
+// The dispatch's scratch: for AQL as a gfx9 CP reads it from amd_queue_t (pm4/aql.h), for PM4
+// from COMPUTE_TMPRING_SIZE and the V# the runtime put in USER_DATA_0..3.
 struct QueueScratch {
   uint32_t vsharp[4] = {};  // scratch_resource_descriptor: the private segment buffer V#
   uint64_t base = 0;        // the V#'s base: the queue's backing store
-  uint64_t flat_base = 0;   // flat scratch init: Dispatch::private_base + backing location
-  uint64_t wave_bytes = 0;  // COMPUTE_TMPRING_SIZE.WAVESIZE * 1 KiB: one slot
+  uint64_t flat_base = 0;   // flat scratch base: Dispatch::private_base + backing location (AQL)
+  uint64_t wave_bytes = 0;  // COMPUTE_TMPRING_SIZE.WAVESIZE in bytes: one slot
   uint32_t waves = 0;       // COMPUTE_TMPRING_SIZE.WAVES: slots
 };
 
-// What the shader core needs from the dispatch packet, kernel descriptor and queue.
-// layout: REFERENCE §2 (packet, amd_queue_t) and §3 (AMDGPUUsage "Kernel Descriptor").
+// What the shader core launches: one form for both front ends (an AQL packet with its kernel
+// descriptor and queue, or PM4 COMPUTE_* registers), and one wave set-up from it.
+// layout: pm4/aql.h (packet, amd_queue_t), pm4/kernel_descriptor.h (AMDGPUUsage "Kernel Descriptor").
 struct Launch {
-  Dispatch d;
+  Dispatch d;                     // AQL: packet, queue, dispatch id (zero for a PM4 dispatch)
   Target target = Target::gfx90a;
+  const pm4::Family* family = nullptr;  // per-target facts (work-item id packing, flat scratch)
   uint16_t wg[3] = {1, 1, 1};
-  uint32_t grid[3] = {1, 1, 1};
-  uint32_t groups[3] = {1, 1, 1};
+  uint32_t grid[3] = {1, 1, 1};   // work-items per dimension, counted from workgroup 0
+  uint32_t start[3] = {};         // the first workgroup's id (PM4 COMPUTE_START_*)
+  uint32_t groups[3] = {1, 1, 1}; // workgroups per dimension from `start`
   uint64_t total_groups = 0;
-  uint64_t kernarg = 0;
   uint64_t entry = 0;
   uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
-  uint16_t props = 0;
-  uint32_t lds_bytes = 0;        // descriptor's fixed size + packet's group_segment_size
-  uint32_t private_per_lane = 0; // max(descriptor, packet) private segment size, dword-aligned
-  bool needs_scratch = false;    // private_per_lane > 0 or a dynamic stack
-  unsigned group_waves = 1;      // waves of a whole workgroup
+  uint32_t mode = 0;              // initial MODE register (RSRC1 float modes, DX10_CLAMP, IEEE)
+  uint32_t user_sgpr[16] = {};    // s0.. as the CP loads them
+  unsigned user_sgprs = 0;
+  uint32_t lds_bytes = 0;
+  uint32_t private_per_lane = 0;  // AQL: max(descriptor, packet) private segment size, dword-aligned
+  bool needs_scratch = false;     // the dispatch uses the private segment
+  unsigned group_waves = 1;       // waves of a whole workgroup
   QueueScratch scratch;
-  unsigned max_workers = ~0u;    // workgroups that may run at once (scratch slots)
+  unsigned max_workers = ~0u;     // workgroups that may run at once (scratch slots)
 };
 
 // Reads and validates the packet, descriptor and the queue's scratch; a non-Ok outcome explains
 // what is wrong (ScratchTooSmall names the bytes needed and available).
 Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l);
+// The same from COMPUTE_* registers (a PM4 DISPATCH_DIRECT).
+Outcome read_launch(const RegisterDispatch& r, Target t, Launch& l);
 
 // Buffers a worker reuses across the workgroups it runs.
 struct WorkerStorage {

@@ -116,6 +116,26 @@ struct Dispatch {
   uint64_t private_base = 0;
 };
 
+// One kernel dispatch as a PM4 DISPATCH_DIRECT starts it: from the COMPUTE_* registers the queue's
+// SET_SH_REG packets wrote (pm4/regs.h), not from an AQL packet and kernel descriptor. User SGPRs
+// are COMPUTE_USER_DATA_0.. as the runtime wrote them (RSRC2.USER_SGPR_COUNT of them); the private
+// segment V# is in USER_DATA_0..3 when RSRC2.SCRATCH_EN is set; scratch slots come from
+// COMPUTE_TMPRING_SIZE; LDS is RSRC2.LDS_SIZE in the family's granule.
+struct RegisterDispatch {
+  uint32_t gfx_target_version = 0;
+  uint64_t code = 0;             // COMPUTE_PGM_LO/HI
+  uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
+  uint32_t user_data[16] = {};
+  uint32_t num_thread[3] = {1, 1, 1};  // COMPUTE_NUM_THREAD_X/Y/Z (NUM_THREAD_FULL)
+  uint32_t dim[3] = {1, 1, 1};   // DISPATCH_DIRECT DIM_X/Y/Z: where the dispatch ends
+  uint32_t start[3] = {};        // COMPUTE_START_X/Y/Z: the first workgroup
+  bool thread_dims = false;      // DISPATCH_INITIATOR.USE_THREAD_DIMENSIONS: dim counts threads
+  bool wave32 = false;           // DISPATCH_INITIATOR.CS_W32_EN
+  uint32_t tmpring = 0;          // COMPUTE_TMPRING_SIZE
+  uint32_t resource_limits = 0;  // COMPUTE_RESOURCE_LIMITS (occupancy only)
+  uint64_t scratch_base = 0;     // COMPUTE_DISPATCH_SCRATCH_BASE (architected flat scratch)
+};
+
 struct Outcome {
   // ScratchTooSmall: the kernel needs more scratch than the queue provides (no wave ran).
   enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall };
@@ -151,6 +171,7 @@ class ShaderCore {
   ShaderCore& operator=(const ShaderCore&) = delete;
 
   Outcome run(const Dispatch& d, Memory& mem, Hooks& hooks);
+  Outcome run_registers(const RegisterDispatch& d, Memory& mem, Hooks& hooks);
   void flush_code_cache();
   unsigned workers() const;
 

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "pm4/aql.h"
+#include "pm4/kernel_descriptor.h"
 #include "queues/scratch.h"
 
 namespace emu_test {
@@ -105,12 +106,11 @@ std::vector<std::string> CodeObject::kernel_names() const {
   return v;
 }
 
-uint32_t kernel_scratch_lane_bytes(const uint8_t* kd, uint32_t private_size) {
-  uint32_t fixed;
-  uint16_t props;
-  std::memcpy(&fixed, kd + 4, 4);   // private_segment_fixed_size
-  std::memcpy(&props, kd + 56, 2);  // kernel_code_properties, bit 11: uses dynamic stack
-  return std::max(fixed + ((props >> 11) & 1 ? 1024u : 0u), private_size);
+uint32_t kernel_scratch_lane_bytes(const uint8_t* kd_bytes, uint32_t private_size) {
+  pm4::KernelDescriptor kd;
+  std::memcpy(&kd, kd_bytes, sizeof kd);
+  const bool dynamic_stack = pm4::decode_code_properties(kd.kernel_code_properties).uses_dynamic_stack;
+  return std::max(kd.private_segment_fixed_size + (dynamic_stack ? 1024u : 0u), private_size);
 }
 
 uint32_t scratch_lane_rounded(uint32_t lane_bytes) { return (lane_bytes + 15) / 16 * 16; }
@@ -142,25 +142,26 @@ void fill_queue_scratch(pm4::aql::AmdQueue& q, uint8_t* base, uint32_t lane_byte
 emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, uint64_t kd,
                               const Launch& l, const void* args, size_t args_size,
                               emu::shader::Hooks* hooks) {
-  // hsa_kernel_dispatch_packet_t (REFERENCE §2).
-  uint8_t* pkt = mem.alloc(64);
-  uint16_t header = 2, setup = l.grid[2] > 1 ? 3 : l.grid[1] > 1 ? 2 : 1;
-  std::memcpy(pkt, &header, 2);
-  std::memcpy(pkt + 2, &setup, 2);
-  for (int i = 0; i < 3; ++i) {
-    std::memcpy(pkt + 4 + 2 * i, &l.block[i], 2);
-    std::memcpy(pkt + 12 + 4 * i, &l.grid[i], 4);
-  }
-  std::memcpy(pkt + 24, &l.private_size, 4);
-  std::memcpy(pkt + 28, &l.dynamic_lds, 4);
-  std::memcpy(pkt + 32, &kd, 8);
+  using pm4::aql::KernelDispatchPacket;
+  auto* pkt = reinterpret_cast<KernelDispatchPacket*>(mem.alloc(sizeof(KernelDispatchPacket)));
+  pkt->header = pm4::aql::make_header(pm4::aql::kTypeKernelDispatch, false, pm4::aql::kScopeNone,
+                                      pm4::aql::kScopeNone);
+  pkt->setup = l.grid[2] > 1 ? 3 : l.grid[1] > 1 ? 2 : 1;
+  pkt->workgroup_size_x = l.block[0];
+  pkt->workgroup_size_y = l.block[1];
+  pkt->workgroup_size_z = l.block[2];
+  pkt->grid_size_x = l.grid[0];
+  pkt->grid_size_y = l.grid[1];
+  pkt->grid_size_z = l.grid[2];
+  pkt->private_segment_size = l.private_size;
+  pkt->group_segment_size = l.dynamic_lds;
+  pkt->kernel_object = kd;
   // Kernarg: explicit args then zeroed room for hidden arguments.
   uint8_t* ka = mem.alloc(args_size + 256, false);
   std::memcpy(ka, args, args_size);
-  uint64_t kav = reinterpret_cast<uint64_t>(ka);
-  std::memcpy(pkt + 40, &kav, 8);
+  pkt->kernarg_address = reinterpret_cast<uint64_t>(ka);
   auto* queue = reinterpret_cast<pm4::aql::AmdQueue*>(mem.alloc(sizeof(pm4::aql::AmdQueue)));
-  const uint8_t* desc = mem.translate(kd, 64, false);
+  const uint8_t* desc = mem.translate(kd, sizeof(pm4::KernelDescriptor), false);
   const uint32_t lane = l.scratch_lane_bytes >= 0 ? uint32_t(l.scratch_lane_bytes)
                         : desc ? kernel_scratch_lane_bytes(desc, l.private_size) : 0;
   const uint32_t waves = l.scratch_waves ? l.scratch_waves : 16 * std::max(1u, core.workers());

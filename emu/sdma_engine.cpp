@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: MIT
+// The SDMA engine's queue service and its SDMA v4 packets, every byte range checked against the GPU's mappings.
+#include "emu/sdma_engine.h"
+
+#include <cstring>
+
+#include "pm4/sdma.h"
+#include "pm4/type3.h"
+
+namespace emu {
+
+using namespace pm4::sdma;
+
+namespace {
+
+constexpr unsigned kPacketsPerTurn = 32;
+constexpr uint64_t kBytesPerTurn = 16ull << 20;  // then the engine's other queues get a turn
+constexpr unsigned kIbPacketsPerTurn = 256;
+constexpr uint32_t kRetryForever = 0xFFF;     // POLL_REGMEM RETRY_COUNT that never gives up
+constexpr uint32_t kWaitForMore = ~0u;
+
+std::string op_label(uint32_t dw0) {
+  const char* n = op_name(op_of(dw0), sub_op_of(dw0));
+  if (n) return n;
+  return "op " + std::to_string(op_of(dw0)) + " sub-op " + std::to_string(sub_op_of(dw0));
+}
+
+void charge(uint64_t* budget, uint64_t bytes) { *budget = bytes >= *budget ? 0 : *budget - bytes; }
+
+}  // namespace
+
+SdmaState& sdma_state(Queue& q) {
+  if (!q.sdma) q.sdma = std::make_shared<SdmaState>();
+  return *q.sdma;
+}
+
+SdmaEngine::SdmaEngine(Process& p, DeviceState& d, uint32_t index) : EngineThread(p, d), index_(index) {
+  start();
+}
+
+SdmaEngine::~SdmaEngine() { stop(); }
+
+Step SdmaEngine::error(Queue& q, const std::string& why) {
+  stop_queue(q, where_.empty() ? why : where_ + ": " + why,
+             "SDMA engine " + std::to_string(index_) + " error: HW_EXCEPTION events set");
+  p_.raise_hw_exception_event();
+  return Step::Failed;
+}
+
+bool SdmaEngine::range(Queue& q, uint64_t va, uint64_t size, bool write, const char* what,
+                       std::vector<HostSpan>* out) {
+  uint64_t bad = 0;
+  if (gpu_range(d_, va, size, write, out, &bad)) return true;
+  fault(q, where_ + ": " + what + " [" + hex(va) + ", " + hex(va + size) + "): " + hex(bad) + " is not mapped" +
+               (write ? " writable" : "") + " to the GPU",
+        bad, write);
+  return false;
+}
+
+uint8_t* SdmaEngine::mem(Queue& q, uint64_t va, uint64_t size, bool write, const char* what) {
+  if (uint8_t* h = d_.translate(va, size, write)) return h;
+  std::vector<HostSpan> pieces;
+  if (range(q, va, size, write, what, &pieces))  // mapped, but by two mappings
+    error(q, std::string(what) + " [" + hex(va) + ", " + hex(va + size) +
+                 ") spans two GPU mappings; the emulator needs one for this access");
+  return nullptr;
+}
+
+uint32_t SdmaEngine::packet_dwords(Queue& q, const uint32_t* p, uint32_t avail, uint64_t va) {
+  const uint8_t op = op_of(p[0]), sub = sub_op_of(p[0]);
+  switch (op) {
+    case kOpNop: return nop_dwords(p[0]);
+    case kOpCopy:
+      if (sub == kSubCopyLinear) return kCopyLinearDwords;
+      if (sub == kSubCopyLinearRect) return kCopyLinearRectDwords;
+      break;
+    case kOpWrite:
+      if (sub != kSubWriteUntiled) break;
+      return avail < 4 ? kWaitForMore : write_untiled_dwords(p);
+    case kOpIndirect: return kIndirectDwords;
+    case kOpFence: return kFenceDwords;
+    case kOpTrap: return kTrapDwords;
+    case kOpPollRegMem: return kPollRegMemDwords;
+    case kOpAtomic: return kAtomicDwords;
+    case kOpConstFill: return kConstFillDwords;
+    case kOpTimestamp:
+      if (sub <= kSubTimestampGetGlobal) return kTimestampDwords;
+      break;
+    default: break;
+  }
+  where_.clear();
+  error(q, std::string(op_name(op, sub) ? "SDMA " : "unknown SDMA ") + op_label(p[0]) + " at " + hex(va) +
+               " (dword 0 = " + hex(p[0]) + ") is not implemented by the emulator");
+  return 0;
+}
+
+bool SdmaEngine::service(Queue& q) {
+  SdmaState& s = sdma_state(q);
+  auto* ring = reinterpret_cast<const uint32_t*>(d_.translate(q.ring_va, q.ring_size, false));
+  auto* rptr = reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
+  if (!ring || !rptr) {
+    fault(q, rptr ? "SDMA ring is not mapped to the GPU" : "SDMA read pointer is not mapped writable to the GPU",
+          rptr ? q.ring_va : q.rptr_va, !rptr);
+    return false;
+  }
+  const uint64_t wptr = doorbell(q);
+  where_.clear();
+  if (wptr % 4 || wptr - q.consumed > q.ring_size) {
+    error(q, "write pointer " + hex(wptr) + " (doorbell, bytes) is not a dword within one ring (" +
+                 std::to_string(q.ring_size) + " bytes) ahead of the read pointer " + hex(q.consumed));
+    return false;
+  }
+  const uint32_t ndw = uint32_t(q.ring_size / 4);
+  auto advance = [&](uint64_t dwords) {
+    q.consumed += dwords * 4;
+    __atomic_store_n(rptr, q.consumed, __ATOMIC_RELEASE);
+  };
+  uint64_t budget = kBytesPerTurn;
+  bool progressed = false;
+  for (unsigned n = 0; n < kPacketsPerTurn && budget > 0; ++n) {
+    if (s.in_ib) {  // the INDIRECT packet retires with its IB
+      const Step st = run_ib(q, s, &budget);
+      if (st == Step::Yield) return true;
+      if (st != Step::Done) return progressed;
+      advance(kIndirectDwords);
+      progressed = true;
+      continue;
+    }
+    if (q.consumed == wptr) break;
+    const uint32_t pos = uint32_t((q.consumed % q.ring_size) / 4);
+    const uint32_t avail = uint32_t((wptr - q.consumed) / 4);
+    const uint64_t va = q.ring_va + uint64_t(pos) * 4;
+    uint32_t head[4];
+    for (uint32_t i = 0; i < 4; ++i) head[i] = i < avail ? __atomic_load_n(&ring[(pos + i) % ndw], __ATOMIC_ACQUIRE) : 0;
+    const uint32_t len = packet_dwords(q, head, std::min(avail, 4u), va);
+    if (len == 0) return progressed;
+    if (len == kWaitForMore) break;
+    if (len > ndw) {
+      error(q, op_label(head[0]) + " at " + hex(va) + " is " + std::to_string(len) + " dwords long, more than the ring's " +
+                   std::to_string(ndw));
+      return progressed;
+    }
+    if (len > avail) break;  // not all of it is published yet
+    const uint32_t* pk = ring + pos;
+    if (pos + len > ndw) {  // wraps around the ring's end
+      s.wrapped.resize(len);
+      const uint32_t first = ndw - pos;
+      std::memcpy(s.wrapped.data(), ring + pos, first * 4);
+      std::memcpy(s.wrapped.data() + first, ring, (len - first) * 4);
+      pk = s.wrapped.data();
+    }
+    const Step st = packet(q, pk, len, va, false, &budget);
+    if (st == Step::Yield) return true;
+    if (st != Step::Done) return progressed;
+    advance(len);
+    progressed = true;
+  }
+  return progressed;
+}
+
+Step SdmaEngine::run_ib(Queue& q, SdmaState& s, uint64_t* budget) {
+  for (unsigned n = 0; n < kIbPacketsPerTurn && *budget > 0; ++n) {
+    if (s.ib_pos >= s.ib_dwords) {
+      s.in_ib = false;
+      return Step::Done;
+    }
+    const uint64_t va = s.ib_va + uint64_t(s.ib_pos) * 4;
+    const uint32_t left = s.ib_dwords - s.ib_pos;
+    where_ = "SDMA indirect buffer at " + hex(s.ib_va);
+    const uint8_t* h = mem(q, va, std::min(left, 4u) * 4, false, "packet");
+    if (!h) return Step::Failed;
+    const auto* p = reinterpret_cast<const uint32_t*>(h);
+    const uint32_t len = packet_dwords(q, p, std::min(left, 4u), va);
+    if (len == 0) return Step::Failed;
+    if (len == kWaitForMore || len > left)
+      return error(q, op_label(p[0]) + " at " + hex(va) + " runs past the end of its IB [" + hex(s.ib_va) + ", " +
+                          std::to_string(s.ib_dwords) + " dwords)");
+    const uint8_t* whole = mem(q, va, uint64_t(len) * 4, false, "packet");
+    if (!whole) return Step::Failed;
+    const Step st = packet(q, reinterpret_cast<const uint32_t*>(whole), len, va, true, budget);
+    if (st != Step::Done) return st;
+    s.ib_pos += len;
+  }
+  return s.ib_pos >= s.ib_dwords ? (s.in_ib = false, Step::Done) : Step::Yield;
+}
+
+Step SdmaEngine::packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bool in_ib, uint64_t* budget) {
+  where_ = "SDMA " + op_label(p[0]) + " at " + hex(va);
+  switch (op_of(p[0])) {
+    case kOpNop: return Step::Done;
+    case kOpCopy:
+      return sub_op_of(p[0]) == kSubCopyLinear ? copy_linear(q, p, budget) : copy_rect(q, p, budget);
+    case kOpWrite: return write_untiled(q, p, n);
+    case kOpIndirect: return indirect(q, p, in_ib, budget);
+    case kOpFence: {
+      const uint64_t addr = (uint64_t(p[2]) << 32 | p[1]) & ~3ull;
+      uint8_t* h = mem(q, addr, 4, true, "fence address");
+      if (!h) return Step::Failed;
+      __atomic_store_n(reinterpret_cast<uint32_t*>(h), p[3], __ATOMIC_RELEASE);
+      return Step::Done;
+    }
+    case kOpTrap:  // the SDMA trap interrupt names its event in 28 bits (kfd_int_process_v9.c)
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      p_.raise_signal_event(trap_context(p), 28);
+      return Step::Done;
+    case kOpPollRegMem: return poll_regmem(q, p);
+    case kOpAtomic: return atomic(q, p);
+    case kOpConstFill: return const_fill(q, p, budget);
+    case kOpTimestamp: return timestamp(q, p);
+    default: return error(q, "dword 0 = " + hex(p[0]) + " is not implemented by the emulator");
+  }
+}
+
+Step SdmaEngine::copy_linear(Queue& q, const uint32_t* p, uint64_t* budget) {
+  const CopyLinear c = decode_copy_linear(p, *family_);
+  if (p[2]) return error(q, "DST_SWAP/SRC_SWAP (dword 2 = " + hex(p[2]) + "): byte swapping is not implemented by the emulator");
+  std::vector<HostSpan> src, dst;
+  if (!range(q, c.src, c.bytes, false, "source", &src) || !range(q, c.dst, c.bytes, true, "destination", &dst))
+    return Step::Failed;
+  dma_copy(dst, src);
+  charge(budget, c.bytes);
+  return Step::Done;
+}
+
+Step SdmaEngine::copy_rect(Queue& q, const uint32_t* p, uint64_t* budget) {
+  const CopyRect r = decode_copy_rect(p);
+  if (r.element_log2 > 4) return error(q, "ELEMENT " + std::to_string(r.element_log2) + " is larger than 16 bytes");
+  if (r.src % 4 || r.dst % 4) return error(q, "base addresses must be dword aligned (" + hex(r.src) + ", " + hex(r.dst) + ")");
+  const uint64_t e = 1ull << r.element_log2, row = uint64_t(r.width) * e;
+  std::vector<HostSpan> src, dst;
+  for (uint32_t z = 0; z < r.depth; ++z) {
+    for (uint32_t y = 0; y < r.height; ++y) {
+      const uint64_t so = ((uint64_t(r.src_z) + z) * r.src_slice + (uint64_t(r.src_y) + y) * r.src_pitch + r.src_x) * e;
+      const uint64_t dso = ((uint64_t(r.dst_z) + z) * r.dst_slice + (uint64_t(r.dst_y) + y) * r.dst_pitch + r.dst_x) * e;
+      if (!range(q, r.src + so, row, false, "source row", &src) || !range(q, r.dst + dso, row, true, "destination row", &dst))
+        return Step::Failed;
+      dma_copy(dst, src);
+    }
+  }
+  charge(budget, row * r.height * r.depth);
+  return Step::Done;
+}
+
+Step SdmaEngine::write_untiled(Queue& q, const uint32_t* p, uint32_t n) {
+  const uint64_t dst = (uint64_t(p[2]) << 32 | p[1]) & ~3ull;  // dword aligned
+  const uint32_t count = n - 4;
+  std::vector<HostSpan> spans;
+  if (!range(q, dst, uint64_t(count) * 4, true, "destination", &spans)) return Step::Failed;
+  size_t piece = 0;
+  uint64_t off = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    __atomic_store_n(reinterpret_cast<uint32_t*>(spans[piece].host + off), p[4 + i], __ATOMIC_RELEASE);
+    off += 4;
+    if (off == spans[piece].len) { ++piece; off = 0; }
+  }
+  return Step::Done;
+}
+
+Step SdmaEngine::poll_regmem(Queue& q, const uint32_t* p) {
+  const PollRegMem r = decode_poll_regmem(p);
+  if (!r.mem_poll) {
+    uint32_t hdp[kPollRegMemDwords];
+    write_hdp_flush(hdp);
+    if (std::memcmp(hdp, p, sizeof hdp) == 0) return Step::Done;  // ROCr's HDP flush: passes
+    return error(q, "register polls are not implemented by the emulator (only ROCr's HDP flush form is)");
+  }
+  if (r.function > pm4::kCompareGreater) return error(q, "FUNC 7 is reserved");
+  const uint8_t* h = mem(q, r.address & ~3ull, 4, false, "poll address");
+  if (!h) return Step::Failed;
+  const uint32_t v = __atomic_load_n(reinterpret_cast<const uint32_t*>(h), __ATOMIC_ACQUIRE);
+  if (pm4::compare_holds(r.function, v & r.mask, r.value)) {
+    q.poll_retries = 0;
+    return Step::Done;
+  }
+  // Not yet: the engine serves its other queues and polls again later.
+  if (r.retry != kRetryForever && ++q.poll_retries > r.retry)
+    return error(q, "gave up after " + std::to_string(r.retry) + " retries (value " + hex(v) + ", mask " + hex(r.mask) +
+                        ", reference " + hex(r.value) + ")");
+  return Step::Blocked;
+}
+
+Step SdmaEngine::atomic(Queue& q, const uint32_t* p) {
+  const Atomic a = decode_atomic(p);
+  const char* name = pm4::atomic_op_name(a.op);
+  if (!name) return error(q, "ATOMIC_OP " + std::to_string(a.op) + " is not a TC atomic the emulator implements");
+  const unsigned bytes = a.op >= pm4::kAtomicSwapRtn64 ? 8 : 4;
+  const bool cmpswap = a.op == pm4::kAtomicCmpSwapRtn32 || a.op == pm4::kAtomicCmpSwapRtn64;
+  if (a.loop && !cmpswap) return error(q, std::string("LOOP with ") + name + ": only CMPSWAP compares");
+  if (a.address % bytes) return error(q, std::string(name) + " at " + hex(a.address) + ": not naturally aligned");
+  uint8_t* h = mem(q, a.address, bytes, true, "atomic address");
+  if (!h) return Step::Failed;
+  const bool swapped = tc_atomic(h, a.op, a.src, a.cmp);
+  return (!swapped && a.loop) ? Step::Blocked : Step::Done;  // a loop retries without holding the engine
+}
+
+Step SdmaEngine::const_fill(Queue& q, const uint32_t* p, uint64_t* budget) {
+  const ConstFill c = decode_const_fill(p, *family_);
+  if (c.fill_size > 2) return error(q, "FILLSIZE " + std::to_string(c.fill_size) + " is not implemented by the emulator");
+  if ((p[0] >> 16) & 3) return error(q, "SW (byte swap) is not implemented by the emulator");
+  const unsigned unit = 1u << c.fill_size;
+  if (c.dst % unit || c.bytes % unit)
+    return error(q, "a " + std::to_string(unit) + "-byte fill needs an aligned destination and size (" + hex(c.dst) +
+                        ", " + std::to_string(c.bytes) + " bytes)");
+  std::vector<HostSpan> dst;
+  if (!range(q, c.dst, c.bytes, true, "destination", &dst)) return Step::Failed;
+  dma_fill(dst, c.data, unit);
+  charge(budget, c.bytes);
+  return Step::Done;
+}
+
+// The engine's local timestamp counts the GPU clock the CP uses, from where TIMESTAMP_SET put it.
+Step SdmaEngine::timestamp(Queue& q, const uint32_t* p) {
+  const uint64_t v = uint64_t(p[2]) << 32 | p[1];
+  const uint64_t now = p_.gpu_clock();
+  switch (sub_op_of(p[0])) {
+    case kSubTimestampSet: q.timestamp_offset = int64_t(v - now); return Step::Done;
+    case kSubTimestampGet:
+    case kSubTimestampGetGlobal: {
+      uint8_t* h = mem(q, v & ~7ull, 8, true, "timestamp address");
+      if (!h) return Step::Failed;
+      const uint64_t t = sub_op_of(p[0]) == kSubTimestampGet ? now + uint64_t(q.timestamp_offset) : now;
+      __atomic_store_n(reinterpret_cast<uint64_t*>(h), t, __ATOMIC_RELEASE);
+      return Step::Done;
+    }
+    default: return error(q, "unknown TIMESTAMP sub-op " + std::to_string(sub_op_of(p[0])));
+  }
+}
+
+Step SdmaEngine::indirect(Queue& q, const uint32_t* p, bool in_ib, uint64_t* budget) {
+  const Indirect ib = decode_indirect(p);
+  if (in_ib) return error(q, "an IB calling another IB: the SDMA engine runs one level of IB");
+  if (ib.address % 32) return error(q, "IB base " + hex(ib.address) + " is not 32-byte aligned");
+  SdmaState& s = sdma_state(q);
+  s.in_ib = true;
+  s.ib_va = ib.address;
+  s.ib_dwords = ib.dwords;
+  s.ib_pos = 0;
+  const Step st = run_ib(q, s, budget);
+  return st == Step::Done ? Step::Done : (st == Step::Failed ? st : Step::Yield);
+}
+
+}  // namespace emu
