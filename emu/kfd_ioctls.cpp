@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <ctime>
+#include <string>
 
 #include "emu/command_processor.h"
 #include "emu/kfd_process.h"
@@ -80,6 +82,33 @@ unsigned table_size(int minor) {
   if (minor >= 12) return 0x25;
   if (minor >= 9) return 0x24;
   return 0x23;
+}
+
+// The arguments worth seeing in a KFDEMU_LOG=2 trace, as "key=value ...", after the handler ran.
+std::string describe(unsigned nr, const void* a) {
+  char b[160] = "";
+  switch (nr) {
+    case 0x02: {
+      auto* q = static_cast<const kfd_ioctl_create_queue_args*>(a);
+      std::snprintf(b, sizeof b, " gpu_id=0x%x type=%u ring=0x%llx size=0x%x -> queue %u", q->gpu_id,
+                    q->queue_type, (unsigned long long)q->ring_base_address, q->ring_size, q->queue_id);
+      break;
+    }
+    case 0x08: {
+      auto* e = static_cast<const kfd_ioctl_create_event_args*>(a);
+      std::snprintf(b, sizeof b, " type=%u auto_reset=%u -> id %u", e->event_type, e->auto_reset, e->event_id);
+      break;
+    }
+    case 0x16: {
+      auto* m = static_cast<const kfd_ioctl_alloc_memory_of_gpu_args*>(a);
+      std::snprintf(b, sizeof b, " gpu_id=0x%x va=0x%llx size=0x%llx flags=0x%x", m->gpu_id,
+                    (unsigned long long)m->va_addr, (unsigned long long)m->size, m->flags);
+      break;
+    }
+    default:
+      break;
+  }
+  return b;
 }
 
 }  // namespace
@@ -205,7 +234,7 @@ int Process::ioctl(unsigned long request, void* arg) {
   // after a partly failed MAP/UNMAP, wait_result after a failed WAIT_EVENTS, a clamped ring_size.
   if (n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) r = -EFAULT;
   if (r != 0) log("AMDKFD_IOC_%s -> %s", e.name, std::strerror(-r));
-  else trace("AMDKFD_IOC_%s -> 0", e.name);
+  else if (model().log >= 2) trace("AMDKFD_IOC_%s%s -> 0", e.name, describe(nr, buf).c_str());
   return r;
 }
 
