@@ -32,6 +32,10 @@ struct TargetInfo {
 
 const TargetInfo* find_target(const std::string& name);
 
+// Global wave sync entries the topology reports (num_gws) and ALLOC_QUEUE_GWS hands out: the
+// gfx9 GDS block's 64 (Linux gfx_v9_0.c gfx_v9_0_set_gds_init: gds.gws_size = 64).
+constexpr uint32_t kNumGws = 64;
+
 // One emulated GPU as the topology and the DRM node describe it.
 struct GpuModel {
   uint32_t index;         // 0-based GPU index

@@ -58,8 +58,8 @@ constexpr IoctlEntry kTable[] = {
     {"FREE_MEMORY_OF_GPU", sizeof(kfd_ioctl_free_memory_of_gpu_args)},
     {"MAP_MEMORY_TO_GPU", sizeof(kfd_ioctl_map_memory_to_gpu_args)},
     {"UNMAP_MEMORY_FROM_GPU", sizeof(kfd_ioctl_unmap_memory_from_gpu_args)},
-    {"SET_CU_MASK", 0}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
-    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", 0}, {"SMI_EVENTS", 0}, {"SVM", 0},
+    {"SET_CU_MASK", sizeof(kfd_ioctl_set_cu_mask_args)}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
+    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", sizeof(kfd_ioctl_alloc_queue_gws_args)}, {"SMI_EVENTS", 0}, {"SVM", 0},
     {"SET_XNACK_MODE", sizeof(kfd_ioctl_set_xnack_mode_args)},
     {"CRIU_OP", 0},
     {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
@@ -261,6 +261,8 @@ int Process::dispatch(unsigned nr, void* a) {
     case 0x17: return free_memory(static_cast<kfd_ioctl_free_memory_of_gpu_args*>(a));
     case 0x18: return map_memory(static_cast<kfd_ioctl_map_memory_to_gpu_args*>(a));
     case 0x19: return unmap_memory(static_cast<kfd_ioctl_unmap_memory_from_gpu_args*>(a));
+    case 0x1A: return set_cu_mask(static_cast<kfd_ioctl_set_cu_mask_args*>(a));
+    case 0x1E: return alloc_queue_gws(static_cast<kfd_ioctl_alloc_queue_gws_args*>(a));
     case 0x21: return set_xnack_mode(static_cast<kfd_ioctl_set_xnack_mode_args*>(a));
     case 0x23: return available_memory(static_cast<kfd_ioctl_get_available_memory_args*>(a));
     case 0x25: return runtime_enable(a);
@@ -407,6 +409,42 @@ int Process::get_tile_config(kfd_ioctl_get_tile_config_args* a) {
     a->num_macro_tile_configs = 0;
     return -EFAULT;
   }
+  return 0;
+}
+
+// kfd_chardev.c kfd_ioctl_set_cu_mask: the bit count must be a non-zero multiple of 32; bits past
+// 1024 are dropped; the mask is read before the queue is looked up (pqm_update_mqd: an unknown
+// queue is EFAULT). The emulated CP runs waves on no particular CU, so the mask is recorded only.
+int Process::set_cu_mask(kfd_ioctl_set_cu_mask_args* a) {
+  constexpr uint32_t kMaxCus = 1024;
+  if (a->num_cu_mask % 32 != 0 || a->num_cu_mask == 0) return -EINVAL;
+  uint32_t bits = a->num_cu_mask > kMaxCus ? kMaxCus : a->num_cu_mask;
+  std::vector<uint32_t> mask(bits / 32);
+  if (!copy_from_user(mask.data(), reinterpret_cast<void*>(a->cu_mask_ptr), mask.size() * 4)) return -EFAULT;
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = queues_.find(a->queue_id);
+  if (it == queues_.end()) return -EFAULT;
+  it->second->cu_mask = std::move(mask);
+  return 0;
+}
+
+// kfd_chardev.c kfd_ioctl_alloc_queue_gws with pqm_set_gws: the queue must exist (EINVAL); the
+// device's global wave sync (the topology's num_gws) goes whole to one queue of the process at a
+// time (EBUSY for a second), num_gws 0 gives it back (EINVAL when the process holds none).
+// A destroyed holder gives it back too (pqm_destroy_queue).
+int Process::alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = queues_.find(a->queue_id);
+  if (it == queues_.end()) return -EINVAL;
+  DeviceState* d = device(it->second->gpu_id);
+  if (!d) return -EINVAL;
+  if (kNumGws == 0) return -ENODEV;
+  std::shared_ptr<Queue> holder = d->gws_holder.lock();
+  bool held = holder && !holder->dead;
+  if (a->num_gws && held) return -EBUSY;
+  if (!a->num_gws && !held) return -EINVAL;
+  d->gws_holder = a->num_gws ? it->second : std::shared_ptr<Queue>();
+  a->first_gws = 0;
   return 0;
 }
 

@@ -61,6 +61,7 @@ struct Queue {
   uint64_t rptr_va = 0, wptr_va = 0;
   uint32_t doorbell_index = 0;
   uint32_t percentage = 100, priority = 7;
+  std::vector<uint32_t> cu_mask;          // SET_CU_MASK: bit n enables CU n (empty: all CUs)
   std::vector<std::shared_ptr<Bo>> held;  // buffers referenced for the queue's lifetime
   std::mutex busy;                        // held by the command processor while it works
   std::atomic<bool> dead{false};
@@ -104,6 +105,7 @@ struct DeviceState {
   std::unique_ptr<CommandProcessor> cp;
   std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
   uint64_t tba = 0, tma = 0;
+  std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
   std::atomic<uint64_t> scratch_va{0};  // SET_SCRATCH_BACKING_VA va_addr (base >> 16); CP reads it
   std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
   std::vector<bool> sdma_used, sdma_xgmi_used;  // SDMA queue slots (kfd dqm sdma bitmaps)
@@ -177,6 +179,8 @@ class Process {
   int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);
   int set_trap_handler(kfd_ioctl_set_trap_handler_args* a);
   int get_tile_config(kfd_ioctl_get_tile_config_args* a);
+  int set_cu_mask(kfd_ioctl_set_cu_mask_args* a);
+  int alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a);
   int set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a);
   int available_memory(kfd_ioctl_get_available_memory_args* a);
   int runtime_enable(void* a);
