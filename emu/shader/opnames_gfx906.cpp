@@ -248,7 +248,7 @@ extern const char* const kOpNames_gfx906[16] = {
     "ds_add_src2_u32 ds_sub_src2_u32 ds_rsub_src2_u32 ds_inc_src2_u32 ds_dec_src2_u32 "
     "ds_min_src2_i32 ds_max_src2_i32 ds_min_src2_u32 ds_max_src2_u32 ds_and_src2_b32 "
     "ds_or_src2_b32 ds_xor_src2_b32 - ds_write_src2_b32 - - - - ds_min_src2_f32 "
-    "ds_max_src2_f32 - ds_add_src2_f32 - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "ds_max_src2_f32 - ds_add_src2_f32 - - ds_gws_sema_release_all ds_gws_init ds_gws_sema_v ds_gws_sema_br ds_gws_sema_p ds_gws_barrier - - - - - - - - - - - - - - - - - - - - "
     "- - - - ds_read_addtid_b32 - - - - - - ds_consume ds_append - ds_add_src2_u64 "
     "ds_sub_src2_u64 ds_rsub_src2_u64 ds_inc_src2_u64 ds_dec_src2_u64 ds_min_src2_i64 "
     "ds_max_src2_i64 ds_min_src2_u64 ds_max_src2_u64 ds_and_src2_b64 ds_or_src2_b64 "
