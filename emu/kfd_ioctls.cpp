@@ -59,7 +59,7 @@ constexpr IoctlEntry kTable[] = {
     {"MAP_MEMORY_TO_GPU", sizeof(kfd_ioctl_map_memory_to_gpu_args)},
     {"UNMAP_MEMORY_FROM_GPU", sizeof(kfd_ioctl_unmap_memory_from_gpu_args)},
     {"SET_CU_MASK", sizeof(kfd_ioctl_set_cu_mask_args)}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
-    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", sizeof(kfd_ioctl_alloc_queue_gws_args)}, {"SMI_EVENTS", 0}, {"SVM", 0},
+    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", sizeof(kfd_ioctl_alloc_queue_gws_args)}, {"SMI_EVENTS", 0}, {"SVM", sizeof(kfd_ioctl_svm_args)},
     {"SET_XNACK_MODE", sizeof(kfd_ioctl_set_xnack_mode_args)},
     {"CRIU_OP", 0},
     {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
@@ -163,6 +163,8 @@ void Process::abandon_for_child_locked() {
   for (auto& [id, q] : queues_) new std::shared_ptr<Queue>(q);  // its mutex may be held
   queues_.clear();
   bos_.clear();
+  svm_.clear();
+  svm_any_ = false;
   events_.clear();
   event_page_bo_.reset();
   signal_events_ = 0;
@@ -186,6 +188,8 @@ void Process::reset_locked() {
   queues_.clear();
   for (auto& [h, bo] : bos_) free_bo_locked(*bo);
   bos_.clear();
+  svm_.clear();
+  svm_any_ = false;
   {
     std::lock_guard<std::mutex> ek(ev_mu_);
     events_.clear();
@@ -226,10 +230,19 @@ int Process::ioctl(unsigned long request, void* arg) {
     log("AMDKFD_IOC_%s is not implemented by the emulator: ENOTTY", e.name);
     return -ENOTTY;
   }
-  alignas(8) unsigned char buf[max_arg_size()] = {};
-  size_t n = usize < e.size ? usize : e.size;
+  // The kernel copies in the caller's size and works on max(that, its own size), zero-filled
+  // beyond what was copied; SVM's attribute array rides on that (libhsakmt adds it to the size).
+  alignas(8) unsigned char small[max_arg_size()] = {};
+  std::vector<uint64_t> large;
+  unsigned char* buf = small;
+  size_t asize = usize > e.size ? usize : e.size;
+  if (asize > sizeof small) {
+    large.assign((asize + 7) / 8, 0);
+    buf = reinterpret_cast<unsigned char*>(large.data());
+  }
+  size_t n = usize;
   if (n && (_IOC_DIR(request) & _IOC_WRITE) && !copy_from_user(buf, arg, n)) return -EFAULT;
-  int r = dispatch(nr, buf);
+  int r = nr == 0x20 ? svm(reinterpret_cast<kfd_ioctl_svm_args*>(buf), asize) : dispatch(nr, buf);
   // The kernel copies the arguments back whatever the handler returned: callers read n_success
   // after a partly failed MAP/UNMAP, wait_result after a failed WAIT_EVENTS, a clamped ring_size.
   if (n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) r = -EFAULT;
