@@ -32,8 +32,12 @@ Pm4State& pm4_state(Queue& q) {
 Pm4Executor::Pm4Executor(CommandProcessor& cp, Queue& q)
     : cp_(cp), q_(q), s_(pm4_state(q)), f_(*cp.family_) {}
 
+std::string Pm4Executor::where() const {
+  return "PM4 " + op_label(decode_type3(where_header_).opcode) + " at " + hex(where_va_);
+}
+
 Step Pm4Executor::error(const std::string& why) {
-  cp_.pm4_error(q_, where_.empty() ? why : where_ + ": " + why);
+  cp_.pm4_error(q_, where_set_ ? where() + ": " + why : why);
   return Step::Failed;
 }
 
@@ -45,7 +49,7 @@ uint8_t* Pm4Executor::mem(uint64_t va, uint64_t size, bool write, const char* wh
     error(range + " spans two GPU mappings; the emulator needs one for this access");
     return nullptr;
   }
-  cp_.fault(q_, (where_.empty() ? "" : where_ + ": ") + range + ": " + hex(bad) + " is not mapped" +
+  cp_.fault(q_, (where_set_ ? where() + ": " : std::string()) + range + ": " + hex(bad) + " is not mapped" +
                     (write ? " writable" : "") + " to the GPU",
             bad, write);
   return nullptr;
@@ -55,7 +59,7 @@ bool Pm4Executor::range(uint64_t va, uint64_t size, bool write, const char* what
                         std::vector<HostSpan>* out) {
   uint64_t bad = 0;
   if (gpu_range(cp_.d_, va, size, write, out, &bad)) return true;
-  cp_.fault(q_, where_ + ": " + what + " [" + hex(va) + ", " + hex(va + size) + "): " + hex(bad) +
+  cp_.fault(q_, where() + ": " + what + " [" + hex(va) + ", " + hex(va + size) + "): " + hex(bad) +
                     " is not mapped" + (write ? " writable" : "") + " to the GPU",
             bad, write);
   return false;
@@ -74,7 +78,7 @@ uint32_t Pm4Executor::packet_dwords(uint32_t h, uint64_t va) {
     case kPacketType3: return decode_type3(h).dwords();
     case kPacketType2: return 1;  // filler
     default:
-      where_.clear();
+      where_set_ = false;
       error("type-" + std::to_string(packet_type(h)) + " packet (header " + hex(h) + ") at " + hex(va) +
             ": the compute CP takes type-3 packets only (type-0 register writes are not accepted)");
       return 0;
@@ -103,7 +107,7 @@ Step Pm4Executor::run_ib() {
       return Step::Done;
     }
     const uint64_t va = s_.ib_va + uint64_t(s_.ib_pos) * 4;
-    where_.clear();
+    where_set_ = false;
     const uint8_t* hb = mem(va, 4, false, "indirect buffer packet");
     if (!hb) return Step::Failed;
     const uint32_t h = __atomic_load_n(reinterpret_cast<const uint32_t*>(hb), __ATOMIC_ACQUIRE);
@@ -126,7 +130,9 @@ Step Pm4Executor::run_ib() {
 Step Pm4Executor::packet(const uint32_t* p, uint32_t n, uint64_t va, bool in_ib) {
   if (packet_type(p[0]) == kPacketType2) return Step::Done;
   const Type3Header h = decode_type3(p[0]);
-  where_ = "PM4 " + op_label(h.opcode) + " at " + hex(va);
+  where_set_ = true;  // messages name the packet (built only when one is needed)
+  where_header_ = p[0];
+  where_va_ = va;
   if (h.predicate)
     return error("predicated packet (header " + hex(p[0]) + "): predication is not implemented by the emulator");
   auto sized = [&](uint32_t want) {
@@ -170,7 +176,7 @@ Step Pm4Executor::indirect_buffer(const uint32_t* p, uint64_t va, bool in_ib) {
     chained_ = true;
     return Step::Done;
   }
-  where_.clear();
+  where_set_ = false;
   return call_ib(ib, kIndirectBufferDwords, va);
 }
 
@@ -381,11 +387,11 @@ Step Pm4Executor::dispatch_direct(const uint32_t* p) {
                     uint64_t(s_.sh_reg(r::kComputeDispatchScratchBaseLo)) << 8;
   const DispatchResult res = run_register_dispatch(cp_.p_, cp_.d_, rd);
   if (res.memory_fault) {
-    cp_.fault(q_, where_ + ": " + res.message, res.fault_va, res.fault_write);
+    cp_.fault(q_, where() + ": " + res.message, res.fault_va, res.fault_write);
     return Step::Failed;
   }
   if (res.error && q_.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {  // an AQL queue's PM4 IB: its bits
-    cp_.fail(q_, res.error, where_ + ": " + res.message);
+    cp_.fail(q_, res.error, where() + ": " + res.message);
     return Step::Failed;
   }
   if (res.error) return error(res.message);

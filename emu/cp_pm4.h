@@ -73,7 +73,10 @@ class Pm4Executor {
   Queue& q_;
   Pm4State& s_;
   const pm4::Family& f_;
-  std::string where_;
+  std::string where() const;  // "PM4 RELEASE_MEM at 0x...": the packet being executed
+  bool where_set_ = false;
+  uint32_t where_header_ = 0;
+  uint64_t where_va_ = 0;
   bool chained_ = false;  // the last packet was a CHAIN  // "RELEASE_MEM at 0x...": the packet being executed, for messages
 };
 

@@ -40,8 +40,10 @@ SdmaEngine::SdmaEngine(Process& p, DeviceState& d, uint32_t index) : EngineThrea
 
 SdmaEngine::~SdmaEngine() { stop(); }
 
+std::string SdmaEngine::where() const { return "SDMA " + op_label(where_dw0_) + " at " + hex(where_va_); }
+
 Step SdmaEngine::error(Queue& q, const std::string& why) {
-  stop_queue(q, where_.empty() ? why : where_ + ": " + why,
+  stop_queue(q, where_set_ ? where() + ": " + why : why,
              "SDMA engine " + std::to_string(index_) + " error: HW_EXCEPTION events set");
   p_.raise_hw_exception_event();
   return Step::Failed;
@@ -51,7 +53,8 @@ bool SdmaEngine::range(Queue& q, uint64_t va, uint64_t size, bool write, const c
                        std::vector<HostSpan>* out) {
   uint64_t bad = 0;
   if (gpu_range(d_, va, size, write, out, &bad)) return true;
-  fault(q, where_ + ": " + what + " [" + hex(va) + ", " + hex(va + size) + "): " + hex(bad) + " is not mapped" +
+  const std::string at = where_set_ ? where() + ": " : std::string();
+  fault(q, at + what + " [" + hex(va) + ", " + hex(va + size) + "): " + hex(bad) + " is not mapped" +
                (write ? " writable" : "") + " to the GPU",
         bad, write);
   return false;
@@ -88,7 +91,7 @@ uint32_t SdmaEngine::packet_dwords(Queue& q, const uint32_t* p, uint32_t avail, 
       break;
     default: break;
   }
-  where_.clear();
+  where_set_ = false;
   error(q, std::string(op_name(op, sub) ? "SDMA " : "unknown SDMA ") + op_label(p[0]) + " at " + hex(va) +
                " (dword 0 = " + hex(p[0]) + ") is not implemented by the emulator");
   return 0;
@@ -104,7 +107,7 @@ bool SdmaEngine::service(Queue& q) {
     return false;
   }
   const uint64_t wptr = doorbell(q);
-  where_.clear();
+  where_set_ = false;
   if (wptr % 4 || wptr - q.consumed > q.ring_size) {
     error(q, "write pointer " + hex(wptr) + " (doorbell, bytes) is not a dword within one ring (" +
                  std::to_string(q.ring_size) + " bytes) ahead of the read pointer " + hex(q.consumed));
@@ -166,8 +169,8 @@ Step SdmaEngine::run_ib(Queue& q, SdmaState& s, uint64_t* budget) {
     }
     const uint64_t va = s.ib_va + uint64_t(s.ib_pos) * 4;
     const uint32_t left = s.ib_dwords - s.ib_pos;
-    where_ = "SDMA indirect buffer at " + hex(s.ib_va);
-    const uint8_t* h = mem(q, va, std::min(left, 4u) * 4, false, "packet");
+    where_set_ = false;
+    const uint8_t* h = mem(q, va, std::min(left, 4u) * 4, false, "indirect buffer packet");
     if (!h) return Step::Failed;
     const auto* p = reinterpret_cast<const uint32_t*>(h);
     const uint32_t len = packet_dwords(q, p, std::min(left, 4u), va);
@@ -175,7 +178,7 @@ Step SdmaEngine::run_ib(Queue& q, SdmaState& s, uint64_t* budget) {
     if (len == kWaitForMore || len > left)
       return error(q, op_label(p[0]) + " at " + hex(va) + " runs past the end of its IB [" + hex(s.ib_va) + ", " +
                           std::to_string(s.ib_dwords) + " dwords)");
-    const uint8_t* whole = mem(q, va, uint64_t(len) * 4, false, "packet");
+    const uint8_t* whole = mem(q, va, uint64_t(len) * 4, false, "indirect buffer packet");
     if (!whole) return Step::Failed;
     const Step st = packet(q, reinterpret_cast<const uint32_t*>(whole), len, va, true, budget);
     if (st != Step::Done) return st;
@@ -185,7 +188,9 @@ Step SdmaEngine::run_ib(Queue& q, SdmaState& s, uint64_t* budget) {
 }
 
 Step SdmaEngine::packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bool in_ib, uint64_t* budget) {
-  where_ = "SDMA " + op_label(p[0]) + " at " + hex(va);
+  where_set_ = true;  // messages name the packet (built only when one is needed)
+  where_dw0_ = p[0];
+  where_va_ = va;
   switch (op_of(p[0])) {
     case kOpNop: return Step::Done;
     case kOpCopy:

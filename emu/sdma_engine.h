@@ -53,7 +53,10 @@ class SdmaEngine final : public EngineThread {
   Step error(Queue& q, const std::string& why);
 
   uint32_t index_;
-  std::string where_;  // "SDMA COPY_LINEAR at 0x...": the packet being executed, for messages
+  std::string where() const;  // "SDMA COPY_LINEAR at 0x...": the packet being executed
+  bool where_set_ = false;
+  uint32_t where_dw0_ = 0;
+  uint64_t where_va_ = 0;
 };
 
 SdmaState& sdma_state(Queue& q);

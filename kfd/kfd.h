@@ -15,7 +15,7 @@
 namespace kfd {
 
 // KFD interface version from AMDKFD_IOC_GET_VERSION. Features are gated on the minor number,
-// never on the kernel version (REFERENCE §1 "Version gating").
+// never on the kernel version (Linux kfd_ioctl.h KFD_IOCTL_MINOR_VERSION history).
 struct Version {
   uint32_t major = 0;
   uint32_t minor = 0;

@@ -7,7 +7,7 @@
 namespace kfd {
 
 // One field per key of /sys/devices/virtual/kfd/kfd/topology/nodes/N/properties that a runtime
-// reads (REFERENCE §1). Missing keys stay 0, except num_xcc which defaults to 1 on a GPU node.
+// reads (libhsakmt topology.c, Linux kfd_topology.c). Missing keys stay 0, except num_xcc which defaults to 1 on a GPU node.
 // Kept free of std::string/map so that emu/ can fill it too and share queue_sizes.h.
 struct NodeProperties {
   uint32_t cpu_cores_count = 0;

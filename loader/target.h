@@ -47,7 +47,7 @@ base::Result<TargetId> target_from_e_flags(uint32_t flags, uint8_t abi_version);
 
 // Whether code built for `code` can run on `device`: same processor (or a generic processor whose
 // family holds the device's, code object v6), and each feature `code` sets (+/-) equal to the
-// device's; an omitted feature matches either. REFERENCE §3, AMDGPUUsage "Generic Processors".
+// device's; an omitted feature matches either. AMDGPUUsage "Generic Processors".
 bool target_compatible(const TargetId& code, const TargetId& device);
 // How well a compatible code target fits (-1: not at all): the exact processor outranks a generic
 // one, then one point per feature set explicitly and equal.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Allocation, registration, free and address lookup of mem::Context (REFERENCE §1 same-address).
+// Allocation, registration, free and address lookup of mem::Context (libhsakmt fmm.c same-address mapping).
 #include <sys/mman.h>
 
 #include <algorithm>

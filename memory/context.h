@@ -50,7 +50,7 @@ struct ContextOptions {
 class Context {
  public:
   // Opens /dev/kfd, reads the topology, opens each GPU's render node, fetches the apertures,
-  // ACQUIRE_VMs each GPU and (KFD >= 1.13) RUNTIME_ENABLEs, in the thunk's order (REFERENCE §1).
+  // ACQUIRE_VMs each GPU and (KFD >= 1.13) RUNTIME_ENABLEs, in the thunk's order (libhsakmt openclose.c).
   static base::Result<std::unique_ptr<Context>> open(const ContextOptions& opts = {});
   ~Context();
   Context(const Context&) = delete;

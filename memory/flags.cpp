@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Maps heaps and coherence kinds onto KFD allocation flags as ROCm does (REFERENCE §1).
+// Maps heaps and coherence kinds onto KFD allocation flags as ROCm does (ROCr amd_memory_region.cpp).
 #include "memory/flags.h"
 
 #include <linux/kfd_ioctl.h>

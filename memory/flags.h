@@ -9,7 +9,7 @@
 
 namespace mem {
 
-// The ALLOC_MEMORY_OF_GPU flags for a request (REFERENCE §1 "Memory allocation flags").
+// The ALLOC_MEMORY_OF_GPU flags for a request (Linux kfd_ioctl.h KFD_IOC_ALLOC_MEM_FLAGS_*).
 // Rejects combinations the kernel would reject or that make no sense (uncached VRAM without host
 // access is allowed; a read-only doorbell is not).
 base::Result<uint32_t> alloc_flags(const AllocRequest& r);

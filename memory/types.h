@@ -13,7 +13,7 @@ namespace mem {
 // doorbell slice of one GPU; Mmio is the one-page MMIO remap of one GPU.
 enum class Heap : uint8_t { Vram, Gtt, Userptr, Doorbell, Mmio };
 
-// Coherence as ROCm names it (REFERENCE §1): fine-grained = Coherent, coarse-grained =
+// Coherence as ROCm names it (ROCr): fine-grained = Coherent, coarse-grained =
 // NonCoherent, and Uncached for rings, signals and kernel arguments.
 enum class Coherence : uint8_t { NonCoherent, Coherent, Uncached };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Virtual address reservations with guard pages (REFERENCE §1 "Same-address mapping").
+// Virtual address reservations with guard pages (libhsakmt fmm.c).
 #include "memory/va.h"
 
 #include <sys/mman.h>

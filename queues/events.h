@@ -33,7 +33,7 @@ class EventManager {
   ~EventManager();
 
   // Allocates the events page (32 KiB uncached GTT) and creates the MEMORY and HW_EXCEPTION
-  // events; the first CREATE_EVENT passes the page's handle (REFERENCE §1 "Events").
+  // events; the first CREATE_EVENT passes the page's handle (Linux kfd_events.c kfd_event_page_set).
   base::Status init();
 
   // An event for a new interrupt signal: a fresh one while under budget, else the least used.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// AQL packet builders writing the layouts of queues/aql.h (HSA spec, REFERENCE §2).
+// AQL packet builders writing the layouts of pm4/aql.h (HSA Platform System Architecture spec).
 #include "queues/packets.h"
 
 #include <cerrno>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Scratch sizing per ROCr's formulas and the per-family encoder table (REFERENCE §2 amd_queue_t).
+// Scratch sizing per ROCr's formulas and the per-family encoder table (ROCr amd_aql_queue.cpp, amd_hsa_queue.h).
 #include "queues/scratch.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Signal operations and the spin / yield / block wait (REFERENCE §1 "Events", §2 signals).
+// Signal operations and the spin / yield / block wait (Linux kfd_events.c; ROCr amd_hsa_signal.h).
 #include "queues/signal.h"
 
 #include <sched.h>

@@ -18,7 +18,7 @@ T rd(const uint8_t* p) {
   return v;
 }
 
-// Plain bundle: header, then per entry offset, size, id length and id (REFERENCE §3).
+// Plain bundle: header, then per entry offset, size, id length and id (clang ClangOffloadBundler.cpp).
 size_t bundle_extent(const uint8_t* p) {
   uint64_t n = rd<uint64_t>(p + 24);
   if (n > 4096) return 0;
@@ -227,7 +227,7 @@ Registry& Registry::get() {
 }
 
 void** Registry::add_fatbin(const void* wrapper) {
-  struct Wrapper {  // REFERENCE §4: {magic "HIPF", version 1, binary, unused}
+  struct Wrapper {  // clang CGCUDANV.cpp: {magic "HIPF", version 1, binary, unused}
     int32_t magic, version;
     const void* binary;
     void* unused;

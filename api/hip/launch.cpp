@@ -24,7 +24,7 @@ void put(uint8_t* ka, const KernelInfo::Hidden& h, T v) {
   std::memcpy(ka + h.offset, &v, std::min<size_t>(sizeof v, h.size));
 }
 
-// Hidden arguments by value kind (REFERENCE §3); kinds not listed stay zero (no printf buffer,
+// Hidden arguments by value kind (AMDGPUUsage "Code Object V4/V5 Metadata"); kinds not listed stay zero (no printf buffer,
 // default queue, heap or multigrid support).
 void write_hidden(uint8_t* ka, const KernelInfo& k, const Dispatch& d, Device& dev, uint64_t queue,
                   uint64_t hostcall) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The registration ABI clang emits in HIP programs' module constructors and destructors (REFERENCE §4).
+// The registration ABI clang emits in HIP programs' module constructors and destructors (clang CGCUDANV.cpp).
 #include "api/hip/code.h"
 
 using hip::Registry;

@@ -98,7 +98,7 @@ void run_wave(Wave& w, DecodeCache& code) {
   w.instructions += n;
 }
 
-// Runs all waves of one workgroup: round robin between barriers (REFERENCE §6: a barrier
+// Runs all waves of one workgroup: round robin between barriers (AMD Vega ISA s_barrier: a barrier
 // releases when every wave that has not ended has arrived).
 void run_group(Group& g, DecodeCache& code) {
   DispatchCtx& ctx = *g.ctx;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// gfx9 instruction decoder: splits each encoding's fields into a pre-decoded Inst (REFERENCE §6).
+// gfx9 instruction decoder: splits each encoding's fields into a pre-decoded Inst (AMD Vega / CDNA2 ISA "Microcode Formats").
 #include "emu/shader/decode.h"
 
 #include <cstdio>

@@ -9,7 +9,7 @@ namespace emu::shader {
 
 namespace {
 
-// Lane address by segment (REFERENCE §6): GLOBAL with saddr = SGPR pair + 32-bit vaddr;
+// Lane address by segment (AMD Vega ISA "Flat, Global and Scratch"): GLOBAL with saddr = SGPR pair + 32-bit vaddr;
 // SCRATCH = per-lane private offset (SGPR or VGPR) in the FLAT_SCRATCH window.
 inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
   const uint32_t* lo = w.v[in.vaddr];

@@ -16,7 +16,7 @@ struct LaneAddr {
   uint64_t wave_base = 0;  // Scratch: GPU VA of the swizzled window (FLAT_SCRATCH, V# base + soffset)
 };
 
-// Flat address -> space (REFERENCE §3 apertures: LDS 1<<48, private 2<<48, 4 GiB each).
+// Flat address -> space (AMDGPUUsage "Address Spaces" apertures: LDS 1<<48, private 2<<48, 4 GiB each).
 inline LaneAddr classify_flat(const Wave& w, uint64_t a) {
   if (a - kLdsAperture < kApertureSize) return {Space::Lds, a - kLdsAperture, 0};
   if (a - kPrivateAperture < kApertureSize)

@@ -9,7 +9,7 @@ namespace emu::shader {
 
 namespace {
 
-// Inline float constants 240..248 (REFERENCE §6) as f32 and f64 bit patterns.
+// Inline float constants 240..248 (AMD Vega ISA "Scalar Operands") as f32 and f64 bit patterns.
 constexpr uint32_t kF32Const[9] = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000,
                                    0xC0000000, 0x40800000, 0xC0800000, 0x3E22F983};
 constexpr uint64_t kF64Const[9] = {0x3FE0000000000000, 0xBFE0000000000000, 0x3FF0000000000000,

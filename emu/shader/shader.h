@@ -9,7 +9,7 @@
 // How a dispatch runs (the contract with the command processor and with kernels):
 //
 // * run() reads the 64-byte AQL packet at Dispatch::packet_va and the kernel descriptor at its
-//   kernel_object through Memory (layouts: REFERENCE §2, §3). Workgroups (x fastest) run on a
+//   kernel_object through Memory (layouts: pm4/aql.h, pm4/kernel_descriptor.h). Workgroups (x fastest) run on a
 //   pool of host threads (`workers`, 0 = one per host core), each workgroup independently on one
 //   thread; the waves of a workgroup are interleaved on that thread and switch at s_barrier,
 //   which releases when every wave that has not ended has arrived.
@@ -25,7 +25,7 @@
 //   reached by DS instructions and by flat addresses in [1<<48, (1<<48) + 4 GiB).
 //   Out-of-range DS reads give 0 and writes are dropped (as on hardware).
 // * Private segment (scratch) is the queue's, as a gfx9 CP provides it: run() reads amd_queue_t
-//   at queue_va (REFERENCE §2): compute_tmpring_size (WAVES slots of WAVESIZE KiB),
+//   at queue_va (pm4/aql.h): compute_tmpring_size (WAVES slots of WAVESIZE KiB),
 //   scratch_resource_descriptor (the V#, base = the queue's backing store) and
 //   scratch_backing_memory_location (flat scratch init = Dispatch::private_base + that offset).
 //   A kernel needs scratch when max(descriptor private_segment_fixed_size, packet

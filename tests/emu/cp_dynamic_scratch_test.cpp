@@ -2,6 +2,8 @@
 // ROCm's dynamic scratch on a raw AQL queue: a dispatch needing more scratch than the queue has makes the CP ask through queue_inactive_signal and wait; the test then does what ROCr's DynamicScratchHandler does.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <random>
 #include <thread>
@@ -22,6 +24,7 @@ class DynamicScratch : public EngineTest {
     EngineTest::SetUp();
     if (HasFatalFailure()) return;
     if (gpu0().node->props.gfx_target_version != 90010) GTEST_SKIP() << "the scratch kernel is built for gfx90a";
+    if (access(kernel_path("scratch.co").c_str(), R_OK) != 0) GTEST_SKIP() << "the kernel corpus is not built";
     ASSERT_EQ(code_.load(kernel_path("scratch.co"), dev(), gpu0()), "");
     kd_va_ = code_.kernel_descriptor("private_array");
     ASSERT_NE(kd_va_, 0u);

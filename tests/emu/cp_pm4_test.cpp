@@ -181,6 +181,13 @@ TEST_F(Pm4Engine, ReleaseMemWritesDataAndClocks) {
   r.data_sel = pm4::kDataNone;
   r.address = reinterpret_cast<uint64_t>(&out[3]);
   pkts = cat({pkts, release(r)});
+  r.data_sel = pm4::kDataSystemClock;
+  r.address = reinterpret_cast<uint64_t>(&out[4]);
+  pkts = cat({pkts, release(r)});
+  r.data_sel = pm4::kData32;  // INT_SEL 3: the data after write confirm, no interrupt
+  r.int_sel = pm4::kIntDataAfterConfirmNoInt;
+  r.address = reinterpret_cast<uint64_t>(&out[5]);
+  pkts = cat({pkts, release(r)});
   const uint64_t before = gpu_clock();
   q.submit(pkts);
   ASSERT_TRUE(q.wait_consumed());
@@ -190,6 +197,8 @@ TEST_F(Pm4Engine, ReleaseMemWritesDataAndClocks) {
   EXPECT_GE(out[2], before);
   EXPECT_LE(out[2], after);
   EXPECT_EQ(out[3], 0u);
+  EXPECT_GE(out[4], out[2]) << "the system counter (the same 100 MHz reference here)";
+  EXPECT_EQ(out[5], 0x55667788u);
 }
 
 TEST_F(Pm4Engine, IndirectBufferCallsAndChains) {

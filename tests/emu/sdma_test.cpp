@@ -339,6 +339,23 @@ TEST_F(Sdma, RegisterPollsAreNotImplemented) {
   EXPECT_FALSE(q.consumed());
 }
 
+// Destroying queues with polls and copies pending is safe and does not wait for them.
+TEST_F(Sdma, DestroyWithPendingWorkIsSafe) {
+  auto* flag = host<uint32_t>(1);
+  const size_t bytes = 8u << 20;
+  auto* a = host<uint8_t>(bytes, Kind::Vram);
+  auto* b = host<uint8_t>(bytes, Kind::Vram);
+  for (int i = 0; i < 6; ++i) {
+    RawQueue& q = queue(kSdma, 65536);
+    q.submit(i % 2 ? poll(flag, 1) + copy(va(b), va(a), bytes) : copy(va(b), va(a), bytes) + copy(va(a), va(b), bytes));
+  }
+  queues_.clear();
+  auto* out = host<uint32_t>(1);
+  RawQueue& q = queue(kSdma);
+  q.submit(fence(out, 1));
+  EXPECT_TRUE(fenced(out, 1));
+}
+
 // allocate_sdma_queue: engines x queues-per-engine slots of each type; then ENOMEM.
 TEST_F(Sdma, QueueSlotsAreFinite) {
   const auto& props = gpu0().node->props;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Unit tests of the pure AQL packet builders (field placement per REFERENCE §2).
+// Unit tests of the pure AQL packet builders (field placement per the HSA spec).
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -204,7 +204,7 @@ hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 di
                            hipStream_t stream __HIP_DEFAULT(0));
 hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
                             hipStream_t stream __HIP_DEFAULT(0));
-// What clang emits for kernel<<<...>>> (REFERENCE §4).
+// What clang emits for kernel<<<...>>> (clang CGCUDANV.cpp).
 unsigned __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
                                     hipStream_t stream __HIP_DEFAULT(0));
 hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,

@@ -87,7 +87,7 @@ hc::completion_future fill(hc::accelerator_view av, int* out, unsigned n, int mu
 }
 
 int64_t signal_value(const hsa_signal_t& s) {
-  // layout: amd_signal_t {int64 kind; int64 value; ...} (REFERENCE §2)
+  // layout: amd_signal_t {int64 kind; int64 value; ...} (ROCr amd_hsa_signal.h)
   return __atomic_load_n(reinterpret_cast<const int64_t*>(s.handle + 8), __ATOMIC_ACQUIRE);
 }
 

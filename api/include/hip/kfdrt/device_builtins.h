@@ -8,7 +8,7 @@
 
 // Each built-in is an object whose .x/.y/.z are properties: reading one calls a static getter,
 // so `threadIdx.x` costs exactly the builtin (a VGPR read, an SGPR, or a load through the
-// dispatch pointer for the sizes; REFERENCE §3). The objects are never defined or copied.
+// dispatch pointer for the sizes; AMDGPUUsage). The objects are never defined or copied.
 #define __KFDRT_PROPERTY(field, expr)                                                   \
   __declspec(property(get = __get_##field)) unsigned int field;                        \
   static __device__ __attribute__((always_inline)) unsigned int __get_##field(void) { \

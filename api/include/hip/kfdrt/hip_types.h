@@ -526,7 +526,7 @@ typedef enum hipMemRangeCoherencyMode {
 typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
 typedef void (*hipHostFn_t)(void* userData);
 
-// ---- Flag values (HIP's numbers; REFERENCE §4) ----
+// ---- Flag values (HIP's numbers: hip_runtime_api.h of HIP 5.2) ----
 #define hipStreamDefault 0x00
 #define hipStreamNonBlocking 0x01
 #define hipStreamPerThread ((hipStream_t)2)
