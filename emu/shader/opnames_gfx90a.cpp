@@ -331,4 +331,16 @@ extern const char* const kOpNames_gfx90a[16] = {
     ,
 };
 
+// MIMG (image instructions), 7-bit opcodes, as llvm-mc-15 names them for gfx90a; the shader core
+// decodes them to name them in errors (it implements none).
+extern const char* const kMimgNames_gfx90a =
+    "image_load image_load_mip image_load_pck image_load_pck_sgn image_load_mip_pck "
+    "image_load_mip_pck_sgn - - image_store image_store_mip image_store_pck "
+    "image_store_mip_pck - - image_get_resinfo - image_atomic_swap image_atomic_cmpswap "
+    "image_atomic_add image_atomic_sub image_atomic_smin image_atomic_umin image_atomic_smax "
+    "image_atomic_umax image_atomic_and image_atomic_or image_atomic_xor image_atomic_inc "
+    "image_atomic_dec - - - image_sample - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - -";
+
 }  // namespace emu::shader

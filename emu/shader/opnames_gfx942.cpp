@@ -345,4 +345,11 @@ extern const char* const kOpNames_gfx942[16] = {
     ,
 };
 
+// MIMG (image instructions), 7-bit opcodes, as llvm-mc-15 names them for gfx942; the shader core
+// decodes them to name them in errors (it implements none).
+extern const char* const kMimgNames_gfx942 =
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -";
+
 }  // namespace emu::shader
