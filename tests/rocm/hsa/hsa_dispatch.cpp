@@ -220,6 +220,16 @@ void vector_test(const Device& d, hsa_queue_t* q, const Kernel& k, hsa_signal_t 
   for (uint32_t i = 0; i < n; ++i)
     ok &= uint32_t(out[i]) == ((i >= 5 && i < n - 5) ? 0xa5a5a5a5u : uint32_t(a[i] * 3 + b[i]));
   CHECK(ok);
+  // A device-to-device copy at odd offsets and length (ROCm's misaligned copy kernel).
+  const size_t odd = bytes - 1000 - 7;
+  copy(d, static_cast<uint8_t*>(db) + 3, d.gpu, static_cast<uint8_t*>(da) + 1000, d.gpu, odd, s,
+       "misaligned VRAM to VRAM copy");
+  copy(d, hout, d.cpu, db, d.gpu, bytes, s, "copy misaligned result from VRAM");
+  ok = true;
+  auto* bytes_out = static_cast<uint8_t*>(hout);
+  auto* bytes_a = static_cast<uint8_t*>(ha);
+  for (size_t i = 0; i < odd; ++i) ok &= bytes_out[3 + i] == bytes_a[1000 + i];
+  CHECK(ok);
   for (void* p : {ha, hb, hout, da, db, dout}) CHECK_HSA(hsa_amd_memory_pool_free(p));
 }
 
