@@ -136,6 +136,13 @@ const GpuModel* gpu_by_minor(uint32_t minor) {
   return nullptr;
 }
 
+// The node capability of these Instinct parts (Linux kfd_topology.h HSA_CAP_*): watch points
+// (0x80, 4 of them: 2 bits at 8), doorbell type 2 (2 << 12), trap debug support and its wave
+// launch / precise memory features (0x8000, 0x10000, 0x20000, 0x40000), SVM (0x08000000), debug
+// firmware (0x20000000), and RAS as datacenter parts ship with it enabled (kfd_topology.c:
+// SRAM ECC 0x04000000 and HBM ECC 0x00100000 from ras_enabled, RAS event notify 0x00200000).
+constexpr uint32_t kCapability = 0x2807a280u | 0x04000000u | 0x00100000u | 0x00200000u;
+
 std::string gpu_node_properties(const GpuModel& g) {
   const TargetInfo& t = *g.target;
   uint32_t arrays = t.shader_engines;
@@ -149,12 +156,12 @@ std::string gpu_node_properties(const GpuModel& g) {
       "gfx_target_version %u\nvendor_id 4098\ndevice_id %u\nlocation_id %u\ndomain 0\n"
       "drm_render_minor %u\nhive_id 0\nnum_sdma_engines %u\nnum_sdma_xgmi_engines %u\n"
       "num_sdma_queues_per_engine 8\nnum_cp_queues 24\nmax_engine_clk_fcompute %u\n"
-      "local_mem_size 0\nfw_version 78\ncapability 671588992\ndebug_prop 1495\n"
+      "local_mem_size 0\nfw_version 78\ncapability %u\ndebug_prop 1495\n"
       "sdma_fw_version 8\nunique_id %llu\nnum_xcc %u\nmax_engine_clk_ccompute 3000\n",
       g.cus * 4, model().gpus.size() - 1, 0x80001000u + g.index * 0x1000u, t.lds_kb, kNumGws,
       arrays, cu_per_array,
       t.gfx_target_version, t.device_id, g.location_id, g.render_minor, t.sdma_engines,
-      t.sdma_xgmi_engines, t.max_engine_clk_mhz,
+      t.sdma_xgmi_engines, t.max_engine_clk_mhz, kCapability,
       (unsigned long long)g.unique_id, t.num_xcc);
   return buf;
 }
