@@ -257,6 +257,9 @@ bool Process::svm_overlaps_locked(uint64_t va, uint64_t size) const {
 // SVM ranges there go too (kfd_svm.c svm_range_unmap_from_cpu, from the MMU notifier).
 void Process::svm_unmapped(uint64_t addr, uint64_t len) {
   if (!svm_any_.load(std::memory_order_acquire) || len == 0) return;
+  // A forked child has no KFD process of its own (and must not wait for a lock a parent's
+  // thread held at the fork).
+  if (getpid() != owner_) return;
   std::lock_guard<std::mutex> lk(mu);
   uint64_t start = addr >> kPageShift, end = (addr + len + (1u << kPageShift) - 1) >> kPageShift;
   svm_split_locked(start);
