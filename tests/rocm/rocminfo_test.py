@@ -78,6 +78,9 @@ def check_emulated(rocminfo, kfdinfo, config, name, marketing, cus, count):
         assert a["Marketing Name"] == marketing, (config, a["Marketing Name"])
         assert number(a["Compute Unit"]) == cus, (config, a["Compute Unit"])
         assert a["Feature"].startswith("KERNEL_DISPATCH"), a["Feature"]
+        # ECC on (the RAS capability of Instinct parts), XNACK off (ROCm's default mode).
+        isa = "amdgcn-amd-amdhsa--%s:sramecc+:xnack-" % name
+        assert a["isas"] == [isa], (config, a["isas"], isa)
     check_against_kfdinfo(agents, kfdinfo, config)
     print("ok: %s -> %d x %s (%s, %d CUs)" % (config or "default", count, name, marketing, cus))
 
