@@ -99,7 +99,10 @@ base::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint6
   const bool apu = p.cpu_cores_count != 0;
   out.compute_tmpring_size = f->tmpring(l.waves, l.wave_units);
   out.srd = f->descriptor(base, uint32_t(per_xcc), apu);
-  out.backing_location = offset;
+  // Flat scratch: gfx9+ CPs take scratch_backing_memory_location as the backing store's GPU
+  // address; gfx8 took an offset from the process's scratch base (ROCr amd_gpu_agent.cpp
+  // AcquireQueueScratch, need_queue_scratch_base = major > 8).
+  out.backing_location = p.gfx_target_version >= 90000 ? base : offset;
   out.backing_byte_size = per_xcc;
   out.wave64_lane_bytes = l.lane_bytes * l.lanes_per_wave / 64;
   return out;

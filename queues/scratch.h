@@ -28,7 +28,7 @@ constexpr uint64_t kBackingAlign = uint64_t(1) << 16;
 // A queue's part of its GPU's scratch window (queues::Runtime::acquire_scratch).
 struct Slice {
   uint64_t base = 0;    // GPU VA of the slice (the V# base)
-  uint64_t offset = 0;  // from the window base (amd_queue_t.scratch_backing_memory_location)
+  uint64_t offset = 0;  // from the window base (the gfx8 form of scratch_backing_memory_location)
   uint64_t size = 0;
 };
 

@@ -10,6 +10,8 @@
 
 // Every public entry point is extern "C" with default visibility.
 #define HIP_EXPORT extern "C" __attribute__((visibility("default")))
+// The few that HIP declares as C++ functions (hip_ext.h), exported under their C++ names.
+#define HIP_EXPORT_CXX __attribute__((visibility("default")))
 
 namespace hip {
 

@@ -88,12 +88,17 @@ HIP_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int id) {
   HIP_INIT(rt);
   Device* d = device_at(rt, id);
   if (!d) return ret(hipErrorInvalidDevice);
-  *prop = d->props();
+  *prop = d->props_hip52();
   return hipSuccess;
 }
 
-HIP_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_t* prop, int id) {
-  return hipGetDeviceProperties(prop, id);
+HIP_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* prop, int id) {
+  if (!prop) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  *prop = d->props();
+  return hipSuccess;
 }
 
 HIP_EXPORT hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attr, int id) {
@@ -137,7 +142,7 @@ HIP_EXPORT hipError_t hipDeviceGetPCIBusId(char* bus_id, int len, int id) {
   HIP_INIT(rt);
   Device* d = device_at(rt, id);
   if (!d) return ret(hipErrorInvalidDevice);
-  const hipDeviceProp_t& p = d->props();
+  const hipDeviceProp_tR0600& p = d->props();
   std::snprintf(bus_id, size_t(len), "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
   return hipSuccess;
 }

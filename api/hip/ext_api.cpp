@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // AMD's launch extensions (hip_ext.h): grids in work-items, and events recorded around the kernel.
 #include "api/hip/launch.h"
+#include "hip/hip_ext.h"
 #include "api/hip/stream.h"
 
 using namespace hip;
@@ -22,7 +23,8 @@ hipError_t bracketed(hipStream_t stream, hipEvent_t start, hipEvent_t stop, Laun
 
 // The global sizes count work-items; one that is not a multiple of the block size ends in a
 // partial block. `flags` (hipExtAnyOrderLaunch) only relaxes ordering, so it is accepted as 0 or 1.
-HIP_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+// This and hipHccModuleLaunchKernel are C++ functions, as in HIP 5.2's hip_ext.h.
+HIP_EXPORT_CXX hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
                                                uint32_t bx, uint32_t by, uint32_t bz, size_t shared,
                                                hipStream_t stream, void** params, void** extra,
                                                hipEvent_t start, hipEvent_t stop, uint32_t flags) {
@@ -39,7 +41,7 @@ HIP_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t gx, uin
   }));
 }
 
-HIP_EXPORT hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
+HIP_EXPORT_CXX hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz,
                                                uint32_t bx, uint32_t by, uint32_t bz, size_t shared,
                                                hipStream_t stream, void** params, void** extra,
                                                hipEvent_t start, hipEvent_t stop) {

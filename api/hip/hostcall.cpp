@@ -22,7 +22,7 @@ constexpr uint64_t kIdMask = (uint64_t(1) << 56) - 1;
 
 // Enough packets for every wave the device can hold: a wave owns at most one packet at a time,
 // and the device code assumes the free stack never runs dry.
-uint32_t packet_count(const hipDeviceProp_t& p) {
+uint32_t packet_count(const hipDeviceProp_tR0600& p) {
   uint64_t waves = uint64_t(p.multiProcessorCount) * p.maxThreadsPerMultiProcessor / p.warpSize;
   uint32_t n = 64;
   while (n < waves) n *= 2;

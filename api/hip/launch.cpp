@@ -80,7 +80,7 @@ hipError_t kernel_error(const char* api, const base::Error& e) {
 hipError_t check_config(const Device& dev, const KernelInfo& k, const uint32_t items[3], dim3 block,
                         size_t shared) {
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
-  const hipDeviceProp_t& p = dev.props();
+  const hipDeviceProp_tR0600& p = dev.props();
   if (block.x == 0 || block.y == 0 || block.z == 0 || items[0] == 0 || items[1] == 0 || items[2] == 0)
     return hipErrorInvalidConfiguration;
   if (block.x > uint32_t(p.maxThreadsDim[0]) || block.y > uint32_t(p.maxThreadsDim[1]) ||
@@ -184,9 +184,9 @@ hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {
 
 using namespace hip;
 
-HIP_EXPORT unsigned __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
+HIP_EXPORT hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
   t_configs.push_back({grid, block, shared, stream});
-  return 0;
+  return hipSuccess;
 }
 
 HIP_EXPORT hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
@@ -202,8 +202,7 @@ HIP_EXPORT hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t*
 }
 
 HIP_EXPORT hipError_t hipConfigureCall(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
-  __hipPushCallConfiguration(grid, block, shared, stream);
-  return hipSuccess;
+  return __hipPushCallConfiguration(grid, block, shared, stream);
 }
 
 HIP_EXPORT hipError_t hipLaunchKernel(const void* fn, dim3 grid, dim3 block, void** args,

@@ -310,15 +310,13 @@ HIP_EXPORT hipError_t hipMemGetInfo(size_t* free, size_t* total) {
   return hipSuccess;
 }
 
+// HIP 5.2's answers (hipamd hip_memory.cpp of ROCm 5.2): memory no HIP call allocated or
+// registered is an invalid value; managed memory is host memory with isManaged set.
 HIP_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attr, const void* ptr) {
   if (!attr || !ptr) return ret(hipErrorInvalidValue);
   std::memset(attr, 0, sizeof *attr);
   auto e = allocations().find(ptr);
-  if (!e) {
-    attr->type = hipMemoryTypeUnregistered;  // HIP 6 (and CUDA 11): success, unregistered
-    attr->device = -2;
-    return hipSuccess;
-  }
+  if (!e) return ret(hipErrorInvalidValue);
   void* p = const_cast<void*>(ptr);
   attr->device = e->device;
   attr->allocationFlags = e->flags;
@@ -332,7 +330,7 @@ HIP_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attr, const
       attr->hostPointer = p;
       break;
     case AllocKind::Managed:
-      attr->type = hipMemoryTypeManaged;
+      attr->type = hipMemoryTypeHost;
       attr->hostPointer = p;
       attr->isManaged = 1;
       break;

@@ -22,7 +22,7 @@ struct CuLimits {
 
 CuLimits limits_of(Device& dev) {
   CuLimits l;
-  const hipDeviceProp_t& p = dev.props();
+  const hipDeviceProp_tR0600& p = dev.props();
   const kfd::NodeProperties& n = dev.gpu().props();
   if (n.simd_per_cu) l.simds = int(n.simd_per_cu);
   if (n.max_waves_per_simd) l.waves_per_simd = int(n.max_waves_per_simd);

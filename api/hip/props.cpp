@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// hipDeviceProp_t and hipDeviceGetAttribute from the KFD topology and the render node's GPU info.
+// Device properties (HIP 6's and HIP 5.2's layouts) and hipDeviceGetAttribute from the KFD topology and the render node's GPU info.
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 
@@ -37,6 +38,75 @@ void copy_name(char* dst, size_t cap, const std::string& s) {
   std::snprintf(dst, cap, "%s", s.c_str());
 }
 
+// HIP 5.2's layout of the same properties (every field it has is in HIP 6's but gcnArch).
+void to_hip52(const hipDeviceProp_tR0600& d, int gcn_arch, hipDeviceProp_t* o) {
+  std::memset(o, 0, sizeof *o);
+  std::memcpy(o->name, d.name, sizeof o->name);
+  o->totalGlobalMem = d.totalGlobalMem;
+  o->sharedMemPerBlock = d.sharedMemPerBlock;
+  o->regsPerBlock = d.regsPerBlock;
+  o->warpSize = d.warpSize;
+  o->maxThreadsPerBlock = d.maxThreadsPerBlock;
+  for (int i = 0; i < 3; ++i) o->maxThreadsDim[i] = d.maxThreadsDim[i], o->maxGridSize[i] = d.maxGridSize[i];
+  o->clockRate = d.clockRate;
+  o->memoryClockRate = d.memoryClockRate;
+  o->memoryBusWidth = d.memoryBusWidth;
+  o->totalConstMem = d.totalConstMem;
+  o->major = d.major;
+  o->minor = d.minor;
+  o->multiProcessorCount = d.multiProcessorCount;
+  o->l2CacheSize = d.l2CacheSize;
+  o->maxThreadsPerMultiProcessor = d.maxThreadsPerMultiProcessor;
+  o->computeMode = d.computeMode;
+  o->clockInstructionRate = d.clockInstructionRate;
+  o->arch = d.arch;
+  o->concurrentKernels = d.concurrentKernels;
+  o->pciDomainID = d.pciDomainID;
+  o->pciBusID = d.pciBusID;
+  o->pciDeviceID = d.pciDeviceID;
+  o->maxSharedMemoryPerMultiProcessor = d.maxSharedMemoryPerMultiProcessor;
+  o->isMultiGpuBoard = d.isMultiGpuBoard;
+  o->canMapHostMemory = d.canMapHostMemory;
+  o->gcnArch = gcn_arch;
+  std::memcpy(o->gcnArchName, d.gcnArchName, sizeof o->gcnArchName);
+  o->integrated = d.integrated;
+  o->cooperativeLaunch = d.cooperativeLaunch;
+  o->cooperativeMultiDeviceLaunch = d.cooperativeMultiDeviceLaunch;
+  o->maxTexture1DLinear = d.maxTexture1DLinear;
+  o->maxTexture1D = d.maxTexture1D;
+  o->maxTexture2D[0] = d.maxTexture2D[0], o->maxTexture2D[1] = d.maxTexture2D[1];
+  for (int i = 0; i < 3; ++i) o->maxTexture3D[i] = d.maxTexture3D[i];
+  o->hdpMemFlushCntl = d.hdpMemFlushCntl;
+  o->hdpRegFlushCntl = d.hdpRegFlushCntl;
+  o->memPitch = d.memPitch;
+  o->textureAlignment = d.textureAlignment;
+  o->texturePitchAlignment = d.texturePitchAlignment;
+  o->kernelExecTimeoutEnabled = d.kernelExecTimeoutEnabled;
+  o->ECCEnabled = d.ECCEnabled;
+  o->tccDriver = d.tccDriver;
+  o->cooperativeMultiDeviceUnmatchedFunc = d.cooperativeMultiDeviceUnmatchedFunc;
+  o->cooperativeMultiDeviceUnmatchedGridDim = d.cooperativeMultiDeviceUnmatchedGridDim;
+  o->cooperativeMultiDeviceUnmatchedBlockDim = d.cooperativeMultiDeviceUnmatchedBlockDim;
+  o->cooperativeMultiDeviceUnmatchedSharedMem = d.cooperativeMultiDeviceUnmatchedSharedMem;
+  o->isLargeBar = d.isLargeBar;
+  o->asicRevision = d.asicRevision;
+  o->managedMemory = d.managedMemory;
+  o->directManagedMemAccessFromHost = d.directManagedMemAccessFromHost;
+  o->concurrentManagedAccess = d.concurrentManagedAccess;
+  o->pageableMemoryAccess = d.pageableMemoryAccess;
+  o->pageableMemoryAccessUsesHostPageTables = d.pageableMemoryAccessUsesHostPageTables;
+}
+
+// The HIP 5.2 layout binaries built with ROCm 5.x pass in (x86-64 LP64): size and a few offsets
+// from hip_runtime_api.h of HIP 5.2.
+static_assert(sizeof(hipDeviceProp_t) == 792);
+static_assert(offsetof(hipDeviceProp_t, totalGlobalMem) == 256);
+static_assert(offsetof(hipDeviceProp_t, multiProcessorCount) == 336);
+static_assert(offsetof(hipDeviceProp_t, arch) == 356);
+static_assert(offsetof(hipDeviceProp_t, gcnArchName) == 396);
+static_assert(offsetof(hipDeviceProp_t, hdpMemFlushCntl) == 696);
+static_assert(offsetof(hipDeviceProp_t, pageableMemoryAccessUsesHostPageTables) == 788);
+
 }  // namespace
 
 loader::TargetId device_target(const kfd::Node& node, bool xnack_on) {
@@ -58,7 +128,7 @@ void Device::fill_props() {
   if (auto q = gpu_.render.query(); q) info = *q;
   if (info.gpu_counter_freq_khz) timestamp_hz_ = uint64_t(info.gpu_counter_freq_khz) * 1000;
 
-  hipDeviceProp_t& d = props_;
+  hipDeviceProp_tR0600& d = props_;
   std::memset(&d, 0, sizeof d);
   copy_name(d.name, sizeof d.name,
             info.marketing_name.empty() ? "AMD Radeon Graphics (" + target_.processor + ")" : info.marketing_name);
@@ -113,10 +183,14 @@ void Device::fill_props() {
   d.arch = hipDeviceArch_t{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
   d.isLargeBar = (info.visible_vram_size == 0 || info.visible_vram_size >= info.vram_size) ? 1 : 0;
   d.asicRevision = int((p.capability >> kCapAsicRevisionShift) & kCapAsicRevisionMask);
+  // HIP's deprecated gcnArch: major * 100 + minor * 10 + stepping, 910 for gfx90a (hipamd
+  // hip_device.cpp of ROCm 5.2).
+  uint32_t v = p.gfx_target_version;
+  to_hip52(d, int(v / 10000 * 100 + v / 100 % 100 * 10 + v % 100), &props52_);
 }
 
 hipError_t device_attribute(const Device& dev, hipDeviceAttribute_t a, int* v) {
-  const hipDeviceProp_t& p = dev.props();
+  const hipDeviceProp_tR0600& p = dev.props();
   switch (a) {
     case hipDeviceAttributeEccEnabled: *v = p.ECCEnabled; break;
     case hipDeviceAttributeAsyncEngineCount: *v = p.asyncEngineCount; break;

@@ -116,7 +116,10 @@ class Device {
   int index() const { return index_; }
   const mem::Gpu& gpu() const { return gpu_; }
   uint32_t gpu_id() const { return gpu_.gpu_id; }
-  const hipDeviceProp_t& props() const { return props_; }
+  // Every property kfdrt knows, in HIP 6's layout (a superset of HIP 5.2's).
+  const hipDeviceProp_tR0600& props() const { return props_; }
+  // The same in HIP 5.2's layout, as hipGetDeviceProperties returns them.
+  const hipDeviceProp_t& props_hip52() const { return props52_; }
   const loader::TargetId& target() const { return target_; }
   queues::Runtime& qrt() { return rt_; }
   mem::Context& memory() { return rt_.memory(); }
@@ -154,7 +157,8 @@ class Device {
   queues::Runtime& rt_;
   int index_;
   const mem::Gpu& gpu_;
-  hipDeviceProp_t props_{};
+  hipDeviceProp_tR0600 props_{};
+  hipDeviceProp_t props52_{};
   loader::TargetId target_;
   uint64_t timestamp_hz_ = 100000000;
   SignalPool signals_;

@@ -92,8 +92,10 @@ Outcome read_queue_scratch(const Dispatch& d, Memory& mem, uint32_t kd_private,
     const uint32_t tmpring = load<uint32_t>(q, offsetof(AmdQueue, compute_tmpring_size));
     std::memcpy(s.vsharp, q + offsetof(AmdQueue, scratch_resource_descriptor), sizeof s.vsharp);
     s.base = pm4::vsharp_gfx9::base(s.vsharp);
-    s.flat_base =
-        d.private_base + load<uint64_t>(q, offsetof(AmdQueue, scratch_backing_memory_location));
+    // gfx9+ CPs take scratch_backing_memory_location as the store's GPU address (ROCr
+    // amd_gpu_agent.cpp need_queue_scratch_base); gfx8's was relative to SH_HIDDEN_PRIVATE_BASE.
+    const uint64_t location = load<uint64_t>(q, offsetof(AmdQueue, scratch_backing_memory_location));
+    s.flat_base = l.family && l.family->major > 8 ? location : d.private_base + location;
     s.waves = tr::waves(tmpring);
     s.wave_bytes = uint64_t{tr::wave_units(tmpring)} * tr::kWaveSizeUnit;
   }

@@ -64,7 +64,7 @@ class DynamicScratch : public EngineTest {
     const uint64_t base = buffer(uint64_t(lane) * 64 * waves, Kind::Vram).va();
     scratch_vsharp(base, aq_->scratch_resource_descriptor);
     aq_->compute_tmpring_size = tmpring_gfx9(waves, lane);
-    aq_->scratch_backing_memory_location = base;  // the process's scratch base is 0 here
+    aq_->scratch_backing_memory_location = base;  // gfx9+: the store's address
     aq_->scratch_backing_memory_byte_size = uint64_t(lane) * 64 * waves;
     aq_->scratch_wave64_lane_byte_size = lane;
     __atomic_store_n(&inactive->value, int64_t(0), __ATOMIC_RELEASE);

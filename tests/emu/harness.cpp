@@ -122,7 +122,7 @@ uint64_t scratch_bytes(uint32_t lane_bytes, uint32_t waves) {
 namespace {
 
 // amd_queue_t's scratch fields for a backing store at `base` (queues::scratch's gfx9 encoders);
-// the store is also the process's scratch base, so the backing location is 0.
+// gfx9+ CPs take the backing location as the store's address.
 void fill_queue_scratch(pm4::aql::AmdQueue& q, uint8_t* base, uint32_t lane_bytes,
                         uint32_t waves) {
   namespace sc = queues::scratch;
@@ -132,7 +132,7 @@ void fill_queue_scratch(pm4::aql::AmdQueue& q, uint8_t* base, uint32_t lane_byte
       sc::tmpring_size_gfx9(waves, lane * 64 / sc::tmpring_gfx9::kWaveSizeUnit);
   sc::Descriptor d = sc::descriptor_gfx9(reinterpret_cast<uint64_t>(base), uint32_t(total), false);
   std::memcpy(q.scratch_resource_descriptor, d.word, sizeof d.word);
-  q.scratch_backing_memory_location = 0;
+  q.scratch_backing_memory_location = reinterpret_cast<uint64_t>(base);
   q.scratch_backing_memory_byte_size = total;
   q.scratch_wave64_lane_byte_size = lane;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <vector>
 
 __device__ int g_value;
@@ -99,6 +100,24 @@ TEST(HipDevices, PropertiesComeFromTheTopology) {
   hipDeviceProp_t q;
   ASSERT_EQ(hipGetDeviceProperties(&q, 0), hipSuccess);
   EXPECT_EQ(v, q.multiProcessorCount);
+  // HIP 5.2's deprecated gcnArch, major * 100 + minor * 10 + stepping (910 for gfx90a), agrees
+  // with the target name gfx<major><minor><stepping in hex>.
+  const std::string gfx = std::string(q.gcnArchName).substr(3, std::string(q.gcnArchName).find(':') - 3);
+  ASSERT_GE(gfx.size(), 3u);
+  const int major = std::stoi(gfx.substr(0, gfx.size() - 2)), minor = gfx[gfx.size() - 2] - '0',
+            stepping = std::stoi(gfx.substr(gfx.size() - 1), nullptr, 16);
+  EXPECT_EQ(q.gcnArch, major * 100 + minor * 10 + stepping) << q.gcnArchName;
+  // HIP 6's layout (a kfdrt extension) holds the same values.
+  hipDeviceProp_tR0600 r;
+  ASSERT_EQ(hipGetDevicePropertiesR0600(&r, 0), hipSuccess);
+  EXPECT_STREQ(r.name, q.name);
+  EXPECT_STREQ(r.gcnArchName, q.gcnArchName);
+  EXPECT_EQ(r.totalGlobalMem, q.totalGlobalMem);
+  EXPECT_EQ(r.multiProcessorCount, q.multiProcessorCount);
+  EXPECT_EQ(r.maxSharedMemoryPerMultiProcessor, q.maxSharedMemoryPerMultiProcessor);
+  EXPECT_EQ(r.pageableMemoryAccessUsesHostPageTables, q.pageableMemoryAccessUsesHostPageTables);
+  EXPECT_EQ(r.maxBlocksPerMultiProcessor, 32);
+  EXPECT_EQ(hipGetDevicePropertiesR0600(nullptr, 0), hipErrorInvalidValue);
   EXPECT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 0), hipSuccess);
   EXPECT_EQ(v, 64);
   EXPECT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttributeWallClockRate, 0), hipSuccess);

@@ -317,8 +317,8 @@ __global__ void lds_hog(int* out) {
 // HIP's model: a block takes whole waves; a compute unit has simds x waves-per-simd wave slots,
 // fewer when the kernel's registers do not fit that many, and a share of LDS.
 TEST_F(HipLaunch, OccupancyCountsWavesRegistersAndLds) {
-  hipDeviceProp_t p;
-  ASSERT_EQ(hipGetDeviceProperties(&p, 0), hipSuccess);
+  hipDeviceProp_tR0600 p;  // HIP 6's layout has the per-multiprocessor limits
+  ASSERT_EQ(hipGetDevicePropertiesR0600(&p, 0), hipSuccess);
   const int wave_slots = p.maxThreadsPerMultiProcessor / p.warpSize;
   hipFuncAttributes a;
   ASSERT_EQ(hipFuncGetAttributes(&a, tiny), hipSuccess);

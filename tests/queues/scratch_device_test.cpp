@@ -33,7 +33,7 @@ TEST(QueueScratch, PopulatesAmdQueueScratchFields) {
   EXPECT_EQ(a->compute_tmpring_size >> 12, 16u);  // WAVESIZE in KiB
   EXPECT_EQ(a->compute_tmpring_size & 0xfff,
             std::min<uint64_t>(want / p.num_xcc / 16384, cus * p.max_slots_scratch_cu));
-  EXPECT_EQ(a->scratch_backing_memory_location, q->scratch_slice().offset);
+  EXPECT_EQ(a->scratch_backing_memory_location, base);  // gfx9+: an address (ROCr need_queue_scratch_base)
   EXPECT_EQ(a->scratch_backing_memory_byte_size, want / p.num_xcc);
   EXPECT_EQ(a->scratch_wave64_lane_byte_size, 256u);
   EXPECT_EQ(a->queue_properties, 0x2u | 0x8u);  // IS_PTR64 | ENABLE_PROFILING

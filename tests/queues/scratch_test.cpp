@@ -69,7 +69,7 @@ TEST(Scratch, SizesTheBackingStoreLikeRocr) {
   auto f = sc::encode(mi210(), *l, 0x7f0000000000ull, 0x30000);
   ASSERT_TRUE(f.ok()) << f.message();
   EXPECT_EQ(f->compute_tmpring_size, 3328u | 7u << 12);  // 0x7d00
-  EXPECT_EQ(f->backing_location, 0x30000u);
+  EXPECT_EQ(f->backing_location, 0x7f0000000000ull);  // gfx9+: the store's address, not its offset
   EXPECT_EQ(f->backing_byte_size, 112ull * 64 * 104 * 32);
   EXPECT_EQ(f->srd.word[2], uint32_t(112 * 64 * 104 * 32));
   EXPECT_EQ(f->wave64_lane_bytes, 112u);

@@ -179,10 +179,8 @@ namespace detail {
 // host memory): described from hipPointerGetAttributes and hipMemGetAddressRange.
 inline bool hip_pointer_info(const void* ptr, AmPointerInfo* info) {
   hipPointerAttribute_t a{};
-  if (!ptr || hipPointerGetAttributes(&a, ptr) != hipSuccess) return false;
-  if (a.memoryType != hipMemoryTypeDevice && a.memoryType != hipMemoryTypeHost &&
-      a.memoryType != hipMemoryTypeManaged)
-    return false;
+  if (!ptr || !pointer_attributes(ptr, &a)) return false;
+  if (a.memoryType != hipMemoryTypeDevice && a.memoryType != hipMemoryTypeHost) return false;
   hipDeviceptr_t base = nullptr;
   size_t bytes = 0;
   if (hipMemGetAddressRange(&base, &bytes, const_cast<void*>(ptr)) != hipSuccess) base = nullptr, bytes = 0;

@@ -14,26 +14,29 @@
 #define hipExtAnyOrderLaunch 0x01
 
 #ifdef __cplusplus
-extern "C" {
-#endif
-
 // Like hipModuleLaunchKernel, but globalWorkSize* count work-items (a size that is not a multiple
 // of the block ends in a partial block); startEvent / stopEvent, when not null, are recorded on
-// the stream just before and just after the kernel.
+// the stream just before and just after the kernel. C++ functions, as HIP 5.2 declares them (its
+// library exports them under their C++ names).
 hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY,
                                     uint32_t globalWorkSizeZ, uint32_t localWorkSizeX,
                                     uint32_t localWorkSizeY, uint32_t localWorkSizeZ,
                                     size_t sharedMemBytes, hipStream_t hStream, void** kernelParams,
-                                    void** extra, hipEvent_t startEvent __HIP_DEFAULT(NULL),
-                                    hipEvent_t stopEvent __HIP_DEFAULT(NULL),
-                                    uint32_t flags __HIP_DEFAULT(0));
+                                    void** extra, hipEvent_t startEvent = NULL,
+                                    hipEvent_t stopEvent = NULL, uint32_t flags = 0);
 // The older name of hipExtModuleLaunchKernel.
 hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY,
                                     uint32_t globalWorkSizeZ, uint32_t localWorkSizeX,
                                     uint32_t localWorkSizeY, uint32_t localWorkSizeZ,
                                     size_t sharedMemBytes, hipStream_t hStream, void** kernelParams,
-                                    void** extra, hipEvent_t startEvent __HIP_DEFAULT(NULL),
-                                    hipEvent_t stopEvent __HIP_DEFAULT(NULL));
+                                    void** extra, hipEvent_t startEvent = NULL,
+                                    hipEvent_t stopEvent = NULL);
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 // hipLaunchKernel (grid in blocks) with start / stop events as above.
 hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks, void** args,
                               size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent,

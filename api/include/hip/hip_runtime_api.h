@@ -36,7 +36,8 @@ hipError_t hipSetDevice(int deviceId);
 hipError_t hipGetDevice(int* deviceId);
 hipError_t hipDeviceGet(hipDevice_t* device, int ordinal);
 hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId);
-hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_t* prop, int deviceId);
+// HIP 6's property layout (hipDeviceProp_tR0600), a kfdrt extension beside HIP 5.2's.
+hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* prop, int deviceId);
 hipError_t hipDeviceGetAttribute(int* pi, hipDeviceAttribute_t attr, int deviceId);
 hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device);
 hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device);
@@ -205,7 +206,7 @@ hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 di
 hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
                             hipStream_t stream __HIP_DEFAULT(0));
 // What clang emits for kernel<<<...>>> (clang CGCUDANV.cpp).
-unsigned __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
+hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
                                     hipStream_t stream __HIP_DEFAULT(0));
 hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
                                      hipStream_t* stream);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The HIP version kfdrt's headers and runtime implement (read by clang's HIP wrapper and by programs).
+// The HIP version whose ABI kfdrt's headers and runtime implement: HIP 5.2 (read by clang's HIP
+// wrapper and by programs, which pick layouts and APIs by it).
 #pragma once
 
-#define HIP_VERSION_MAJOR 6
-#define HIP_VERSION_MINOR 0
+#define HIP_VERSION_MAJOR 5
+#define HIP_VERSION_MINOR 2
 #define HIP_VERSION_PATCH 0
 #define HIP_VERSION_GITHASH "kfdrt"
 #define HIP_VERSION_BUILD_ID 0

@@ -85,7 +85,9 @@ int main() {
   CHECK(max_error() < 1e-3f);
 
   hipFuncAttributes attr;
-  CHECK_HIP(hipFuncGetAttributes(&attr, matmul_tiled));
+  // The kernel as const void*, as HIP 5.2's hipFuncGetAttributes takes it (the demo also builds
+  // with ROCm's hipcc).
+  CHECK_HIP(hipFuncGetAttributes(&attr, reinterpret_cast<const void*>(matmul_tiled)));
   CHECK(attr.sharedSizeBytes == 2 * kTile * kTile * sizeof(float));
   CHECK_HIP(hipFree(da));
   CHECK_HIP(hipFree(db));

@@ -268,7 +268,7 @@ private:
   static hcCommandKind copy_kind(const void* src, const void* dst) {
     auto on_device = [](const void* p) {
       hipPointerAttribute_t a{};
-      return hipPointerGetAttributes(&a, p) == hipSuccess && a.memoryType == hipMemoryTypeDevice;
+      return detail::pointer_attributes(p, &a) && a.memoryType == hipMemoryTypeDevice;
     };
     const bool s = on_device(src), d = on_device(dst);
     return s ? (d ? hcMemcpyDeviceToDevice : hcMemcpyDeviceToHost)

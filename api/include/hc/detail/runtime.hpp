@@ -25,6 +25,16 @@ enum access_type {
 
 namespace detail {
 
+// hipPointerGetAttributes for memory HIP may not know: HIP 5.2 answers hipErrorInvalidValue for
+// it and records that as the thread's last error, which is no error of the program's; it is
+// cleared again unless an earlier one was pending.
+inline bool pointer_attributes(const void* p, hipPointerAttribute_t* a) {
+  const hipError_t pending = hipPeekAtLastError();
+  if (hipPointerGetAttributes(a, p) == hipSuccess) return true;
+  if (pending == hipSuccess) (void)hipGetLastError();
+  return false;
+}
+
 // Streams of finished accelerator_views, kept for reuse (as hcc kept a queue pool): creating an
 // AQL queue is costly, and programs that create a view per task would otherwise churn queues.
 class stream_pool {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// HIP's value types for kfdrt: error codes, dim3, handles, enums and structs (HIP 6 numbering).
+// HIP's value types for kfdrt: error codes, dim3, handles, enums and structs (the HIP 5.2 ABI).
 #pragma once
 
 #include <stddef.h>
@@ -128,19 +128,19 @@ typedef enum hipMemcpyKind {
   hipMemcpyDeviceToDeviceNoCU = 1024
 } hipMemcpyKind;
 
-// HIP 6 numbering of memory types (pointer attributes).
+// Memory types of pointer attributes, HIP 5.2's numbering (hip_runtime_api.h of HIP 5.2; HIP 6
+// renumbered them and added Unregistered and Managed, which HIP 5.2 reports as an error and as
+// isManaged).
 typedef enum hipMemoryType {
-  hipMemoryTypeUnregistered = 0,
-  hipMemoryTypeHost = 1,
-  hipMemoryTypeDevice = 2,
-  hipMemoryTypeManaged = 3,
-  hipMemoryTypeArray = 10,
-  hipMemoryTypeUnified = 11
+  hipMemoryTypeHost = 0,
+  hipMemoryTypeDevice = 1,
+  hipMemoryTypeArray = 2,
+  hipMemoryTypeUnified = 3
 } hipMemoryType;
 
 typedef struct hipPointerAttribute_t {
 #ifdef __cplusplus
-  union {  // HIP 6 calls it `type`, HIP 5 `memoryType`
+  union {  // HIP 5.2 calls it `memoryType`; `type` is the name HIP 6 and CUDA 11 use
     enum hipMemoryType type;
     enum hipMemoryType memoryType;
   };
@@ -254,8 +254,9 @@ typedef struct hipDeviceArch_t {
   unsigned hasDynamicParallelism : 1;
 } hipDeviceArch_t;
 
-// Device properties in HIP 6's field order (hipDeviceProp_tR0600).
-typedef struct hipDeviceProp_t {
+// Device properties in HIP 6's field order, filled by hipGetDevicePropertiesR0600 (HIP 6 programs
+// reach it through the macro HIP 6's headers define; kfdrt keeps HIP 5.2's hipDeviceProp_t).
+typedef struct hipDeviceProp_tR0600 {
   char name[256];
   hipUUID uuid;
   char luid[8];
@@ -364,10 +365,69 @@ typedef struct hipDeviceProp_t {
   int cooperativeMultiDeviceUnmatchedSharedMem;
   int isLargeBar;
   int asicRevision;
-} hipDeviceProp_t;
-typedef hipDeviceProp_t hipDeviceProp_tR0600;
+} hipDeviceProp_tR0600;
 
-// Device attributes: values are positional as in HIP 6 (HIP 5 names kept as aliases).
+// Device properties as HIP 5.2 lays them out (hip_runtime_api.h of HIP 5.2): what
+// hipGetDeviceProperties fills and what binaries built with HIP 5.x headers pass to it.
+typedef struct hipDeviceProp_t {
+  char name[256];
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;        // kHz
+  int memoryClockRate;  // kHz
+  int memoryBusWidth;   // bits
+  size_t totalConstMem;
+  int major;
+  int minor;
+  int multiProcessorCount;
+  int l2CacheSize;
+  int maxThreadsPerMultiProcessor;
+  int computeMode;
+  int clockInstructionRate;  // kHz of the clock64() counter
+  hipDeviceArch_t arch;
+  int concurrentKernels;
+  int pciDomainID;
+  int pciBusID;
+  int pciDeviceID;
+  size_t maxSharedMemoryPerMultiProcessor;
+  int isMultiGpuBoard;
+  int canMapHostMemory;
+  int gcnArch;  // deprecated in HIP: major * 100 + minor * 10 + stepping
+  char gcnArchName[256];
+  int integrated;
+  int cooperativeLaunch;
+  int cooperativeMultiDeviceLaunch;
+  int maxTexture1DLinear;
+  int maxTexture1D;
+  int maxTexture2D[2];
+  int maxTexture3D[3];
+  unsigned int* hdpMemFlushCntl;
+  unsigned int* hdpRegFlushCntl;
+  size_t memPitch;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
+  int kernelExecTimeoutEnabled;
+  int ECCEnabled;
+  int tccDriver;
+  int cooperativeMultiDeviceUnmatchedFunc;
+  int cooperativeMultiDeviceUnmatchedGridDim;
+  int cooperativeMultiDeviceUnmatchedBlockDim;
+  int cooperativeMultiDeviceUnmatchedSharedMem;
+  int isLargeBar;
+  int asicRevision;
+  int managedMemory;
+  int directManagedMemAccessFromHost;
+  int concurrentManagedAccess;
+  int pageableMemoryAccess;
+  int pageableMemoryAccessUsesHostPageTables;
+} hipDeviceProp_t;
+
+// Device attributes: HIP 5.2's values, which HIP 6 kept (it renamed five positions Unused).
 typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeCudaCompatibleBegin = 0,
   hipDeviceAttributeEccEnabled = hipDeviceAttributeCudaCompatibleBegin,
@@ -584,5 +644,5 @@ typedef void (*hipHostFn_t)(void* userData);
 #define HIP_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02)
 #define HIP_LAUNCH_PARAM_END ((void*)0x03)
 
-#define hipIpcMemLazyEnablePeerAccess 0x01
+#define hipIpcMemLazyEnablePeerAccess 0  // HIP 5.2's value (CUDA's is 1)
 #define HIP_IPC_HANDLE_SIZE 64
