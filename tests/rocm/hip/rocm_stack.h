@@ -16,12 +16,16 @@ struct Loaded {
   bool amdhip = false, hsa = false, kfdrt = false;
 };
 
+// kfdrt builds a libamdhip64.so.5 of its own (api/compat, installed under <libdir>/kfdrt/hip5):
+// that one, or libkfdrt itself, is not ROCm's runtime. ROCm's libamdhip64 runs on ROCr, which
+// kfdrt never loads.
 inline int note_library(dl_phdr_info* info, size_t, void* data) {
   auto* l = static_cast<Loaded*>(data);
   const char* name = info->dlpi_name ? info->dlpi_name : "";
-  l->amdhip |= std::strstr(name, "libamdhip64.so") != nullptr;
+  bool kfdrt_hip = std::strstr(name, "/kfdrt/hip5/") || std::strstr(name, "/api/compat/");
+  l->amdhip |= std::strstr(name, "libamdhip64.so") != nullptr && !kfdrt_hip;
   l->hsa |= std::strstr(name, "libhsa-runtime64.so") != nullptr;
-  l->kfdrt |= std::strstr(name, "libkfdrt") != nullptr;
+  l->kfdrt |= kfdrt_hip || std::strstr(name, "libkfdrt") != nullptr;
   return 0;
 }
 
