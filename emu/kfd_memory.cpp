@@ -60,7 +60,9 @@ void Process::map_locked(DeviceState& d, Bo& bo) {
   if (!bo.mapped.insert(d.model->gpu_id).second) return;
   shader::CachedRange* cache = cache_mapping(d, bo);  // the GPU's caches, by the page's MTYPE
   std::unique_lock<std::shared_mutex> lk(d.map_mu);
-  d.maps[bo.va] = Mapping{bo.va, bo.va + bo.size, bo.host, bo.writable(), cache};
+  Mapping m{bo.va, bo.va + bo.size, bo.host, bo.writable()};
+  m.cache = cache;
+  d.maps[bo.va] = m;
 }
 
 void Process::unmap_locked(DeviceState& d, Bo& bo) {
@@ -111,6 +113,7 @@ int Process::alloc_memory_locked(kfd_ioctl_alloc_memory_of_gpu_args* a) {
   if (popcount(f & kTypeMask) != 1) return -EINVAL;
   if ((a->size & (kPage - 1)) || (a->va_addr & (kPage - 1))) return -EINVAL;
   if (a->va_addr < kGpuvmBase || a->va_addr + a->size - 1 > kGpuvmLimit) return -EINVAL;
+  if (svm_overlaps_locked(a->va_addr, a->size)) return -EADDRINUSE;  // already an SVM range
   for (auto& [h, bo] : bos_) {
     bool in_vm = bo->gpu_id == a->gpu_id || bo->mapped.count(a->gpu_id);
     if (in_vm && a->va_addr < bo->va + bo->size && bo->va < a->va_addr + a->size) return -EINVAL;

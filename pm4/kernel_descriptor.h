@@ -153,5 +153,9 @@ constexpr uint32_t user_sgprs_from_properties(uint16_t v) {
 // kernarg_preload: length in dwords [6:0], offset in dwords [15:7] (gfx90a/gfx94x).
 constexpr uint32_t kernarg_preload_length(uint16_t v) { return v & 0x7Fu; }
 constexpr uint32_t kernarg_preload_offset(uint16_t v) { return (v >> 7) & 0x1FFu; }
+// A kernel that preloads kernargs starts with a 256-byte prologue for firmware that cannot
+// preload; a launcher that fills the SGPRs itself starts 256 bytes after the entry
+// (AMDGPUUsage "Preloaded Kernel Arguments").
+constexpr uint64_t kKernargPreloadPrologueBytes = 256;
 
 }  // namespace pm4

@@ -84,6 +84,12 @@ constexpr uint32_t kCsW32En = 1u << 15;  // gfx10+: wave32 dispatch
 // COMPUTE_NUM_THREAD_X/Y/Z: NUM_THREAD_FULL [15:0], NUM_THREAD_PARTIAL [31:16].
 constexpr uint32_t num_thread(uint32_t full) { return full & 0xFFFFu; }
 constexpr uint32_t num_thread_full(uint32_t v) { return v & 0xFFFFu; }
+// With DISPATCH_INITIATOR.PARTIAL_TG_EN, the size of the last workgroup along the axis
+// (gc_9_0_sh_mask.h COMPUTE_NUM_THREAD_X__NUM_THREAD_PARTIAL).
+constexpr uint32_t num_thread(uint32_t full, uint32_t partial) {
+  return (full & 0xFFFFu) | (partial & 0xFFFFu) << 16;
+}
+constexpr uint32_t num_thread_partial(uint32_t v) { return v >> 16; }
 
 // COMPUTE_PGM_LO/HI: the 256-byte aligned code address, split as address >> 8 and >> 40.
 constexpr uint32_t pgm_lo(uint64_t code) { return uint32_t(code >> 8); }
@@ -101,6 +107,9 @@ constexpr uint32_t tg_per_cu(uint32_t v) { return (v >> 12) & 0xFu; }
 
 // COMPUTE_PGM_RSRC2.LDS_SIZE [23:15]: the dispatch's LDS in the family's granule (the CP fills
 // it from the AQL packet; a PM4 dispatch writes it itself).
+// TRAP_PRESENT (bit 6): waves start with the trap handler the driver installed (kfdtest sets it
+// for PM4 dispatches before gfx12; gc_9_0_sh_mask.h COMPUTE_PGM_RSRC2__TRAP_PRESENT_MASK).
+constexpr uint32_t kRsrc2TrapPresent = 1u << 6;
 constexpr uint32_t kRsrc2LdsSizeShift = 15;
 constexpr uint32_t kRsrc2LdsSizeMask = 0x1FFu << kRsrc2LdsSizeShift;
 

@@ -54,6 +54,14 @@ constexpr uint32_t kAtomicDwords = 8;
 constexpr uint32_t kConstFillDwords = 5;
 constexpr uint32_t kTimestampDwords = 3;
 
+// Some gfx9 SDMA engines (gfx900, gfx902, gfx904, gfx90c) need at least 64 dwords per ring
+// submission: a shorter one is padded with a NOP (ROCr amd_blit_sdma.cpp min_submission_size_).
+constexpr uint32_t min_submission_dwords(uint32_t gfx_target_version) {
+  return (gfx_target_version >= 90000 && gfx_target_version <= 90004) || gfx_target_version == 90012
+             ? 64
+             : 0;
+}
+
 // "bytes - 1" on v4 and later (v2/v3 counted bytes).
 constexpr uint32_t count_field(uint32_t n) { return n - 1; }
 constexpr uint32_t count_mask(const Family& f) { return (1u << f.sdma_count_bits) - 1; }

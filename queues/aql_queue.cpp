@@ -11,6 +11,7 @@
 
 #include "memory/context.h"
 #include "pm4/queue_error.h"
+#include "queues/queue_memory.h"
 #include "queues/runtime.h"
 
 namespace queues {
@@ -20,16 +21,6 @@ namespace {
 constexpr int64_t kSignalKindDoorbell = -1;
 constexpr uint32_t kHsaQueueTypeMulti = 0;
 constexpr uint32_t kHsaQueueFeatureKernelDispatch = 1;
-
-mem::AllocRequest buffer_request(mem::Heap heap, mem::Coherence c, size_t size, uint32_t gpu) {
-  mem::AllocRequest r;
-  r.heap = heap;
-  r.coherence = c;
-  r.size = size;
-  r.owner_gpu = gpu;
-  r.host_access = heap != mem::Heap::Vram;
-  return r;
-}
 
 }  // namespace
 
@@ -52,49 +43,23 @@ base::Result<std::unique_ptr<AqlQueue>> AqlQueue::create(Runtime& rt, const Queu
 base::Status AqlQueue::allocate_buffers(const mem::Gpu& gpu) {
   mem::Context& ctx = rt_.memory();
   const uint32_t id = gpu.gpu_id;
-  KFD_ASSIGN(void* ring, ctx.allocate(buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
-                                                     size_t(size_) * aql::kPacketSize, id)));
+  KFD_ASSIGN(void* ring, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
+                                                           size_t(size_) * aql::kPacketSize, id)));
   ring_ = static_cast<Packet*>(ring);
   // amd_queue_t alone in a one-page buffer: Linux 6.12 wants rptr and wptr each in the first
   // page of a mapping of exactly one page (kfd_queue_buffer_get compares page numbers), and
   // read_dispatch_id (@128) and write_dispatch_id (@56) both lie in that page.
-  KFD_ASSIGN(void* q, ctx.allocate(buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
-                                                  mem::kPageSize, id)));
+  KFD_ASSIGN(void* q, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::Uncached,
+                                                        mem::kPageSize, id)));
   amdq_ = static_cast<aql::AmdQueue*>(q);
-  if (sizes_.eop_size) {
-    KFD_ASSIGN(eop_, ctx.allocate(buffer_request(mem::Heap::Vram, mem::Coherence::NonCoherent,
-                                                 sizes_.eop_size, id)));
-  }
-  if (sizes_.cwsr) {
-    KFD_ASSIGN(cwsr_, ctx.allocate(buffer_request(mem::Heap::Vram, mem::Coherence::NonCoherent,
-                                                  sizes_.cwsr_total, id)));
-  }
+  KFD_TRY(allocate_compute_buffers(ctx, gpu, sizes_, &compute_));
   KFD_ASSIGN(inactive_, rt_.make_signal_storage(0, rt_.events().queue_error_event()));
   KFD_ASSIGN(doorbell_signal_, rt_.make_signal_storage(0, nullptr));
   return {};
 }
 
 base::Result<AqlQueue::PreparedScratch> AqlQueue::prepare_scratch(uint32_t lane_bytes) {
-  PreparedScratch p;
-  KFD_ASSIGN(p.layout, scratch::layout(gpu_->props(), lane_bytes));
-  if (p.layout.total_bytes == 0) return p;  // no scratch: all fields zero
-  for (;;) {
-    auto slice = rt_.acquire_scratch(*gpu_, p.layout.total_bytes);
-    if (slice) {
-      p.slice = *slice;
-      break;
-    }
-    // Out of memory: fewer slots (down to one workgroup's worth) only throttle the waves.
-    if (slice.err() != ENOMEM || p.layout.waves <= scratch::kMinWaves) return slice.error();
-    p.layout = scratch::with_waves(p.layout, std::max(scratch::kMinWaves, p.layout.waves / 2));
-  }
-  auto f = scratch::encode(gpu_->props(), p.layout, p.slice.base, p.slice.offset);
-  if (!f) {
-    rt_.release_scratch(gpu_id_, p.slice);
-    return f.error();
-  }
-  p.fields = *f;
-  return p;
+  return rt_.prepare_scratch(*gpu_, lane_bytes);
 }
 
 void AqlQueue::commit_scratch(const PreparedScratch& p) {
@@ -140,19 +105,13 @@ void AqlQueue::init_amd_queue(const mem::Gpu& gpu) {
     ring_[i] = Packet{};
     ring_[i].dw[0] = aql::kTypeInvalid;  // all headers start INVALID
   }
-  const auto& p = gpu.props();
   auto& h = amdq_->hsa_queue;
   h.type = kHsaQueueTypeMulti;
   h.features = kHsaQueueFeatureKernelDispatch;
   h.base_address = reinterpret_cast<uint64_t>(ring_);
   h.doorbell_signal = reinterpret_cast<uint64_t>(doorbell_signal_);
   h.size = size_;
-  amdq_->group_segment_aperture_base_hi = uint32_t(gpu.apertures.lds_base >> 32);
-  amdq_->private_segment_aperture_base_hi = uint32_t(gpu.apertures.scratch_base >> 32);
-  uint32_t cus = p.simd_per_cu ? p.simd_count / p.simd_per_cu : 1;
-  amdq_->max_cu_id = cus ? cus - 1 : 0;
-  uint32_t waves = p.max_waves_per_simd * p.simd_per_cu;
-  amdq_->max_wave_id = waves ? waves - 1 : 0;
+  init_amd_queue_device_fields(*amdq_, gpu);
   amdq_->read_dispatch_id_field_base_byte_offset =
       uint32_t(offsetof(aql::AmdQueue, read_dispatch_id) - offsetof(aql::AmdQueue, hsa_queue));
   amdq_->queue_properties = scratch::kPropIsPtr64;
@@ -182,11 +141,11 @@ base::Status AqlQueue::init(const mem::Gpu& gpu, const QueueOptions& opts) {
   a.read_pointer_address = reinterpret_cast<uint64_t>(&amdq_->read_dispatch_id);
   a.queue_percentage = opts.percentage;
   a.queue_priority = opts.priority;
-  a.eop_buffer_address = reinterpret_cast<uint64_t>(eop_);
-  a.eop_buffer_size = eop_ ? sizes_.eop_size : 0;
-  a.ctx_save_restore_address = reinterpret_cast<uint64_t>(cwsr_);
-  a.ctx_save_restore_size = cwsr_ ? sizes_.ctx_save_restore_size : 0;
-  a.ctl_stack_size = cwsr_ ? sizes_.ctl_stack_size : 0;
+  a.eop_buffer_address = reinterpret_cast<uint64_t>(compute_.eop);
+  a.eop_buffer_size = compute_.eop ? sizes_.eop_size : 0;
+  a.ctx_save_restore_address = reinterpret_cast<uint64_t>(compute_.cwsr);
+  a.ctx_save_restore_size = compute_.cwsr ? sizes_.ctx_save_restore_size : 0;
+  a.ctl_stack_size = compute_.cwsr ? sizes_.ctl_stack_size : 0;
   KFD_ASSIGN(kfd::QueueInfo info, rt_.memory().kfd().create_queue(a));
   created_ = true;
   queue_id_ = info.queue_id;
@@ -205,10 +164,11 @@ AqlQueue::~AqlQueue() { (void)destroy(); }
 
 void AqlQueue::free_buffers() {
   mem::Context& ctx = rt_.memory();
-  for (void** p : {reinterpret_cast<void**>(&ring_), reinterpret_cast<void**>(&amdq_), &eop_, &cwsr_}) {
+  for (void** p : {reinterpret_cast<void**>(&ring_), reinterpret_cast<void**>(&amdq_)}) {
     if (*p) (void)ctx.free(*p);
     *p = nullptr;
   }
+  free_compute_buffers(ctx, &compute_);
   rt_.release_scratch(gpu_id_, scratch_slice_);
   scratch_slice_ = {};
   if (inactive_) rt_.destroy_signal_storage(inactive_, nullptr);

@@ -11,6 +11,7 @@
 #include "base/result.h"
 #include "pm4/aql.h"
 #include "queues/packets.h"
+#include "queues/queue_memory.h"
 #include "queues/scratch.h"
 #include "queues/signal.h"
 
@@ -74,11 +75,7 @@ class AqlQueue {
   // call it only when no wave of this queue runs and none can start before it returns (a
   // barrier-bit marker behind all earlier packets completed, and the CP waits at a BARRIER_VALUE
   // gate the caller opens afterwards). discard_scratch frees a prepared store never committed.
-  struct PreparedScratch {
-    scratch::Layout layout;
-    scratch::Slice slice;
-    scratch::Fields fields;
-  };
+  using PreparedScratch = scratch::Prepared;
   base::Result<PreparedScratch> prepare_scratch(uint32_t lane_bytes);
   void commit_scratch(const PreparedScratch& p);
   void discard_scratch(const PreparedScratch& p);
@@ -126,8 +123,7 @@ class AqlQueue {
   pm4::QueueBufferSizes sizes_;
   Packet* ring_ = nullptr;
   aql::AmdQueue* amdq_ = nullptr;
-  void* eop_ = nullptr;
-  void* cwsr_ = nullptr;
+  ComputeBuffers compute_;  // EOP and CWSR
   aql::AmdSignal* inactive_ = nullptr;
   aql::AmdSignal* doorbell_signal_ = nullptr;
   volatile uint64_t* doorbell_ = nullptr;

@@ -15,6 +15,9 @@ constexpr uint32_t kEventSignal = KFD_IOC_EVENT_SIGNAL;
 constexpr uint32_t kEventHwException = KFD_IOC_EVENT_HW_EXCEPTION;
 constexpr uint32_t kEventMemory = KFD_IOC_EVENT_MEMORY;
 
+// hw_exception_data.gpu_id before WAIT_EVENTS: no GPU has this id.
+constexpr uint32_t kNoHwData = 0xFFFFFFFFu;
+
 kfd::EventData event_data(uint32_t id, uint64_t age) {
   kfd::EventData d{};
   d.event_id = id;
@@ -132,7 +135,16 @@ base::Status EventManager::check_fault_data(const std::vector<kfd::EventData>& d
                                    (m.failure.imprecise ? ", imprecise" : "") + ")", EFAULT));
     } else if (d.event_id == hw_event_) {
       const auto& h = d.hw_exception_data;
-      if (h.gpu_id == 0) continue;
+      if (h.gpu_id == kNoHwData) continue;  // not signaled: the kernel copied nothing back
+      if (h.gpu_id == 0) {
+        // Signaled without details (kfd_signal_hw_exception_event: e.g. a PM4 or SDMA queue
+        // stopped on a packet the engine refused).
+        record_fault(base::Error::of_kind(base::ErrorKind::DeviceFault,
+                                          "GPU hardware exception (the driver gave no details: "
+                                          "a queue without an error signal stopped, e.g. on a bad packet)",
+                                          EIO));
+        continue;
+      }
       record_fault(base::Error::of_kind(base::ErrorKind::DeviceFault, "GPU hardware exception on GPU " + base::hex(h.gpu_id) +
                                    " (reset_type=" + std::to_string(h.reset_type) +
                                    ", reset_cause=" + std::to_string(h.reset_cause) +
@@ -150,6 +162,9 @@ base::Result<WakeReason> EventManager::wait(InterruptEvent* ev, uint64_t age, ui
   data.push_back(event_data(queue_error_.event_id, 0));
   data.push_back(event_data(memory_event_, 0));
   data.push_back(event_data(hw_event_, 0));
+  // WAIT_EVENTS copies a signaled HW_EXCEPTION event's data back (Linux 6.8+), all zero when the
+  // driver raised it without details: a marker tells "signaled, no data" from "not signaled".
+  data.back().hw_exception_data.gpu_id = kNoHwData;
   KFD_ASSIGN(kfd::WaitResult res, kfd_.wait_events(data, false, timeout_ms));
   if (ev && use_age_) {
     kfd::uapi::SignalEventData s{};

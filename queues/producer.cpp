@@ -2,7 +2,6 @@
 // The AQL producer protocol: reserve with back-pressure, publish with release, ring the doorbell.
 #include <cerrno>
 #include <cstring>
-#include <thread>
 
 #include "queues/aql_queue.h"
 #include "queues/runtime.h"
@@ -12,33 +11,8 @@ namespace queues {
 namespace {
 
 using Clock = spin::Clock;
-using namespace std::chrono_literals;
-
-long long ms_since(Clock::time_point start, Clock::time_point now) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count();
-}
-
-// Spins `spins` rounds, then yields, until done(); checks for queue and device errors at most
-// once a millisecond (each check is a syscall) and gives up at the deadline.
-template <class Done, class Check, class OnTimeout>
-base::Status poll(uint32_t spins, Clock::time_point deadline, Done done, Check check,
-                 OnTimeout on_timeout) {
-  auto next_check = Clock::now();
-  for (uint32_t n = 1; !done(); ++n) {
-    if (n < spins) {
-      spin::cpu_relax();
-      continue;
-    }
-    auto now = Clock::now();
-    if (now >= next_check) {
-      KFD_TRY(check());
-      next_check = now + 1ms;
-    }
-    if (now >= deadline) return on_timeout(now);
-    std::this_thread::yield();
-  }
-  return {};
-}
+using spin::ms_since;
+using spin::poll;
 
 }  // namespace
 
@@ -106,14 +80,7 @@ void AqlQueue::write(uint64_t index, const Packet& p) {
   __atomic_store_n(&slot->dw[0], p.dw[0], __ATOMIC_RELEASE);
 }
 
-void AqlQueue::ring_doorbell(uint64_t index) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_sfence();  // the doorbell page may be write-combined
-#else
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
-  __atomic_store_n(doorbell_, index, __ATOMIC_RELEASE);
-}
+void AqlQueue::ring_doorbell(uint64_t index) { spin::ring_doorbell64(doorbell_, index); }
 
 base::Status AqlQueue::submit(const Packet& p) {
   KFD_ASSIGN(uint64_t index, reserve(1));

@@ -63,6 +63,20 @@ base::Result<std::unique_ptr<AqlQueue>> Runtime::create_queue(const QueueOptions
   return AqlQueue::create(*this, opts);
 }
 
+base::Result<std::unique_ptr<Pm4Queue>> Runtime::create_pm4_queue(const Pm4QueueOptions& opts) {
+  return Pm4Queue::create(*this, opts);
+}
+
+base::Result<std::unique_ptr<SdmaQueue>> Runtime::create_sdma_queue(const SdmaQueueOptions& opts) {
+  return SdmaQueue::create(*this, opts);
+}
+
+uint32_t Runtime::sdma_engines(uint32_t gpu_id, bool xgmi) const {
+  const mem::Gpu* g = gpu_id ? ctx_->gpu(gpu_id) : ctx_->gpus().front().get();
+  if (!g) return 0;
+  return xgmi ? g->props().num_sdma_xgmi_engines : g->props().num_sdma_engines;
+}
+
 base::Result<uint8_t*> Runtime::doorbell_slice(const mem::Gpu& gpu, uint64_t doorbell_offset) {
   std::lock_guard lk(mu_);
   auto it = doorbells_.find(gpu.gpu_id);

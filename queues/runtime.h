@@ -12,6 +12,8 @@
 #include "memory/context.h"
 #include "queues/aql_queue.h"
 #include "queues/events.h"
+#include "queues/pm4_queue.h"
+#include "queues/sdma_queue.h"
 #include "queues/signal.h"
 
 namespace queues {
@@ -52,6 +54,13 @@ class Runtime {
   base::Result<std::unique_ptr<Signal>> create_signal(int64_t initial = 0,
                                                      SignalKind kind = SignalKind::Interrupt);
   base::Result<std::unique_ptr<AqlQueue>> create_queue(const QueueOptions& opts = {});
+  // A PM4 compute queue (KFD_IOC_QUEUE_TYPE_COMPUTE).
+  base::Result<std::unique_ptr<Pm4Queue>> create_pm4_queue(const Pm4QueueOptions& opts = {});
+  // An SDMA queue (KFD_IOC_QUEUE_TYPE_SDMA, or _SDMA_XGMI with SdmaQueueOptions::xgmi); ENODEV
+  // (NotSupported) when the topology reports no such engine.
+  base::Result<std::unique_ptr<SdmaQueue>> create_sdma_queue(const SdmaQueueOptions& opts = {});
+  // SDMA engines of a GPU (0: the first) per the topology; `xgmi` counts the XGMI-optimized ones.
+  uint32_t sdma_engines(uint32_t gpu_id = 0, bool xgmi = false) const;
 
   // The device's error state, as every wait sees it: a GPU fault (sticky) or a live queue in
   // error. poll_kernel also asks the kernel (zero-timeout WAIT_EVENTS on the fault events).
@@ -67,6 +76,9 @@ class Runtime {
   // Device-only VRAM for a queue's scratch inside the GPU's window; release_scratch frees it.
   base::Result<ScratchSlice> acquire_scratch(const mem::Gpu& gpu, uint64_t bytes);
   void release_scratch(uint32_t gpu_id, const ScratchSlice& s);
+  // A queue's scratch of `lane_bytes` per work-item: sized, allocated (fewer slots under memory
+  // pressure) and encoded; nothing installed. 0 gives the empty store.
+  base::Result<scratch::Prepared> prepare_scratch(const mem::Gpu& gpu, uint32_t lane_bytes);
 
  private:
   Runtime() = default;

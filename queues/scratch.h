@@ -77,6 +77,14 @@ struct Fields {
 base::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint64_t base,
                            uint64_t offset);
 
+// A backing store allocated and encoded for a queue but not installed yet
+// (queues::Runtime::prepare_scratch); all zero for "no scratch".
+struct Prepared {
+  Layout layout;
+  Slice slice;
+  Fields fields;
+};
+
 // Writes the fields into amd_queue_t.
 void apply(aql::AmdQueue& q, const Fields& f);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The per-GPU scratch window of queues::Runtime: SET_SCRATCH_BACKING_VA once, 64 KiB slices per queue.
+#include <algorithm>
 #include <cerrno>
 
 #include "queues/runtime.h"
@@ -58,6 +59,31 @@ void Runtime::release_scratch(uint32_t gpu_id, const ScratchSlice& s) {
   (void)ctx_->free(reinterpret_cast<void*>(s.base));
   auto it = scratch_.find(gpu_id);
   if (it != scratch_.end()) it->second.used.erase(s.offset);
+}
+
+// Sizes, allocates and encodes a backing store of `lane_bytes` per work-item (halving the slots
+// under memory pressure, down to one workgroup's worth), as ROCr's AqlQueue::InitScratchSRD.
+base::Result<scratch::Prepared> Runtime::prepare_scratch(const mem::Gpu& gpu, uint32_t lane_bytes) {
+  scratch::Prepared p;
+  KFD_ASSIGN(p.layout, scratch::layout(gpu.props(), lane_bytes));
+  if (p.layout.total_bytes == 0) return p;  // no scratch: all fields zero
+  for (;;) {
+    auto slice = acquire_scratch(gpu, p.layout.total_bytes);
+    if (slice) {
+      p.slice = *slice;
+      break;
+    }
+    // Out of memory: fewer slots only throttle the waves.
+    if (slice.err() != ENOMEM || p.layout.waves <= scratch::kMinWaves) return slice.error();
+    p.layout = scratch::with_waves(p.layout, std::max(scratch::kMinWaves, p.layout.waves / 2));
+  }
+  auto f = scratch::encode(gpu.props(), p.layout, p.slice.base, p.slice.offset);
+  if (!f) {
+    release_scratch(gpu.gpu_id, p.slice);
+    return f.error();
+  }
+  p.fields = *f;
+  return p;
 }
 
 }  // namespace queues

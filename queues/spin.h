@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Busy-wait helpers shared by the producer and signal waits (internal to queues/).
+// Busy-wait helpers shared by the producers and waits of every queue kind (internal to queues/).
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include "base/result.h"
 
 namespace queues::spin {
 
@@ -19,6 +23,44 @@ inline void cpu_relax() {
 inline Clock::time_point deadline_after(Clock::time_point now, std::chrono::nanoseconds t) {
   if (t >= Clock::time_point::max() - now) return Clock::time_point::max();
   return now + t;
+}
+
+inline long long ms_since(Clock::time_point start, Clock::time_point now) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count();
+}
+
+// Spins `spins` rounds, then yields, until done(); runs check() (queue and device errors, a
+// syscall) at most once a millisecond and returns on_timeout(now) at the deadline.
+template <class Done, class Check, class OnTimeout>
+base::Status poll(uint32_t spins, Clock::time_point deadline, Done done, Check check,
+                  OnTimeout on_timeout) {
+  using namespace std::chrono_literals;
+  auto next_check = Clock::now();
+  for (uint32_t n = 1; !done(); ++n) {
+    if (n < spins) {
+      cpu_relax();
+      continue;
+    }
+    auto now = Clock::now();
+    if (now >= next_check) {
+      KFD_TRY(check());
+      next_check = now + 1ms;
+    }
+    if (now >= deadline) return on_timeout(now);
+    std::this_thread::yield();
+  }
+  return {};
+}
+
+// Store fence, then a 64-bit doorbell write: the ring's contents and the write pointer reach
+// memory before the engine is told (the doorbell page may be write-combined).
+inline void ring_doorbell64(volatile uint64_t* doorbell, uint64_t value) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#else
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+  __atomic_store_n(doorbell, value, __ATOMIC_RELEASE);
 }
 
 }  // namespace queues::spin
