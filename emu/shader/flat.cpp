@@ -56,7 +56,9 @@ bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool writ
   if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return false;
   for (const Range& r : w.cache) {
     if (lo >= r.begin && hi + bytes <= r.end && hi + bytes >= hi && (!write || r.writable)) {
-      for (unsigned l = 0; l < 64; ++l) ptrs[l] = r.host + (addr[l] - r.begin);
+      // Inactive lanes' addresses are whatever their VGPRs hold: they get the range's start, never
+      // a pointer computed outside the mapping (undefined behaviour even if never dereferenced).
+      for (unsigned l = 0; l < 64; ++l) ptrs[l] = r.host + (((ex >> l) & 1) ? addr[l] - r.begin : 0);
       return true;
     }
   }
