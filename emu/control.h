@@ -9,6 +9,8 @@
 //   KFDEMU_WORKERS=N      shader worker threads per GPU (default: one per host core)
 //   KFDEMU_LOG=1          log unknown ioctls and device errors on stderr
 //   KFDEMU_KFD_MINOR=N    KFD minor version to report (default 16)
+//   KFDEMU_ARENA_GB=N     host address space for all emulated GPU memory (default 1024; pages
+//                         exist only once touched). Allocations beyond it fail with ENOMEM.
 #pragma once
 
 #include <stdint.h>
