@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "emu/memory_model.h"
+#include "emu/tsan_sync.h"
 #include "kfd/uapi_ext.h"
 #include "pm4/queue_error.h"
 #include "pm4/type3.h"
@@ -247,7 +248,9 @@ void EngineThread::backoff(unsigned idle) {
 
 uint64_t EngineThread::doorbell(const Queue& q) const {
   auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
-  return __atomic_load_n(db, __ATOMIC_ACQUIRE);
+  const uint64_t v = __atomic_load_n(db, __ATOMIC_ACQUIRE);
+  tsan_doorbell_acquire(d_.model->gpu_id, q.doorbell_index);
+  return v;
 }
 
 void EngineThread::stop_queue(Queue& q, const std::string& why, const std::string& what) {
@@ -296,6 +299,7 @@ bool CommandProcessor::service_aql(Queue& q) {
     uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
     uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
     if (header_type(header) == kTypeInvalid) break;  // not yet published
+    tsan_acquire_gpu(q.ring_va + (rd % npackets) * kPacketSize);
     if (int64_t(end - rd) <= 0) {
       auto* wptr = read_wptr ? nullptr : reinterpret_cast<uint64_t*>(d_.translate(q.wptr_va, 8, false));
       read_wptr = true;
@@ -399,7 +403,8 @@ Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
   }
   const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
   DispatchResult r =
-      run_kernel_dispatch(p_, d_, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
+      run_kernel_dispatch(p_, d_, q, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
+  if (r.preempted) return Step::Blocked;  // the queue is being destroyed: the packet never retires
   if (r.memory_fault) {
     fault(q, r.message, r.fault_va, r.fault_write);
     return Step::Failed;
@@ -488,6 +493,7 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
     cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, start_ts), base + offsetof(AmdSignal, start_ts), start_ts, true);
     cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, end_ts), base + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
   }
+  tsan_release_gpu(signal_va + offsetof(AmdSignal, value));
   cp_atomic(d_, signal_va + offsetof(AmdSignal, value), base + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
     __atomic_fetch_sub(reinterpret_cast<int64_t*>(p), 1, __ATOMIC_SEQ_CST);
   });

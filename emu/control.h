@@ -20,6 +20,8 @@
 //                         scope on stderr
 //   KFDEMU_REPORT_STALE=1 after each kernel, report the loads that returned stale data (kernel name,
 //                         addresses, the fence that was missing)
+//   KFDEMU_ARENA_GB=N     host address space for all emulated GPU memory (default 1024; pages
+//                         exist only once touched). Allocations beyond it fail with ENOMEM.
 #pragma once
 
 #include <stdint.h>
@@ -53,6 +55,26 @@ int kfdemu_configure(const struct kfdemu_config* config);
 
 // Fills `config` with the configuration in force.
 void kfdemu_get_config(struct kfdemu_config* config);
+
+// What this process holds in the emulated amdkfd right now, as the driver would count it (leak
+// tests compare these before and after create/destroy loops).
+struct kfdemu_counts {
+  uint32_t bos;             // live buffer objects of every kind (ALLOC_MEMORY_OF_GPU)
+  uint32_t bos_vram, bos_gtt, bos_userptr, bos_doorbell, bos_mmio;
+  uint64_t vram_bytes;      // VRAM allocated, all GPUs
+  uint64_t gtt_bytes;       // GTT allocated, all GPUs
+  uint32_t queues;          // live user-mode queues of every type (CREATE_QUEUE)
+  uint32_t queues_aql, queues_pm4, queues_sdma;  // SDMA counts SDMA_XGMI too
+  uint32_t events;          // live KFD events of every type (CREATE_EVENT)
+  uint32_t signal_events;   // of which SIGNAL events (the 4096-slot budget)
+  uint32_t doorbell_pages;  // GPUs whose doorbell page is allocated (one 8 KiB slice per GPU)
+  uint32_t doorbells;       // queue doorbells in use (one per live queue)
+  uint32_t gpu_mappings;    // GPU mappings of BOs (a BO mapped to two GPUs counts twice)
+  uint32_t svm_ranges;      // SVM ranges with attributes set
+};
+
+// Fills `counts`; returns 0, or -1 when /dev/kfd is not open in this process (all counts 0).
+int kfdemu_get_counts(struct kfdemu_counts* counts);
 
 // Fault injection; both need /dev/kfd open in this process. Return 0, or -1 with a message on
 // stderr (unknown gpu_id, device not open, a range that wraps around).

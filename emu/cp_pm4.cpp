@@ -457,7 +457,9 @@ Step Pm4Executor::dispatch_direct(const uint32_t* p) {
   // COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI hold the address >> 8 and >> 40 (kfdtest Dispatch.cpp).
   rd.scratch_base = uint64_t(s_.sh_reg(r::kComputeDispatchScratchBaseHi)) << 40 |
                     uint64_t(s_.sh_reg(r::kComputeDispatchScratchBaseLo)) << 8;
+  rd.preempt = &q_.dead;
   const DispatchResult res = run_register_dispatch(cp_.p_, cp_.d_, rd);
+  if (res.preempted) return Step::Blocked;  // the queue is being destroyed
   if (res.memory_fault) {
     cp_.fault(q_, where() + ": " + res.message, res.fault_va, res.fault_write);
     return Step::Failed;

@@ -120,7 +120,11 @@ bool set_config(const kfdemu_config& config, std::string* why) {
   auto* m = new Model;
   if (!build(config, m, why)) { delete m; return false; }
   std::lock_guard<std::mutex> lk(g_model_mu);
-  g_model = m;  // the old model may still be referenced by readers: leak it deliberately
+  // The old model may still be referenced by readers: it is kept (reachable, for leak checkers)
+  // for the life of the process. Configurations before first use are few.
+  static auto* retired = new std::vector<const Model*>();
+  if (g_model) retired->push_back(g_model);
+  g_model = m;
   return true;
 }
 

@@ -76,6 +76,7 @@ DispatchResult result_of(const shader::Outcome& o) {
       r.error = pm4::queue_error::kScratchWave64;
       r.scratch_too_small = true;
       break;
+    case K::Preempted: r.preempted = true; return r;
   }
   r.fault_va = o.fault_va;
   r.message = "kernel dispatch: " + o.message;
@@ -84,13 +85,14 @@ DispatchResult result_of(const shader::Outcome& o) {
 
 }  // namespace
 
-DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_va,
+DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, uint64_t packet_va,
                                    uint64_t queue_va, uint64_t dispatch_id) {
   DeviceMemory mem(d);
   DeviceHooks hooks(p);
   // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
   const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
-  return result_of(core_for(d).run(shader::Dispatch{packet_va, queue_va, dispatch_id, private_base}, mem, hooks));
+  return result_of(core_for(d).run(
+      shader::Dispatch{packet_va, queue_va, dispatch_id, private_base, &q.dead}, mem, hooks));
 }
 
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {

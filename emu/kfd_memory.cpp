@@ -10,6 +10,7 @@
 #include "emu/interpose.h"
 #include "emu/kfd_process.h"
 #include "emu/memory_model.h"
+#include "emu/tsan_sync.h"
 #include "emu/user_copy.h"
 #include "kfd/uapi_ext.h"
 
@@ -287,7 +288,10 @@ void* Process::mmap_kfd(void* addr, size_t len, int prot, int flags, uint64_t of
     errno = err;
     return MAP_FAILED;
   }
-  return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(arena));
+  void* p = real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(arena));
+  if (p != MAP_FAILED && (offset & kfd::uapi::kMmapTypeMask) == kfd::uapi::kMmapTypeDoorbell)
+    tsan_doorbells_mapped(kfd::uapi::mmap_gpu_id(offset), p, len);
+  return p;
 }
 
 }  // namespace emu

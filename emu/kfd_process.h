@@ -19,6 +19,8 @@
 #include "emu/arena.h"
 #include "emu/device_model.h"
 
+struct kfdemu_counts;
+
 namespace emu {
 
 class CommandProcessor;
@@ -152,6 +154,8 @@ class Process {
   int inject_fault(uint32_t gpu_id, uint64_t va, uint64_t size, std::string* why);
   int inject_hw_exception(uint32_t gpu_id, bool memory_lost, std::string* why);
   DeviceState* device(uint32_t gpu_id);
+  // kfdemu_get_counts (emu/counters.cpp): false, all zero, when /dev/kfd is not open here.
+  bool counts(struct ::kfdemu_counts* c);
   uint64_t gpu_clock();  // 100 MHz counter
 
   std::shared_ptr<Bo> bo_at_locked(DeviceState& d, uint64_t va);

@@ -99,6 +99,19 @@ void run_wave(Wave& w, DecodeCache& code) {
   w.instructions += n;
 }
 
+// Whether the dispatch was asked to stop (Dispatch::preempt); the first to see it records the
+// outcome, unless an error came first.
+bool preempted(DispatchCtx& ctx) {
+  if (!ctx.preempt || !ctx.preempt->load(std::memory_order_relaxed)) return false;
+  bool expected = false;
+  if (ctx.have_error.compare_exchange_strong(expected, true)) {
+    ctx.error.kind = Outcome::Kind::Preempted;
+    ctx.error.message = "preempted";
+  }
+  ctx.stop.store(true, std::memory_order_relaxed);
+  return true;
+}
+
 // Runs all waves of one workgroup: round robin between barriers (AMD Vega ISA s_barrier: a barrier
 // releases when every wave that has not ended has arrived).
 void run_group(Group& g, DecodeCache& code) {
@@ -107,6 +120,7 @@ void run_group(Group& g, DecodeCache& code) {
     unsigned live = 0, waiting = 0;
     for (unsigned i = 0; i < g.nwaves; ++i) {
       Wave& w = (*g.waves)[i];
+      if (preempted(ctx)) return;
       if (w.state == WaveState::Running) run_wave(w, code);
       if (w.yield && g.nwaves == 1) std::this_thread::yield();  // s_sleep: let others run
       if (w.state == WaveState::Fault || ctx.stop.load(std::memory_order_relaxed)) return;
@@ -134,7 +148,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
   L1* l1 = ctx.cache ? ctx.cache->acquire_l1() : nullptr;
   for (;;) {
     uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
-    if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed)) break;
+    if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed) || preempted(ctx)) break;
     Group g;
     setup_group(l, ctx, index, i, st, g);
     g.l1 = l1;
@@ -156,8 +170,10 @@ void ShaderCore::flush_code_cache() { core_->code.clear(); }
 
 namespace {
 
-Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks) {
+Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks,
+                   const std::atomic<bool>* preempt) {
   DispatchCtx ctx;
+  ctx.preempt = preempt;
   ctx.mem = &mem;
   ctx.hooks = &hooks;
   ctx.code = &core.code;
@@ -203,14 +219,14 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(d, core_->target, mem, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks);
+  return run_launch(*core_, l, mem, hooks, d.preempt);
 }
 
 Outcome ShaderCore::run_registers(const RegisterDispatch& r, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(r, core_->target, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks);
+  return run_launch(*core_, l, mem, hooks, r.preempt);
 }
 
 }  // namespace emu::shader

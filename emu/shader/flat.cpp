@@ -67,7 +67,7 @@ bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** p
   const Range* r = wave_range(w, in, ex, bytes, false, addr, &lo, &hi);
   if (!r) return false;
   if (r->cache) return model_load_ptrs(w, *r, WaveAccess{addr, ex, bytes, lo, hi}, in.flags, ptrs);
-  for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (addr[l] - r->begin);
+  for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (((ex >> l) & 1) ? addr[l] - r->begin : 0);
   return true;
 }
 
@@ -79,7 +79,7 @@ bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) 
   const Range* r = wave_range(w, in, ex, bytes, true, addr, &lo, &hi);
   if (!r) return false;
   if (!r->cache) {
-    for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (addr[l] - r->begin);
+    for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (((ex >> l) & 1) ? addr[l] - r->begin : 0);
     copy(ptrs);
     return true;
   }

@@ -2,6 +2,7 @@
 // Public interface of the emulated shader core: runs one AQL kernel dispatch of gfx9 machine code.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -131,6 +132,11 @@ struct Dispatch {
   // SH_HIDDEN_PRIVATE_BASE: the process's scratch backing base (SET_SCRATCH_BACKING_VA's
   // va_addr << 16); amd_queue_t.scratch_backing_memory_location is relative to it.
   uint64_t private_base = 0;
+  // Preemption request (may be null): once it reads true, the waves stop at their next time slice
+  // and run() returns Outcome::Kind::Preempted. The device sets it when the queue is destroyed,
+  // which amdkfd does by preempting the queue (its waves' state goes to the CWSR area, never to
+  // be restored), so destroying a queue that runs an endless kernel returns.
+  const std::atomic<bool>* preempt = nullptr;
 };
 
 // One kernel dispatch as a PM4 DISPATCH_DIRECT starts it: from the COMPUTE_* registers the queue's
@@ -151,6 +157,7 @@ struct RegisterDispatch {
   uint32_t tmpring = 0;          // COMPUTE_TMPRING_SIZE
   uint32_t resource_limits = 0;  // COMPUTE_RESOURCE_LIMITS (occupancy only)
   uint64_t scratch_base = 0;     // COMPUTE_DISPATCH_SCRATCH_BASE (architected flat scratch)
+  const std::atomic<bool>* preempt = nullptr;  // as Dispatch::preempt
 };
 
 // What the memory model saw during a dispatch (with a GpuCache): loads that returned stale data
@@ -169,7 +176,8 @@ struct MemoryReport {
 
 struct Outcome {
   // ScratchTooSmall: the kernel needs more scratch than the queue provides (no wave ran).
-  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall };
+  // Preempted: Dispatch::preempt was set (the waves were stopped, nothing is reported).
+  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall, Preempted };
   Kind kind = Kind::Ok;
   uint64_t fault_va = 0;   // MemoryFault: the first faulting address
   std::string message;     // instructions: "pc=0x... dwords=... name" ; faults: the access

@@ -120,6 +120,7 @@ struct DispatchCtx {
   DecodeCache* code = nullptr;
   Target target = Target::gfx90a;
   std::atomic<bool> stop{false};
+  const std::atomic<bool>* preempt = nullptr;  // Dispatch::preempt
   std::atomic<bool> have_error{false};
   Outcome error;               // written once by the thread that wins have_error
   uint64_t epoch = 0;          // distinct per run(): decoded pages are revalidated once per epoch

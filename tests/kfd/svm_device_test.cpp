@@ -39,10 +39,10 @@ class Svm : public DeviceTest {
     a->size = size;
     a->op = op;
     a->nattr = uint32_t(attrs.size());
-    std::memcpy(a->attrs, attrs.data(), attrs.size() * sizeof(Attr));
+    if (!attrs.empty()) std::memcpy(a->attrs, attrs.data(), attrs.size() * sizeof(Attr));
     unsigned long cmd = AMDKFD_IOC_SVM + ((attrs.size() * sizeof(Attr)) << _IOC_SIZESHIFT);
     int r = ::ioctl(kfd().fd(), cmd, a) == 0 ? 0 : errno;
-    std::memcpy(attrs.data(), a->attrs, attrs.size() * sizeof(Attr));
+    if (!attrs.empty()) std::memcpy(attrs.data(), a->attrs, attrs.size() * sizeof(Attr));
     return r;
   }
   int set(const void* start, uint64_t size, std::vector<Attr> attrs) {
