@@ -289,7 +289,18 @@ void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
     if (fd_kind(fd) == FdKind::Kfd) return Process::get().mmap_kfd(addr, len, prot, flags, uint64_t(off));
     return Process::get().mmap_render(unsigned(render_minor_of_fd(fd)), addr, len, prot, flags, uint64_t(off));
   }
-  return real_mmap(addr, len, prot, flags, fd, off);
+  void* p = real_mmap(addr, len, prot, flags, fd, off);
+  // A fixed mapping replaces what was there: SVM ranges over it end, as the MMU notifier ends them.
+  if (p != MAP_FAILED && (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+    Process::get().svm_unmapped(reinterpret_cast<uint64_t>(p), len);
+  return p;
+}
+
+int munmap(void* addr, size_t len) {
+  REAL(munmap, int (*)(void*, size_t));
+  int r = real_munmap_fn(addr, len);
+  if (r == 0) Process::get().svm_unmapped(reinterpret_cast<uint64_t>(addr), len);
+  return r;
 }
 void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
   return mmap(addr, len, prot, flags, fd, off);

@@ -114,6 +114,7 @@ int Process::alloc_memory_locked(kfd_ioctl_alloc_memory_of_gpu_args* a) {
   if (popcount(f & kTypeMask) != 1) return -EINVAL;
   if ((a->size & (kPage - 1)) || (a->va_addr & (kPage - 1))) return -EINVAL;
   if (a->va_addr < kGpuvmBase || a->va_addr + a->size - 1 > kGpuvmLimit) return -EINVAL;
+  if (svm_overlaps_locked(a->va_addr, a->size)) return -EADDRINUSE;  // already an SVM range
   for (auto& [h, bo] : bos_) {
     bool in_vm = bo->gpu_id == a->gpu_id || bo->mapped.count(a->gpu_id);
     if (in_vm && a->va_addr < bo->va + bo->size && bo->va < a->va_addr + a->size) return -EINVAL;

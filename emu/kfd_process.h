@@ -51,6 +51,7 @@ struct Mapping {
   uint64_t va = 0, end = 0;
   uint8_t* host = nullptr;
   bool writable = false;
+  bool svm = false;  // an SVM range of the process's own memory (kfd_svm.cpp), not a BO
 };
 
 struct Queue {
@@ -62,6 +63,7 @@ struct Queue {
   uint64_t rptr_va = 0, wptr_va = 0;
   uint32_t doorbell_index = 0;
   uint32_t percentage = 100, priority = 7;
+  std::vector<uint32_t> cu_mask;          // SET_CU_MASK: bit n enables CU n (empty: all CUs)
   std::vector<std::shared_ptr<Bo>> held;  // buffers referenced for the queue's lifetime
   std::mutex busy;                        // held by the command processor while it works
   std::atomic<bool> dead{false};
@@ -106,6 +108,7 @@ struct DeviceState {
   std::unique_ptr<CommandProcessor> cp;
   std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
   uint64_t tba = 0, tma = 0;
+  std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
   std::atomic<uint64_t> scratch_va{0};  // SET_SCRATCH_BACKING_VA va_addr (base >> 16); CP reads it
   std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
   std::vector<bool> sdma_used, sdma_xgmi_used;  // SDMA queue slots (kfd dqm sdma bitmaps)
@@ -140,6 +143,8 @@ class Process {
   void raise_hw_exception_event();
   void raise_memory_fault(uint32_t gpu_id, uint64_t va, bool write);
   void raise_hw_exception(uint32_t gpu_id, bool memory_lost);
+  // The process's CPU mapping of [addr, addr+len) went away: SVM ranges there end (kfd_svm.cpp).
+  void svm_unmapped(uint64_t addr, uint64_t len);
   // Fault injection (emu/control.h): 0, or -1 with *why set.
   int inject_fault(uint32_t gpu_id, uint64_t va, uint64_t size, std::string* why);
   int inject_hw_exception(uint32_t gpu_id, bool memory_lost, std::string* why);
@@ -178,9 +183,29 @@ class Process {
   int set_memory_policy(kfd_ioctl_set_memory_policy_args* a);
   int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);
   int set_trap_handler(kfd_ioctl_set_trap_handler_args* a);
+  int get_tile_config(kfd_ioctl_get_tile_config_args* a);
+  int set_cu_mask(kfd_ioctl_set_cu_mask_args* a);
+  int alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a);
   int set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a);
   int available_memory(kfd_ioctl_get_available_memory_args* a);
   int runtime_enable(void* a);
+  int svm(kfd_ioctl_svm_args* a, size_t size);
+
+  // SVM ranges (kfd_svm.cpp), in pages [start, last] as kfd_svm.c keeps them.
+  struct SvmRange {
+    uint64_t start = 0, last = 0;
+    uint32_t preferred_loc = 0, prefetch_loc = 0, flags = 0, granularity = 0;
+    std::set<uint32_t> access, in_place;  // gpu_ids
+  };
+  void svm_split_locked(uint64_t page);
+  int svm_check_attrs_locked(const kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  int svm_check_range_locked(uint64_t start, uint64_t last);
+  static void svm_apply(SvmRange& r, const kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  SvmRange svm_default_locked(uint64_t start, uint64_t last);
+  void svm_remap_locked();
+  int svm_set_locked(uint64_t start, uint64_t last, const kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  int svm_get_locked(uint64_t start, uint64_t last, kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  bool svm_overlaps_locked(uint64_t va, uint64_t size) const;
 
   int validate_queue_buffers(DeviceState& d, const kfd_ioctl_create_queue_args& a, Queue& q);
   void map_locked(DeviceState& d, Bo& bo);
@@ -204,6 +229,8 @@ class Process {
   std::map<uint64_t, std::shared_ptr<Bo>> bos_;               // by handle
   uint32_t next_bo_id_ = 1;
   std::map<uint32_t, std::shared_ptr<Queue>> queues_;         // by queue id
+  std::map<uint64_t, SvmRange> svm_;                          // by start page, disjoint
+  std::atomic<bool> svm_any_{false};                          // svm_ is not empty
 
   // Events: own lock so that waits do not hold `mu`.
   std::mutex ev_mu_;

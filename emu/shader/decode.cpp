@@ -270,8 +270,18 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   Enc e = classify(d0);
   in.enc = e;
   in.size = 4;
-  if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }
   const OpTable& tab = op_table(t);
+  // MIMG (bits 31:26 = 0x3C, 64 bits, opcode in 24:18): image instructions are decoded to be
+  // named as unimplemented, not reported as invalid encodings.
+  if (e == Enc::Invalid && (d0 >> 26) == 0x3C && avail >= 2 && tab.mimg[(d0 >> 18) & 0x7F]) {
+    in.op = static_cast<uint16_t>((d0 >> 18) & 0x7F);
+    in.name = tab.mimg[in.op];
+    in.size = 8;
+    in.raw[1] = dw[1];
+    in.exec = exec_unimplemented;
+    return true;
+  }
+  if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }
   unsigned row = table_row(e, d0), op = opcode_of(e, d0);
   in.op = static_cast<uint16_t>(op);
   in.name = e == Enc::MTBUF ? kMtbufNames[op & 15] : tab.names[row][op];
