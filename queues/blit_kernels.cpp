@@ -3,6 +3,7 @@
 #include "queues/blit_kernels.h"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 
@@ -76,14 +77,17 @@ Launch plan_rect(const Rect& r, uint32_t max_threads) {
   a.width = r.width;
   a.height = r.height;
   a.depth = r.depth;
-  a.threads_x = threads_for(r.width / 16, max_threads);
+  // As many work-items per row as it has 16-byte units (a power of two, at most a workgroup),
+  // the rest of the grid on other rows.
+  a.row_threads = std::min<uint32_t>(kWorkgroup, std::bit_ceil(uint32_t(std::min<uint64_t>(r.width / 16 + 1, kWorkgroup))));
   const uint64_t rows = uint64_t(r.height) * r.depth;
-  const uint64_t room = std::max<uint64_t>(1, max_threads / a.threads_x);
-  a.rows_step = uint32_t(std::min<uint64_t>({rows, room, 65535}));
+  const uint64_t per_group = kWorkgroup / a.row_threads;
+  const uint64_t groups = std::max<uint64_t>(1, std::min((rows + per_group - 1) / per_group,
+                                                         std::max<uint64_t>(1, max_threads / kWorkgroup)));
+  a.rows_step = uint32_t(groups * per_group);
   Launch l;
   l.kind = Kind::Rect;
-  l.grid[0] = a.threads_x;
-  l.grid[1] = std::max<uint32_t>(a.rows_step, 1);
+  l.grid[0] = uint32_t(groups * kWorkgroup);
   l.set_args(a);
   return l;
 }

@@ -11,6 +11,8 @@ namespace queues {
 namespace {
 
 constexpr uint64_t kTempBytes = 4u << 20;
+// The kernels address a range with 32-bit byte offsets: longer copies and fills are split.
+constexpr uint64_t kMaxDispatchBytes = uint64_t(1) << 30;
 
 aql::BarrierValueCond barrier_cond(Cond c) {
   switch (c) {
@@ -76,10 +78,9 @@ base::Result<Packet> BlitCopier::dispatch(const CopyPiece& p, uint64_t index, ui
   std::memcpy(slot, l.args, l.args_size);
   DispatchParams d;
   d.fence = kOrdered;
-  d.dims = l.grid[1] > 1 ? 2 : 1;
+  d.dims = 1;
   d.workgroup[0] = uint16_t(blit::kWorkgroup);
   d.grid[0] = l.grid[0];
-  d.grid[1] = l.grid[1];
   d.private_segment_size = k.private_segment;
   d.group_segment_size = k.group_segment;
   d.kernel_object = k.object;
@@ -88,7 +89,32 @@ base::Result<Packet> BlitCopier::dispatch(const CopyPiece& p, uint64_t index, ui
   return make_dispatch(d);
 }
 
-base::Status BlitCopier::submit(std::span<const CopyPiece> pieces, const CopyOrder& o) {
+base::Status BlitCopier::submit(std::span<const CopyPiece> in, const CopyOrder& o) {
+  thread_local std::vector<CopyPiece> split;
+  std::span<const CopyPiece> pieces = in;
+  if (std::any_of(in.begin(), in.end(), [](const CopyPiece& p) {
+        return p.op == CopyPiece::Op::Rect ? p.rect.width >= kMaxDispatchBytes : p.bytes > kMaxDispatchBytes;
+      })) {
+    split.clear();
+    for (const CopyPiece& p : in) {
+      if (p.op == CopyPiece::Op::Rect) {
+        if (p.rect.width >= kMaxDispatchBytes)
+          return base::Error::msg("blit copy: rows of " + std::to_string(p.rect.width) + " bytes (at most " +
+                                      std::to_string(kMaxDispatchBytes - 1) + ")", EINVAL);
+        split.push_back(p);
+        continue;
+      }
+      for (uint64_t off = 0; off < p.bytes; off += kMaxDispatchBytes) {
+        CopyPiece q = p;
+        q.dst = p.dst + off;
+        q.src = p.op == CopyPiece::Op::Copy ? p.src + off : 0;
+        q.bytes = std::min(kMaxDispatchBytes, p.bytes - off);
+        if (p.op == CopyPiece::Op::Fill) q.word = p.word;  // the pattern's phase repeats every 4 bytes
+        split.push_back(q);
+      }
+    }
+    pieces = split;
+  }
   const bool signal = o.done.value_address != 0;
   const uint64_t completion = signal ? o.done.value_address - offsetof(aql::AmdSignal, value) : 0;
   const size_t marker = pieces.empty() && signal ? 1 : 0;

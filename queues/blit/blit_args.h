@@ -33,8 +33,9 @@ struct FillArgs {
 static_assert(sizeof(FillArgs) == 24, "FillArgs layout");
 
 // kfdrt_blit_copy_rect: `height` x `depth` rows of `width` bytes; row (y, z) starts at
-// base + z * slice + y * pitch on each side. Workgroup (x, y) with x < groups_x moves part of
-// rows y, y + rows_step, ...
+// base + z * slice + y * pitch on each side. `row_threads` work-items (a power of two dividing
+// kWorkgroup) share a row: work-item i moves rows i / row_threads, + rows_step, ... (a 1-D grid
+// of rows_step * row_threads work-items).
 struct RectArgs {
   uint64_t dst;
   uint64_t src;
@@ -45,8 +46,8 @@ struct RectArgs {
   uint64_t width;
   uint32_t height;
   uint32_t depth;
-  uint32_t threads_x;   // work-items per row (grid x)
-  uint32_t rows_step;   // grid y: rows one pass covers
+  uint32_t row_threads;  // work-items per row
+  uint32_t rows_step;    // rows one pass of the grid covers
 };
 static_assert(sizeof(RectArgs) == 72, "RectArgs layout");
 

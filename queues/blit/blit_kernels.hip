@@ -36,21 +36,23 @@ DEVICE u32x4 load_dwords(gcu8* p) {
   return u32x4{d[0], d[1], d[2], d[3]};
 }
 
-// dst[u] <- src[u] for the 16-byte units u = first, first + stride, ... < units; `Load` reads
-// one unit of the source.
+// dst[u] <- src[u] for the 16-byte units u = first, first + stride, ... < units (units < 2^28:
+// the runtime splits larger ranges), addressed by 32-bit byte offsets from the uniform bases so
+// each access is one global_load/store with a scalar base; `Load` reads one unit.
 template <class Load>
-DEVICE void copy_units(gu32x4* dst, gcu8* src, uint64_t units, uint64_t first, uint64_t stride,
-                       Load load) {
-  uint64_t u = first;
-  for (; u + 3 * stride < units; u += 4 * stride) {
-    const u32x4 a = load(src + 16 * u), b = load(src + 16 * (u + stride));
-    const u32x4 c = load(src + 16 * (u + 2 * stride)), d = load(src + 16 * (u + 3 * stride));
-    dst[u] = a;
-    dst[u + stride] = b;
-    dst[u + 2 * stride] = c;
-    dst[u + 3 * stride] = d;
+DEVICE void copy_units(gu32x4* dst, gcu8* src, uint32_t units, uint32_t first, uint32_t stride, Load load) {
+  gu8* d = (gu8*)dst;
+  const uint32_t end = units * 16, step = stride * 16;
+  uint32_t o = first * 16;
+  for (; o + 3 * step < end; o += 4 * step) {
+    const uint32_t o1 = o + step, o2 = o1 + step, o3 = o2 + step;
+    const u32x4 a = load(src + o), b = load(src + o1), c = load(src + o2), e = load(src + o3);
+    *(gu32x4*)(d + o) = a;
+    *(gu32x4*)(d + o1) = b;
+    *(gu32x4*)(d + o2) = c;
+    *(gu32x4*)(d + o3) = e;
   }
-  for (; u < units; u += stride) dst[u] = load(src + 16 * u);
+  for (; o < end; o += step) *(gu32x4*)(d + o) = load(src + o);
 }
 
 // One row of `bytes` bytes, work-items `first`, first + stride, ... of it.
@@ -65,12 +67,13 @@ DEVICE void copy_row(gu8* dst, gcu8* src, uint64_t bytes, uint64_t first, uint64
   gu32x4* d = (gu32x4*)(dst + head);
   gcu8* s = src + head;
   const uint64_t skew = uint64_t(s) & 15;
+  const uint32_t u = uint32_t(units), f = uint32_t(first), st = uint32_t(stride);
   if (skew == 0)
-    copy_units(d, s, units, first, stride, [](gcu8* p) { return *(GLOBAL const u32x4*)p; });
+    copy_units(d, s, u, f, st, [](gcu8* p) { return *(GLOBAL const u32x4*)p; });
   else if ((skew & 3) == 0)
-    copy_units(d, s, units, first, stride, load_dwords);
+    copy_units(d, s, u, f, st, load_dwords);
   else
-    copy_units(d, s, units, first, stride, load_bytes);
+    copy_units(d, s, u, f, st, load_bytes);
 }
 
 KERNEL void kfdrt_blit_copy(CopyArgs a) {
@@ -88,24 +91,26 @@ KERNEL void kfdrt_blit_fill(FillArgs a) {
   for (uint64_t i = first; i < head; i += stride) dst[i] = uint8_t(a.word >> (8 * ((a.dst + i) & 3)));
   for (uint64_t i = first; i < tail; i += stride)
     dst[tail_at + i] = uint8_t(a.word >> (8 * ((a.dst + tail_at + i) & 3)));
-  gu32x4* d = (gu32x4*)(dst + head);
+  gu8* d = dst + head;
   const u32x4 v = {a.word, a.word, a.word, a.word};
-  uint64_t u = first;
-  for (; u + 3 * stride < units; u += 4 * stride) {
-    d[u] = v;
-    d[u + stride] = v;
-    d[u + 2 * stride] = v;
-    d[u + 3 * stride] = v;
+  const uint32_t end = uint32_t(units) * 16, step = uint32_t(stride) * 16;
+  uint32_t o = uint32_t(first) * 16;
+  for (; o + 3 * step < end; o += 4 * step) {
+    const uint32_t o1 = o + step, o2 = o1 + step, o3 = o2 + step;
+    *(gu32x4*)(d + o) = v;
+    *(gu32x4*)(d + o1) = v;
+    *(gu32x4*)(d + o2) = v;
+    *(gu32x4*)(d + o3) = v;
   }
-  for (; u < units; u += stride) d[u] = v;
+  for (; o < end; o += step) *(gu32x4*)(d + o) = v;
 }
 
 KERNEL void kfdrt_blit_copy_rect(RectArgs a) {
   const uint64_t rows = uint64_t(a.height) * a.depth;
-  const uint64_t first = gid_x();
-  for (uint64_t r = __builtin_amdgcn_workgroup_id_y(); r < rows; r += a.rows_step) {
+  const uint32_t gid = gid_x(), lane = gid % a.row_threads;
+  for (uint64_t r = gid / a.row_threads; r < rows; r += a.rows_step) {
     const uint64_t y = r % a.height, z = r / a.height;
     copy_row((gu8*)(a.dst + z * a.dst_slice + y * a.dst_pitch),
-             (gcu8*)(a.src + z * a.src_slice + y * a.src_pitch), a.width, first, a.threads_x);
+             (gcu8*)(a.src + z * a.src_slice + y * a.src_pitch), a.width, lane, a.row_threads);
   }
 }
