@@ -5,6 +5,11 @@
 //   KFDEMU_GPUS=N         number of emulated GPUs (default 1, at most 8)
 //   KFDEMU_TARGET=gfx90a  gfx target of every GPU (gfx90a, gfx908, gfx906, gfx942)
 //   KFDEMU_VRAM_MB=N      VRAM per GPU in MiB (default 65536, an MI210)
+//   KFDEMU_VISIBLE_VRAM_MB=N|all  host-visible VRAM (the BAR) per GPU in MiB (default all: a
+//                         large-BAR part). Less than the VRAM makes a small-BAR part, as amdkfd
+//                         treats one: VRAM allocations with PUBLIC fail (EINVAL), the topology
+//                         reports one private heap, and a CPU mapping of VRAM is refused (EPERM)
+//                         once the mapped buffers would exceed N MiB (0: any CPU mapping).
 //   KFDEMU_CUS=N          compute units per GPU (default 104)
 //   KFDEMU_WORKERS=N      shader worker threads per GPU (default: one per host core)
 //   KFDEMU_LOG=1          log unknown ioctls and device errors on stderr

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
@@ -52,6 +53,20 @@ kfdemu_config config_from_env() {
   return c;
 }
 
+// KFDEMU_VISIBLE_VRAM_MB: the host-visible VRAM per GPU in MiB ("all", or at least the VRAM
+// size, for a large-BAR part). Default: all of it.
+uint64_t visible_vram_from_env(uint64_t vram_bytes) {
+  const char* v = std::getenv("KFDEMU_VISIBLE_VRAM_MB");
+  if (!v || !*v || std::strcmp(v, "all") == 0) return vram_bytes;
+  char* end = nullptr;
+  const unsigned long long mb = std::strtoull(v, &end, 0);
+  if (!end || *end) {
+    std::fprintf(stderr, "kfdemu: KFDEMU_VISIBLE_VRAM_MB=%s is not a number of MiB or \"all\"; using all\n", v);
+    return vram_bytes;
+  }
+  return std::min<uint64_t>(uint64_t(mb) << 20, vram_bytes);
+}
+
 bool build(const kfdemu_config& c, Model* m, std::string* why) {
   const TargetInfo* ti = find_target(c.target);
   if (!ti) { *why = std::string("unknown target '") + c.target + "' (gfx90a, gfx908, gfx906, gfx942)"; return false; }
@@ -78,6 +93,7 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
     g.render_minor = 128 + uint32_t(i);
     g.target = ti;
     g.vram_bytes = c.vram_bytes;
+    g.visible_vram_bytes = visible_vram_from_env(c.vram_bytes);
     g.gtt_bytes = m->host_mem_bytes * 3 / 4;
     g.cus = uint32_t(c.cus);
     g.unique_id = 0x5a3c000000000000ull | uint64_t(i + 1) * 0x1234567ull;

@@ -44,10 +44,15 @@ struct GpuModel {
   uint32_t render_minor;  // 128 + index
   const TargetInfo* target;
   uint64_t vram_bytes;
+  // The host-visible part of VRAM (the PCIe BAR): all of it on a large-BAR part, else smaller
+  // (KFDEMU_VISIBLE_VRAM_MB). amdkfd calls a part large-BAR when no VRAM is private.
+  uint64_t visible_vram_bytes;
   uint64_t gtt_bytes;
   uint32_t cus;
   uint32_t location_id;   // PCI bus/dev/fn
   uint64_t unique_id;
+
+  bool large_bar() const { return visible_vram_bytes >= vram_bytes; }
 };
 
 struct Model {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bridges the command processor to the shader core: GPU memory, interrupts and dispatch outcomes.
 #include <mutex>
+#include <shared_mutex>
 
 #include "emu/command_processor.h"
 #include "emu/shader/shader.h"
@@ -17,10 +18,20 @@ class DeviceMemory final : public shader::Memory {
   uint8_t* translate(uint64_t va, uint64_t size, bool write) override {
     return d_.translate(va, size, write);
   }
+  // The waves cache the range they get: it must stop short of any injected fault inside the
+  // mapping (lookup() checks only `va`), or accesses past the first would never fault.
   shader::Range lookup(uint64_t va) override {
     Mapping m;
     if (!d_.lookup(va, &m)) return {};
-    return shader::Range{m.va, m.end, m.host, m.writable, m.cache};
+    uint64_t lo = m.va, hi = m.end;
+    {
+      std::shared_lock<std::shared_mutex> lk(d_.map_mu);
+      for (const auto& [fva, fsize] : d_.injected_faults) {
+        if (fva + fsize <= va && fva + fsize > lo) lo = fva + fsize;
+        if (fva > va && fva < hi) hi = fva;
+      }
+    }
+    return shader::Range{lo, hi, m.host + (lo - m.va), m.writable, m.cache};
   }
   shader::GpuCache* cache() override { return d_.l2.get(); }
 

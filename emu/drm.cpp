@@ -127,13 +127,13 @@ int info(const GpuModel& g, drm_amdgpu_info* q) {
       return reply(&d, sizeof d);
     }
     case AMDGPU_INFO_VRAM_GTT: {
-      drm_amdgpu_info_vram_gtt v{g.vram_bytes, g.vram_bytes, g.gtt_bytes};
+      drm_amdgpu_info_vram_gtt v{g.vram_bytes, g.visible_vram_bytes, g.gtt_bytes};
       return reply(&v, sizeof v);
     }
     case AMDGPU_INFO_MEMORY: {
       drm_amdgpu_memory_info m{};
       m.vram = heap(g.vram_bytes, 0);
-      m.cpu_accessible_vram = heap(g.vram_bytes, 0);
+      m.cpu_accessible_vram = heap(g.visible_vram_bytes, 0);
       m.gtt = heap(g.gtt_bytes, 0);
       return reply(&m, sizeof m);
     }

@@ -115,7 +115,9 @@ void build_tree() {
     put(n + "/gpu_id", std::to_string(g.gpu_id) + "\n");
     put(n + "/name", std::string(g.target->asic) + "\n");
     put(n + "/properties", gpu_node_properties(g));
-    put(n + "/mem_banks/0/properties", mem_bank(1, g.vram_bytes));  // FB public: large BAR
+    // kfd_crat.c kfd_create_vcrat_image_gpu: a large-BAR part reports its VRAM as one public
+    // heap (HSA_MEM_HEAP_TYPE_FB_PUBLIC 1); any other the whole VRAM as one private heap (2).
+    put(n + "/mem_banks/0/properties", mem_bank(g.large_bar() ? 1 : 2, g.vram_bytes));
     uint32_t simd0 = 0x80001000u + g.index * 0x1000u;
     put(n + "/caches/0/properties", cache(1, 16, 1 | 8, simd0));     // L1 vector cache per CU (data, HSACU)
     put(n + "/caches/1/properties", cache(2, 8192, 1 | 8, simd0));   // L2 (data, HSACU)

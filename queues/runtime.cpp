@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "kfd/uapi_ext.h"
+#include "queues/copy_engine.h"
 
 namespace queues {
 
@@ -23,6 +24,7 @@ base::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts)
 }
 
 Runtime::~Runtime() {
+  copy_engines_.clear();  // their queues and buffers first
   for (auto& [gpu, p] : doorbells_) munmap(p, kfd::uapi::kDoorbellSliceSize);
   events_.reset();
   ctx_.reset();
@@ -75,6 +77,17 @@ uint32_t Runtime::sdma_engines(uint32_t gpu_id, bool xgmi) const {
   const mem::Gpu* g = gpu_id ? ctx_->gpu(gpu_id) : ctx_->gpus().front().get();
   if (!g) return 0;
   return xgmi ? g->props().num_sdma_xgmi_engines : g->props().num_sdma_engines;
+}
+
+base::Result<CopyEngine*> Runtime::copy_engine(uint32_t gpu_id) {
+  const mem::Gpu* g = gpu_id ? ctx_->gpu(gpu_id) : ctx_->gpus().front().get();
+  if (!g) return base::Error::msg("copy engine: unknown GPU " + base::hex(gpu_id), ENODEV);
+  std::lock_guard lk(copy_mu_);
+  auto& e = copy_engines_[g->gpu_id];
+  if (!e) {
+    KFD_ASSIGN(e, CopyEngine::create(*this, *g));
+  }
+  return e.get();
 }
 
 base::Result<uint8_t*> Runtime::doorbell_slice(const mem::Gpu& gpu, uint64_t doorbell_offset) {

@@ -32,6 +32,8 @@ struct RuntimeOptions {
 
 using ScratchSlice = scratch::Slice;
 
+class CopyEngine;
+
 // Owns the memory context (kfd, topology, render nodes, VMs), the events page and the process's
 // events. Queues and signals it creates must be destroyed before it. Thread-safe.
 class Runtime {
@@ -61,6 +63,9 @@ class Runtime {
   base::Result<std::unique_ptr<SdmaQueue>> create_sdma_queue(const SdmaQueueOptions& opts = {});
   // SDMA engines of a GPU (0: the first) per the topology; `xgmi` counts the XGMI-optimized ones.
   uint32_t sdma_engines(uint32_t gpu_id = 0, bool xgmi = false) const;
+  // The copy engine of a GPU (0: the first), created on first use with CopyPolicy::from_env()
+  // and shared by every caller; destroyed with the Runtime.
+  base::Result<CopyEngine*> copy_engine(uint32_t gpu_id = 0);
 
   // The device's error state, as every wait sees it: a GPU fault (sticky) or a live queue in
   // error. poll_kernel also asks the kernel (zero-timeout WAIT_EVENTS on the fault events).
@@ -96,6 +101,8 @@ class Runtime {
   base::Result<ScratchWindow*> scratch_window(const mem::Gpu& gpu);  // mu_ held
   uint64_t scratch_window_size_ = 0;
   std::map<uint32_t, ScratchWindow> scratch_;  // gpu_id -> window
+  std::mutex copy_mu_;
+  std::map<uint32_t, std::unique_ptr<CopyEngine>> copy_engines_;  // gpu_id -> engine
 };
 
 }  // namespace queues
