@@ -3,6 +3,8 @@
 #include "emu/shader/cache.h"
 
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdarg>
@@ -23,8 +25,11 @@ void* reserve(uint64_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
+// The system call itself, not munmap(): the emulator interposes munmap to see a program's SVM
+// ranges go away and takes the process lock there, which the caller may already hold (a GPU
+// unmap that drops the last reference to a mapping's state).
 void release(void* p, uint64_t bytes) {
-  if (p) munmap(p, bytes ? bytes : 1);
+  if (p) syscall(SYS_munmap, p, bytes ? bytes : 1);
 }
 
 inline void cpu_relax() {
