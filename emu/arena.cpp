@@ -15,6 +15,21 @@ namespace {
 constexpr uint64_t kPage = 4096;
 constexpr uint64_t kBig = 2ull << 20;
 constexpr uint64_t kCapacity = 1ull << 40;  // 1 TiB of address space; pages exist only when touched
+
+// KFDEMU_ARENA_GB (emu/control.h) replaces the default: ThreadSanitizer, for one, has room for
+// application mappings of about 1.5 TiB only, the runtime's own reservations included.
+uint64_t capacity_from_env() {
+  const char* s = std::getenv("KFDEMU_ARENA_GB");
+  if (!s || !*s) return kCapacity;
+  char* end = nullptr;
+  unsigned long long gb = std::strtoull(s, &end, 10);
+  if (*end != 0 || gb == 0 || gb > (kCapacity >> 30)) {
+    std::fprintf(stderr, "kfdemu: KFDEMU_ARENA_GB=%s is not 1..%llu; using %llu\n", s,
+                 (unsigned long long)(kCapacity >> 30), (unsigned long long)(kCapacity >> 30));
+    return kCapacity;
+  }
+  return uint64_t(gb) << 30;
+}
 }  // namespace
 
 Arena& Arena::get() {
@@ -32,19 +47,20 @@ Arena& Arena::get() {
 }
 
 Arena::Arena() {
+  const uint64_t capacity = capacity_from_env();
   fd_ = memfd_create("kfdemu-gpu-memory", MFD_CLOEXEC);
-  if (fd_ < 0 || ftruncate(fd_, off_t(kCapacity)) != 0) {
+  if (fd_ < 0 || ftruncate(fd_, off_t(capacity)) != 0) {
     std::perror("kfdemu: cannot create the GPU memory arena (memfd_create/ftruncate)");
     std::abort();
   }
-  void* p = mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd_, 0);
+  void* p = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd_, 0);
   if (p == MAP_FAILED) {
     std::perror("kfdemu: cannot map the GPU memory arena");
     std::abort();
   }
   base_ = static_cast<uint8_t*>(p);
-  capacity_ = kCapacity;
-  free_[0] = kCapacity;
+  capacity_ = capacity;
+  free_[0] = capacity;
 }
 
 uint64_t Arena::allocate(uint64_t size) {

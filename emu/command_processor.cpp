@@ -10,6 +10,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "emu/memory_model.h"
+#include "emu/tsan_sync.h"
 #include "kfd/uapi_ext.h"
 #include "pm4/queue_error.h"
 #include "pm4/type3.h"
@@ -246,7 +248,9 @@ void EngineThread::backoff(unsigned idle) {
 
 uint64_t EngineThread::doorbell(const Queue& q) const {
   auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d_.doorbell_arena)) + q.doorbell_index;
-  return __atomic_load_n(db, __ATOMIC_ACQUIRE);
+  const uint64_t v = __atomic_load_n(db, __ATOMIC_ACQUIRE);
+  tsan_doorbell_acquire(d_.model->gpu_id, q.doorbell_index);
+  return v;
 }
 
 void EngineThread::stop_queue(Queue& q, const std::string& why, const std::string& what) {
@@ -295,6 +299,7 @@ bool CommandProcessor::service_aql(Queue& q) {
     uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
     uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
     if (header_type(header) == kTypeInvalid) break;  // not yet published
+    tsan_acquire_gpu(q.ring_va + (rd % npackets) * kPacketSize);
     if (int64_t(end - rd) <= 0) {
       auto* wptr = read_wptr ? nullptr : reinterpret_cast<uint64_t*>(d_.translate(q.wptr_va, 8, false));
       read_wptr = true;
@@ -315,11 +320,35 @@ bool CommandProcessor::service_aql(Queue& q) {
   return progressed;
 }
 
+namespace {
+
+const char* packet_kind(uint16_t header, const uint8_t* pkt) {
+  switch (header_type(header)) {
+    case kTypeKernelDispatch: return "AQL kernel dispatch";
+    case kTypeBarrierAnd: return "AQL barrier-AND";
+    case kTypeBarrierOr: return "AQL barrier-OR";
+    case kTypeVendor: return pkt[2] == kVendorPm4Ib ? "AQL PM4-IB" : "AQL barrier-value";
+    default: return "AQL packet";
+  }
+}
+
+}  // namespace
+
+// Packets complete before the next one starts, so the barrier bit is always honoured. The
+// packet's acquire fence applies before it runs (a barrier's once its condition holds: what it
+// waited for is then what the acquire makes visible), its release after it completed and before
+// its completion signal (pm4::aql scopes; emu/memory_model.h).
 Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
   uint16_t header = *reinterpret_cast<uint16_t*>(pkt);
-  // Packets complete before the next one starts, so the barrier bit is always honoured; fences
-  // are full fences because emulated GPU memory is host memory.
-  if (header_acquire(header) != kScopeNone) std::atomic_thread_fence(std::memory_order_seq_cst);
+  const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
+  const bool is_barrier = header_type(header) == kTypeBarrierAnd || header_type(header) == kTypeBarrierOr ||
+                          (header_type(header) == kTypeVendor && pkt[2] == kVendorBarrierValue);
+  auto acquire = [&] {
+    if (q.acquired == index) return;
+    q.acquired = index;
+    cp_acquire(d_, header_acquire(header), packet_kind(header, pkt), pkt_va);
+  };
+  if (!is_barrier) acquire();
   uint64_t start = p_.gpu_clock();
   Step s;
   uint64_t signal = 0;
@@ -354,7 +383,8 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
       return Step::Failed;
   }
   if (s != Step::Done) return s;
-  if (header_release(header) != kScopeNone) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (is_barrier) acquire();
+  cp_release(d_, header_release(header), packet_kind(header, pkt), pkt_va);
   if (signal && !complete(q, signal, start)) return Step::Failed;
   return Step::Done;
 }
@@ -373,7 +403,8 @@ Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
   }
   const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
   DispatchResult r =
-      run_kernel_dispatch(p_, d_, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
+      run_kernel_dispatch(p_, d_, q, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
+  if (r.preempted) return Step::Blocked;  // the queue is being destroyed: the packet never retires
   if (r.memory_fault) {
     fault(q, r.message, r.fault_va, r.fault_write);
     return Step::Failed;
@@ -402,7 +433,8 @@ bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value)
           false);
     return false;
   }
-  *value = __atomic_load_n(&s->value, __ATOMIC_ACQUIRE);
+  *value = cp_load<int64_t>(d_, signal_va + offsetof(AmdSignal, value),
+                            reinterpret_cast<const uint8_t*>(&s->value), true);
   return true;
 }
 
@@ -455,11 +487,16 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
           signal_va + offsetof(AmdSignal, value), true);
     return false;
   }
+  // The CP writes signals through the L2 (their memory is normally uncached: then to memory).
+  auto* base = reinterpret_cast<uint8_t*>(s);
   if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
-    s->start_ts = start_ts;
-    s->end_ts = p_.gpu_clock();
+    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, start_ts), base + offsetof(AmdSignal, start_ts), start_ts, true);
+    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, end_ts), base + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
   }
-  __atomic_fetch_sub(&s->value, 1, __ATOMIC_SEQ_CST);
+  tsan_release_gpu(signal_va + offsetof(AmdSignal, value));
+  cp_atomic(d_, signal_va + offsetof(AmdSignal, value), base + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
+    __atomic_fetch_sub(reinterpret_cast<int64_t*>(p), 1, __ATOMIC_SEQ_CST);
+  });
   return signal_event(q, s);
 }
 
@@ -483,7 +520,7 @@ bool CommandProcessor::signal_event(Queue& q, AmdSignal* s) {
     return false;
   }
   uint32_t id = s->event_id;
-  __atomic_store_n(mb, uint64_t(id), __ATOMIC_RELEASE);
+  cp_store<uint64_t>(d_, mailbox, reinterpret_cast<uint8_t*>(mb), uint64_t(id), true);
   p_.raise_signal_event(id);
   return true;
 }

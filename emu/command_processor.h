@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "emu/kfd_process.h"
+#include "emu/shader/cache.h"
 #include "emu/shader/shader.h"
 #include "pm4/aql.h"
 #include "pm4/family.h"
@@ -23,12 +24,13 @@ struct DispatchResult {
   uint64_t error = 0;         // pm4::queue_error bits for queue_inactive_signal
   bool memory_fault = false;  // a page fault: a MEMORY event instead of a queue error
   bool scratch_too_small = false;  // the queue's scratch cannot hold the dispatch (no wave ran)
+  bool preempted = false;     // the queue is being destroyed: stopped, nothing to report
   uint64_t fault_va = 0;
   bool fault_write = false;
   std::string message;
 };
-// One AQL kernel dispatch packet.
-DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_va,
+// One AQL kernel dispatch packet of queue `q` (its waves stop once q.dead is set).
+DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, uint64_t packet_va,
                                    uint64_t queue_va, uint64_t dispatch_id);
 // One PM4 DISPATCH_DIRECT: the kernel the COMPUTE_* registers describe.
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r);

@@ -2,6 +2,8 @@
 // The PM4 packet executor: the compute subset of the gfx9 MEC's type-3 packets, every address checked against the GPU's mappings.
 #include "emu/cp_pm4.h"
 
+#include "emu/memory_model.h"
+
 #include <atomic>
 #include <cstring>
 
@@ -20,7 +22,46 @@ std::string op_label(uint8_t op) {
   return n ? n : "opcode " + hex(op);
 }
 
-void cache_action() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// RELEASE_MEM's cache actions: gfx9 dw1 bits (TC_WB write back, TC invalidate, TC_NC only the
+// non-coherent lines, TCL1 the L1s; Linux gfx_v9_0.c gfx_v9_0_ring_emit_fence uses TC_WB|TC_NC
+// for a write-back and TCL1|TC|TC_MD|TC_WB for a full flush), gfx10+ GCR_CNTL.
+CacheActions release_actions(const Family& f, uint32_t cache) {
+  CacheActions a;
+  if (f.major >= 10) {
+    a.writeback = cache & release_gfx10::kGl2Wb;
+    a.invalidate_l2 = cache & release_gfx10::kGl2Inv;
+    a.invalidate_l1 = cache & (release_gfx10::kGlvInv | release_gfx10::kGl1Inv);
+    return a;
+  }
+  namespace r = release_gfx9;
+  a.writeback = cache & r::kTcWbActionEna;
+  a.invalidate_l2 = cache & r::kTcActionEna;
+  a.nc_only = cache & r::kTcNcActionEna;
+  a.invalidate_l1 = cache & (r::kTcl1ActionEna | r::kTcl1VolActionEna);
+  return a;
+}
+
+// ACQUIRE_MEM's: gfx9 COHER_CNTL (same meanings, Linux soc15d.h PACKET3_ACQUIRE_MEM_CP_COHER_CNTL_*),
+// gfx10+ GCR_CNTL, on COHER_BASE/COHER_SIZE.
+CacheActions acquire_actions(const Family& f, const AcquireMem& m) {
+  CacheActions a;
+  if (f.acquire_mem == AcquireMemForm::Gfx9) {
+    namespace c = coher_gfx9;
+    a.writeback = m.coher_cntl & c::kTcWbActionEna;
+    a.invalidate_l2 = m.coher_cntl & c::kTcActionEna;
+    a.nc_only = m.coher_cntl & c::kTcNcActionEna;
+    a.invalidate_l1 = m.coher_cntl & (c::kTcl1ActionEna | c::kTcl1VolActionEna);
+  } else {
+    a.writeback = m.gcr_cntl & gcr::kGl2Wb;
+    a.invalidate_l2 = m.gcr_cntl & gcr::kGl2Inv;
+    a.invalidate_l1 = m.gcr_cntl & (gcr::kGlvInv | gcr::kGl1Inv);
+  }
+  if (m.size != ~0ull) {
+    a.va = m.base;
+    a.size = m.size;
+  }
+  return a;
+}
 
 }  // namespace
 
@@ -65,11 +106,11 @@ bool Pm4Executor::range(uint64_t va, uint64_t size, bool write, const char* what
   return false;
 }
 
-bool Pm4Executor::store(uint64_t va, uint64_t value, unsigned bytes, const char* what) {
+bool Pm4Executor::store(uint64_t va, uint64_t value, unsigned bytes, const char* what, bool l2) {
   uint8_t* h = mem(va, bytes, true, what);
   if (!h) return false;
-  if (bytes == 8) __atomic_store_n(reinterpret_cast<uint64_t*>(h), value, __ATOMIC_RELEASE);
-  else __atomic_store_n(reinterpret_cast<uint32_t*>(h), uint32_t(value), __ATOMIC_RELEASE);
+  if (bytes == 8) cp_store<uint64_t>(cp_.d_, va, h, value, l2);
+  else cp_store<uint32_t>(cp_.d_, va, h, uint32_t(value), l2);
   return true;
 }
 
@@ -192,9 +233,12 @@ Step Pm4Executor::write_data(const uint32_t* p, uint32_t n) {
   if (!range(dst, w.one_address ? 4 : uint64_t(w.count) * 4, true, "destination", &spans)) return Step::Failed;
   size_t piece = 0;
   uint64_t off = 0;  // dwords never straddle pieces: mappings are page aligned
+  const bool l2 = w.dst_sel == kWriteDstTcL2;  // else the memory path, not the L2
+  uint64_t va = dst;
   for (uint32_t i = 0; i < w.count; ++i) {
-    __atomic_store_n(reinterpret_cast<uint32_t*>(spans[piece].host + off), p[4 + i], __ATOMIC_RELEASE);
+    cp_store<uint32_t>(cp_.d_, va, spans[piece].host + off, p[4 + i], l2);
     if (w.one_address) continue;
+    va += 4;
     off += 4;
     if (off == spans[piece].len) { ++piece; off = 0; }
   }
@@ -210,7 +254,7 @@ Step Pm4Executor::wait_reg_mem(const uint32_t* p) {
   if (w.function > kCompareGreater) return error("FUNCTION 7 is reserved");
   const uint8_t* h = mem(w.address & ~3ull, 4, false, "poll address");  // POLL_ADDRESS_LO [31:2]
   if (!h) return Step::Failed;
-  const uint32_t v = __atomic_load_n(reinterpret_cast<const uint32_t*>(h), __ATOMIC_ACQUIRE);
+  const uint32_t v = cp_load<uint32_t>(cp_.d_, w.address & ~3ull, h, false);  // MEM_SPACE memory
   return compare_holds(w.function, v & w.mask, w.reference) ? Step::Done : Step::Blocked;
 }
 
@@ -225,10 +269,11 @@ Step Pm4Executor::copy_data(const uint32_t* p) {
   switch (c.src_sel) {
     case kCopySrcMemory:
     case kCopySrcTcL2: {
-      const uint8_t* h = mem(c.src & ~uint64_t(bytes - 1), bytes, false, "source");
+      const uint64_t src = c.src & ~uint64_t(bytes - 1);
+      const uint8_t* h = mem(src, bytes, false, "source");
       if (!h) return Step::Failed;
-      value = bytes == 8 ? __atomic_load_n(reinterpret_cast<const uint64_t*>(h), __ATOMIC_ACQUIRE)
-                         : __atomic_load_n(reinterpret_cast<const uint32_t*>(h), __ATOMIC_ACQUIRE);
+      const bool l2 = c.src_sel == kCopySrcTcL2;
+      value = bytes == 8 ? cp_load<uint64_t>(cp_.d_, src, h, l2) : cp_load<uint32_t>(cp_.d_, src, h, l2);
       break;
     }
     case kCopySrcImmediate: value = c.count64 ? c.src : uint32_t(c.src); break;
@@ -238,10 +283,12 @@ Step Pm4Executor::copy_data(const uint32_t* p) {
     default:
       return error("SRC_SEL " + std::to_string(c.src_sel) + " is not implemented by the emulator");
   }
-  return store(c.dst & ~uint64_t(bytes - 1), value, bytes, "destination") ? Step::Done : Step::Failed;
+  return store(c.dst & ~uint64_t(bytes - 1), value, bytes, "destination", c.dst_sel == kCopyDstTcL2) ? Step::Done
+                                                                                                     : Step::Failed;
 }
 
-// Dispatches finish before the next packet starts, so a flush has nothing to wait for: a fence.
+// Dispatches finish before the next packet starts, so a flush has nothing to wait for. These
+// events flush the graphics caches (CB/DB) on gfx9, not the TC: no action on the L2 or L1s.
 Step Pm4Executor::event_write(const uint32_t* p) {
   const EventWrite e = decode_event_write(p);
   const bool partial_flush = e.event_type == kEventCsPartialFlush && e.event_index == kEventIndexCsPartialFlush;
@@ -251,7 +298,7 @@ Step Pm4Executor::event_write(const uint32_t* p) {
     return error("EVENT_TYPE " + hex(e.event_type) + " with EVENT_INDEX " + std::to_string(e.event_index) +
                  " is not implemented by the emulator (CS_PARTIAL_FLUSH, CACHE_FLUSH and " +
                  "CACHE_FLUSH_AND_INV_EVENT are)");
-  cache_action();
+  if (tracing(cp_.d_)) trace(cp_.d_, where() + ": EVENT_TYPE " + hex(e.event_type) + ": no TC (L2/L1) action");
   return Step::Done;
 }
 
@@ -267,15 +314,18 @@ Step Pm4Executor::release_mem(const uint32_t* p) {
     return error("INT_SEL " + std::to_string(r.int_sel) + " (conditional interrupt) is not implemented by the emulator");
   if (r.data_sel > kDataSystemClock)
     return error("DATA_SEL " + std::to_string(r.data_sel) + " is not implemented by the emulator");
-  cache_action();  // every cache action is a fence: emulated GPU memory is host memory
+  // The end-of-pipe event's cache actions, then its data write (DST_SEL 0: the memory
+  // controller, 1: through the L2).
+  cp_cache_actions(cp_.d_, release_actions(f_, r.cache), where());
+  const bool l2 = r.dst_sel == 1;
   bool ok = true;
   switch (r.data_sel) {
     case kDataNone: break;
-    case kData32: ok = store(r.address & ~3ull, uint32_t(r.data), 4, "destination"); break;  // [31:2]
-    case kData64: ok = store(r.address & ~7ull, r.data, 8, "destination"); break;            // [31:3]
+    case kData32: ok = store(r.address & ~3ull, uint32_t(r.data), 4, "destination", l2); break;  // [31:2]
+    case kData64: ok = store(r.address & ~7ull, r.data, 8, "destination", l2); break;            // [31:3]
     // One 100 MHz reference clock stands for both the GPU and the system counter.
     case kDataGpuClock:
-    case kDataSystemClock: ok = store(r.address & ~7ull, cp_.p_.gpu_clock(), 8, "destination"); break;
+    case kDataSystemClock: ok = store(r.address & ~7ull, cp_.p_.gpu_clock(), 8, "destination", l2); break;
   }
   if (!ok) return Step::Failed;
   // INT_SEL 1/2: an end-of-pipe interrupt with INT_CTXID, all 32 bits valid (kfd_int_process_v9.c).
@@ -288,8 +338,7 @@ Step Pm4Executor::acquire_mem(const uint32_t* p, uint32_t n) {
   if (n != want)
     return error("packet of " + std::to_string(n) + " dwords; " + f_.name + " takes the " +
                  std::to_string(want) + "-dword form");
-  (void)decode_acquire_mem(p, f_.acquire_mem);  // every invalidation is a fence here
-  cache_action();
+  cp_cache_actions(cp_.d_, acquire_actions(f_, decode_acquire_mem(p, f_.acquire_mem)), where());
   return Step::Done;
 }
 
@@ -307,7 +356,8 @@ Step Pm4Executor::atomic_mem(const uint32_t* p) {
   if (a.address % bytes) return error(std::string(name) + " at " + hex(a.address) + ": not naturally aligned");
   uint8_t* h = mem(a.address, bytes, true, "atomic address");
   if (!h) return Step::Failed;
-  const bool swapped = tc_atomic(h, a.atomic, a.src, a.cmp);
+  bool swapped = false;  // a TC atomic: performed in the L2 (RW/NC pages) or memory
+  cp_atomic(cp_.d_, a.address, h, bytes, [&](uint8_t* at) { swapped = tc_atomic(at, a.atomic, a.src, a.cmp); });
   // Looping until the compare holds must not hold the CP: retry on the next turn.
   return (!swapped && a.command == kAtomicCommandLoopUntilCompare) ? Step::Blocked : Step::Done;
 }
@@ -320,20 +370,42 @@ Step Pm4Executor::dma_data(const uint32_t* p) {
     return error("DST_SEL " + std::to_string(d.dst_sel) + " (GDS) is not implemented by the emulator");
   if (d.byte_count == 0) return error("BYTE_COUNT 0");
   std::vector<HostSpan> dst, src;
-  if (d.src_sel == kDmaSelData) {
-    if (d.dst % 4 || d.byte_count % 4)
-      return error("a fill needs a dword-aligned destination and byte count (" + hex(d.dst) + ", " +
-                   std::to_string(d.byte_count) + " bytes)");
-    if (!range(d.dst, d.byte_count, true, "destination", &dst)) return Step::Failed;
-    dma_fill(dst, uint32_t(d.src), 4);
+  const bool fill = d.src_sel == kDmaSelData;
+  if (fill && (d.dst % 4 || d.byte_count % 4))
+    return error("a fill needs a dword-aligned destination and byte count (" + hex(d.dst) + ", " +
+                 std::to_string(d.byte_count) + " bytes)");
+  if (!fill && d.src_sel != kDmaSelAddress && d.src_sel != kDmaSelAddressL2)
+    return error("SRC_SEL " + std::to_string(d.src_sel) + " (GDS) is not implemented by the emulator");
+  if (!range(d.dst, d.byte_count, true, "destination", &dst) ||
+      (!fill && !range(d.src, d.byte_count, false, "source", &src)))
+    return Step::Failed;
+  // SEL 0 is the memory path; SEL 3 goes through the L2 (emu/memory_model.h).
+  if (cp_.d_.l2 && (d.dst_sel == kDmaSelAddressL2 || (!fill && d.src_sel == kDmaSelAddressL2))) {
+    dma_through_l2(d, fill);
     return Step::Done;
   }
-  if (d.src_sel != kDmaSelAddress && d.src_sel != kDmaSelAddressL2)
-    return error("SRC_SEL " + std::to_string(d.src_sel) + " (GDS) is not implemented by the emulator");
-  if (!range(d.src, d.byte_count, false, "source", &src) || !range(d.dst, d.byte_count, true, "destination", &dst))
-    return Step::Failed;
-  dma_copy(dst, src);
+  if (fill) dma_fill(dst, uint32_t(d.src), 4);
+  else dma_copy(dst, src);
   return Step::Done;
+}
+
+// A DMA_DATA with an L2 side, in pieces that stay inside one page of each side (mappings are page
+// aligned), ascending like the engine's copy.
+void Pm4Executor::dma_through_l2(const DmaData& d, bool fill) {
+  const bool src_l2 = d.src_sel == kDmaSelAddressL2, dst_l2 = d.dst_sel == kDmaSelAddressL2;
+  uint8_t buf[4096];
+  for (uint64_t done = 0; done < d.byte_count;) {
+    const uint64_t s = d.src + done, t = d.dst + done;
+    uint64_t n = std::min<uint64_t>(d.byte_count - done, 4096 - (t & 4095));
+    if (!fill) n = std::min<uint64_t>(n, 4096 - (s & 4095));
+    if (fill) {
+      for (uint64_t i = 0; i < n; i += 4) std::memcpy(buf + i, &d.src, 4);
+    } else {
+      cp_read(cp_.d_, s, cp_.d_.translate(s, n, false), buf, unsigned(n), src_l2);
+    }
+    cp_write(cp_.d_, t, cp_.d_.translate(t, n, true), buf, unsigned(n), dst_l2);
+    done += n;
+  }
 }
 
 Step Pm4Executor::set_sh_reg(const uint32_t* p, uint32_t n) {
@@ -385,7 +457,9 @@ Step Pm4Executor::dispatch_direct(const uint32_t* p) {
   // COMPUTE_DISPATCH_SCRATCH_BASE_LO/HI hold the address >> 8 and >> 40 (kfdtest Dispatch.cpp).
   rd.scratch_base = uint64_t(s_.sh_reg(r::kComputeDispatchScratchBaseHi)) << 40 |
                     uint64_t(s_.sh_reg(r::kComputeDispatchScratchBaseLo)) << 8;
+  rd.preempt = &q_.dead;
   const DispatchResult res = run_register_dispatch(cp_.p_, cp_.d_, rd);
+  if (res.preempted) return Step::Blocked;  // the queue is being destroyed
   if (res.memory_fault) {
     cp_.fault(q_, where() + ": " + res.message, res.fault_va, res.fault_write);
     return Step::Failed;

@@ -58,6 +58,7 @@ class Pm4Executor {
   Step acquire_mem(const uint32_t* p, uint32_t n);
   Step atomic_mem(const uint32_t* p);
   Step dma_data(const uint32_t* p);
+  void dma_through_l2(const pm4::DmaData& d, bool fill);
   Step set_sh_reg(const uint32_t* p, uint32_t n);
   Step set_uconfig_reg(const uint32_t* p, uint32_t n);
   Step dispatch_direct(const uint32_t* p);
@@ -66,7 +67,8 @@ class Pm4Executor {
   // names the first bad byte and `what`.
   uint8_t* mem(uint64_t va, uint64_t size, bool write, const char* what);
   bool range(uint64_t va, uint64_t size, bool write, const char* what, std::vector<HostSpan>* out);
-  bool store(uint64_t va, uint64_t value, unsigned bytes, const char* what);
+  // A CP write: through the L2 (`l2`) or the memory path (emu/memory_model.h).
+  bool store(uint64_t va, uint64_t value, unsigned bytes, const char* what, bool l2 = false);
   Step error(const std::string& why);  // stops the queue (CommandProcessor::pm4_error)
 
   CommandProcessor& cp_;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The emulated GPUs' static description: target table, configuration from the environment, topology text.
 #include "emu/device_model.h"
+#include "emu/memory_model.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
@@ -16,11 +18,13 @@ namespace {
 
 // Facts from the KFD topology and amdgpu.ids of real parts (MI210, MI100, MI50, MI300X). SDMA:
 // aldebaran has 5 instances, arcturus 8, vega20 2, aqua_vanjaram 16 (one partition).
+// GB_ADDR_CONFIG: Linux gfx_v9_0.c gfx_v9_0_gpu_early_init programs 0x22014042 into the fields
+// of vega20, arcturus and aldebaran; gfx_v9_4_3.c uses GOLDEN_GB_ADDR_CONFIG 0x2a114042.
 const TargetInfo kTargets[] = {
-    {"gfx90a", "aldebaran", 90010, 0x740F, 0x02, 141, 64, 104, 8, 1, 1700, 2, 3},
-    {"gfx908", "arcturus", 90008, 0x738C, 0x01, 141, 64, 120, 8, 1, 1502, 2, 6},
-    {"gfx906", "vega20", 90006, 0x66A1, 0x02, 141, 64, 60, 4, 1, 1725, 2, 0},
-    {"gfx942", "aqua_vanjaram", 90402, 0x74A1, 0x00, 141, 64, 304, 32, 8, 2100, 2, 14},
+    {"gfx90a", "aldebaran", 90010, 0x740F, 0x02, 141, 64, 104, 8, 1, 1700, 2, 3, 0x22014042},
+    {"gfx908", "arcturus", 90008, 0x738C, 0x01, 141, 64, 120, 8, 1, 1502, 2, 6, 0x22014042},
+    {"gfx906", "vega20", 90006, 0x66A1, 0x02, 141, 64, 60, 4, 1, 1725, 2, 0, 0x22014042},
+    {"gfx942", "aqua_vanjaram", 90402, 0x74A1, 0x00, 141, 64, 304, 32, 8, 2100, 2, 14, 0x2a114042},
 };
 
 std::mutex g_model_mu;
@@ -45,7 +49,22 @@ kfdemu_config config_from_env() {
   c.cus = int(env_long("KFDEMU_CUS", ti ? long(ti->default_cus) : 104));
   c.workers = int(env_long("KFDEMU_WORKERS", 0));
   c.kfd_minor = int(env_long("KFDEMU_KFD_MINOR", 16));
+  memory_model_from_env(&c);
   return c;
+}
+
+// KFDEMU_VISIBLE_VRAM_MB: the host-visible VRAM per GPU in MiB ("all", or at least the VRAM
+// size, for a large-BAR part). Default: all of it.
+uint64_t visible_vram_from_env(uint64_t vram_bytes) {
+  const char* v = std::getenv("KFDEMU_VISIBLE_VRAM_MB");
+  if (!v || !*v || std::strcmp(v, "all") == 0) return vram_bytes;
+  char* end = nullptr;
+  const unsigned long long mb = std::strtoull(v, &end, 0);
+  if (!end || *end) {
+    std::fprintf(stderr, "kfdemu: KFDEMU_VISIBLE_VRAM_MB=%s is not a number of MiB or \"all\"; using all\n", v);
+    return vram_bytes;
+  }
+  return std::min<uint64_t>(uint64_t(mb) << 20, vram_bytes);
 }
 
 bool build(const kfdemu_config& c, Model* m, std::string* why) {
@@ -55,8 +74,9 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
   if (c.cus < 1 || c.cus > 1024) { *why = "CU count must be 1..1024, got " + std::to_string(c.cus); return false; }
   if (c.vram_bytes < (64u << 20)) { *why = "VRAM must be at least 64 MiB"; return false; }
   if (c.kfd_minor < 1 || c.kfd_minor > 99) { *why = "KFD minor version out of range"; return false; }
+  if (!memory_model_valid(c, why)) return false;
   m->config = c;
-  m->log = env_long("KFDEMU_LOG", 0) != 0;
+  m->log = int(env_long("KFDEMU_LOG", 0));
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   m->host_mem_bytes = (pages > 0 && psize > 0) ? uint64_t(pages) * uint64_t(psize) : (16ull << 30);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -73,6 +93,7 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
     g.render_minor = 128 + uint32_t(i);
     g.target = ti;
     g.vram_bytes = c.vram_bytes;
+    g.visible_vram_bytes = visible_vram_from_env(c.vram_bytes);
     g.gtt_bytes = m->host_mem_bytes * 3 / 4;
     g.cus = uint32_t(c.cus);
     g.unique_id = 0x5a3c000000000000ull | uint64_t(i + 1) * 0x1234567ull;
@@ -115,7 +136,11 @@ bool set_config(const kfdemu_config& config, std::string* why) {
   auto* m = new Model;
   if (!build(config, m, why)) { delete m; return false; }
   std::lock_guard<std::mutex> lk(g_model_mu);
-  g_model = m;  // the old model may still be referenced by readers: leak it deliberately
+  // The old model may still be referenced by readers: it is kept (reachable, for leak checkers)
+  // for the life of the process. Configurations before first use are few.
+  static auto* retired = new std::vector<const Model*>();
+  if (g_model) retired->push_back(g_model);
+  g_model = m;
   return true;
 }
 
@@ -134,6 +159,13 @@ const GpuModel* gpu_by_minor(uint32_t minor) {
   return nullptr;
 }
 
+// The node capability of these Instinct parts (Linux kfd_topology.h HSA_CAP_*): watch points
+// (0x80, 4 of them: 2 bits at 8), doorbell type 2 (2 << 12), trap debug support and its wave
+// launch / precise memory features (0x8000, 0x10000, 0x20000, 0x40000), SVM (0x08000000), debug
+// firmware (0x20000000), and RAS as datacenter parts ship with it enabled (kfd_topology.c:
+// SRAM ECC 0x04000000 and HBM ECC 0x00100000 from ras_enabled, RAS event notify 0x00200000).
+constexpr uint32_t kCapability = 0x2807a280u | 0x04000000u | 0x00100000u | 0x00200000u;
+
 std::string gpu_node_properties(const GpuModel& g) {
   const TargetInfo& t = *g.target;
   uint32_t arrays = t.shader_engines;
@@ -141,17 +173,18 @@ std::string gpu_node_properties(const GpuModel& g) {
   char buf[2048];
   std::snprintf(buf, sizeof buf,
       "cpu_cores_count 0\nsimd_count %u\nmem_banks_count 1\ncaches_count 2\nio_links_count 1\n"
-      "p2p_links_count 0\ncpu_core_id_base 0\nsimd_id_base %u\nmax_waves_per_simd 8\n"
-      "lds_size_in_kb %u\ngds_size_in_kb 0\nnum_gws 64\nwave_front_size 64\narray_count %u\n"
+      "p2p_links_count %zu\ncpu_core_id_base 0\nsimd_id_base %u\nmax_waves_per_simd 8\n"
+      "lds_size_in_kb %u\ngds_size_in_kb 0\nnum_gws %u\nwave_front_size 64\narray_count %u\n"
       "simd_arrays_per_engine 1\ncu_per_simd_array %u\nsimd_per_cu 4\nmax_slots_scratch_cu 32\n"
       "gfx_target_version %u\nvendor_id 4098\ndevice_id %u\nlocation_id %u\ndomain 0\n"
       "drm_render_minor %u\nhive_id 0\nnum_sdma_engines %u\nnum_sdma_xgmi_engines %u\n"
       "num_sdma_queues_per_engine 8\nnum_cp_queues 24\nmax_engine_clk_fcompute %u\n"
-      "local_mem_size 0\nfw_version 78\ncapability 671588992\ndebug_prop 1495\n"
+      "local_mem_size 0\nfw_version 78\ncapability %u\ndebug_prop 1495\n"
       "sdma_fw_version 8\nunique_id %llu\nnum_xcc %u\nmax_engine_clk_ccompute 3000\n",
-      g.cus * 4, 0x80001000u + g.index * 0x1000u, t.lds_kb, arrays, cu_per_array,
+      g.cus * 4, model().gpus.size() - 1, 0x80001000u + g.index * 0x1000u, t.lds_kb, kNumGws,
+      arrays, cu_per_array,
       t.gfx_target_version, t.device_id, g.location_id, g.render_minor, t.sdma_engines,
-      t.sdma_xgmi_engines, t.max_engine_clk_mhz,
+      t.sdma_xgmi_engines, t.max_engine_clk_mhz, kCapability,
       (unsigned long long)g.unique_id, t.num_xcc);
   return buf;
 }
@@ -171,14 +204,28 @@ std::string cpu_node_properties() {
   return buf;
 }
 
-void log(const char* fmt, ...) {
-  if (!model().log) return;
+namespace {
+void vlog(const char* fmt, va_list ap) {
   char buf[1024];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::fprintf(stderr, "kfdemu: %s\n", buf);
+}
+}  // namespace
+
+void log(const char* fmt, ...) {
+  if (model().log < 1) return;
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  vlog(fmt, ap);
   va_end(ap);
-  std::fprintf(stderr, "kfdemu: %s\n", buf);
+}
+
+void trace(const char* fmt, ...) {
+  if (model().log < 2) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(fmt, ap);
+  va_end(ap);
 }
 
 }  // namespace emu

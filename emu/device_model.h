@@ -27,9 +27,14 @@ struct TargetInfo {
   // when the part supports XGMI; the other instances are XGMI engines).
   uint32_t sdma_engines;
   uint32_t sdma_xgmi_engines;
+  uint32_t gb_addr_config;      // GB_ADDR_CONFIG as the driver programs it (golden value)
 };
 
 const TargetInfo* find_target(const std::string& name);
+
+// Global wave sync entries the topology reports (num_gws) and ALLOC_QUEUE_GWS hands out: the
+// gfx9 GDS block's 64 (Linux gfx_v9_0.c gfx_v9_0_set_gds_init: gds.gws_size = 64).
+constexpr uint32_t kNumGws = 64;
 
 // One emulated GPU as the topology and the DRM node describe it.
 struct GpuModel {
@@ -39,15 +44,20 @@ struct GpuModel {
   uint32_t render_minor;  // 128 + index
   const TargetInfo* target;
   uint64_t vram_bytes;
+  // The host-visible part of VRAM (the PCIe BAR): all of it on a large-BAR part, else smaller
+  // (KFDEMU_VISIBLE_VRAM_MB). amdkfd calls a part large-BAR when no VRAM is private.
+  uint64_t visible_vram_bytes;
   uint64_t gtt_bytes;
   uint32_t cus;
   uint32_t location_id;   // PCI bus/dev/fn
   uint64_t unique_id;
+
+  bool large_bar() const { return visible_vram_bytes >= vram_bytes; }
 };
 
 struct Model {
   kfdemu_config config;
-  bool log = false;
+  int log = 0;  // KFDEMU_LOG: 1 logs failures and unknown requests, 2 also traces every request
   std::vector<GpuModel> gpus;
   uint64_t host_mem_bytes = 0;
   uint32_t host_cores = 1;
@@ -69,5 +79,7 @@ std::string gpu_node_properties(const GpuModel& g);
 std::string cpu_node_properties();
 
 void log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Like log, at KFDEMU_LOG=2 only: a trace of every ioctl and its result.
+void trace(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace emu

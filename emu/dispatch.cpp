@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bridges the command processor to the shader core: GPU memory, interrupts and dispatch outcomes.
 #include <mutex>
+#include <shared_mutex>
 
 #include "emu/command_processor.h"
 #include "emu/shader/shader.h"
@@ -17,11 +18,22 @@ class DeviceMemory final : public shader::Memory {
   uint8_t* translate(uint64_t va, uint64_t size, bool write) override {
     return d_.translate(va, size, write);
   }
+  // The waves cache the range they get: it must stop short of any injected fault inside the
+  // mapping (lookup() checks only `va`), or accesses past the first would never fault.
   shader::Range lookup(uint64_t va) override {
     Mapping m;
     if (!d_.lookup(va, &m)) return {};
-    return shader::Range{m.va, m.end, m.host, m.writable};
+    uint64_t lo = m.va, hi = m.end;
+    {
+      std::shared_lock<std::shared_mutex> lk(d_.map_mu);
+      for (const auto& [fva, fsize] : d_.injected_faults) {
+        if (fva + fsize <= va && fva + fsize > lo) lo = fva + fsize;
+        if (fva > va && fva < hi) hi = fva;
+      }
+    }
+    return shader::Range{lo, hi, m.host + (lo - m.va), m.writable, m.cache};
   }
+  shader::GpuCache* cache() override { return d_.l2.get(); }
 
  private:
   DeviceState& d_;
@@ -75,6 +87,7 @@ DispatchResult result_of(const shader::Outcome& o) {
       r.error = pm4::queue_error::kScratchWave64;
       r.scratch_too_small = true;
       break;
+    case K::Preempted: r.preempted = true; return r;
   }
   r.fault_va = o.fault_va;
   r.message = "kernel dispatch: " + o.message;
@@ -83,13 +96,14 @@ DispatchResult result_of(const shader::Outcome& o) {
 
 }  // namespace
 
-DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, uint64_t packet_va,
+DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, uint64_t packet_va,
                                    uint64_t queue_va, uint64_t dispatch_id) {
   DeviceMemory mem(d);
   DeviceHooks hooks(p);
   // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
   const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
-  return result_of(core_for(d).run(shader::Dispatch{packet_va, queue_va, dispatch_id, private_base}, mem, hooks));
+  return result_of(core_for(d).run(
+      shader::Dispatch{packet_va, queue_va, dispatch_id, private_base, &q.dead}, mem, hooks));
 }
 
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {

@@ -5,15 +5,21 @@
 
 namespace emu {
 
-DispatchResult run_kernel_dispatch(Process&, DeviceState&, uint64_t, uint64_t, uint64_t) {
+namespace {
+DispatchResult missing() {
   DispatchResult r;
   r.error = pm4::queue_error::kIllegalInstruction;
   r.message = "kernel dispatch: this libkfdemu.so was built without the shader core (emu/shader)";
   return r;
 }
+}  // namespace
 
-DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch&) {
-  return run_kernel_dispatch(p, d, 0, 0, 0);
+DispatchResult run_kernel_dispatch(Process&, DeviceState&, const Queue&, uint64_t, uint64_t, uint64_t) {
+  return missing();
+}
+
+DispatchResult run_register_dispatch(Process&, DeviceState&, const shader::RegisterDispatch&) {
+  return missing();
 }
 
 }  // namespace emu

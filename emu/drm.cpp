@@ -82,6 +82,36 @@ drm_amdgpu_heap_info heap(uint64_t total, uint64_t used) {
   return h;
 }
 
+// GB_ADDR_CONFIG's dword offset on soc15 parts: the GC block's segment-0 base 0x2000 plus
+// mmGB_ADDR_CONFIG 0x063e (Linux vega20_ip_offset.h, gc_9_0_offset.h); libdrm reads it there.
+constexpr uint32_t kGbAddrConfigReg = 0x263e;
+constexpr uint32_t kMaxSe = 4, kMaxShPerSe = 2;  // AMDGPU_GFX_MAX_SE, AMDGPU_GFX_MAX_SH_PER_SE
+
+// amdgpu_kms.c AMDGPU_INFO_READ_MMR_REG: the SE/SH selectors and the count are checked, then
+// each register must be on soc15.c's allowed list, else the whole read is EFAULT. Of that list
+// the emulator has GB_ADDR_CONFIG (the driver answers it from its cached value); the status
+// registers of engines it does not model are refused by name in the log.
+int read_mmr_reg(const GpuModel& g, const drm_amdgpu_info* q, void* out) {
+  uint32_t se = (q->read_mmr_reg.instance >> AMDGPU_INFO_MMR_SE_INDEX_SHIFT) & AMDGPU_INFO_MMR_SE_INDEX_MASK;
+  uint32_t sh = (q->read_mmr_reg.instance >> AMDGPU_INFO_MMR_SH_INDEX_SHIFT) & AMDGPU_INFO_MMR_SH_INDEX_MASK;
+  if (se != AMDGPU_INFO_MMR_SE_INDEX_MASK && se >= kMaxSe) return -EINVAL;
+  if (sh != AMDGPU_INFO_MMR_SH_INDEX_MASK && sh >= kMaxShPerSe) return -EINVAL;
+  uint32_t count = q->read_mmr_reg.count;
+  if (count > 128) return -EINVAL;
+  uint32_t regs[128] = {};
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t reg = q->read_mmr_reg.dword_offset + i;
+    if (reg != kGbAddrConfigReg) {
+      log("AMDGPU_INFO_READ_MMR_REG: register 0x%x is not emulated (only GB_ADDR_CONFIG 0x%x): EFAULT",
+          reg, kGbAddrConfigReg);
+      return -EFAULT;
+    }
+    regs[i] = g.target->gb_addr_config;
+  }
+  size_t n = std::min<size_t>(q->return_size, count * sizeof(uint32_t));
+  return copy_to_user(out, regs, n) ? 0 : -EFAULT;
+}
+
 int info(const GpuModel& g, drm_amdgpu_info* q) {
   void* out = reinterpret_cast<void*>(q->return_pointer);
   auto reply = [&](const void* data, size_t n) {
@@ -97,13 +127,13 @@ int info(const GpuModel& g, drm_amdgpu_info* q) {
       return reply(&d, sizeof d);
     }
     case AMDGPU_INFO_VRAM_GTT: {
-      drm_amdgpu_info_vram_gtt v{g.vram_bytes, g.vram_bytes, g.gtt_bytes};
+      drm_amdgpu_info_vram_gtt v{g.vram_bytes, g.visible_vram_bytes, g.gtt_bytes};
       return reply(&v, sizeof v);
     }
     case AMDGPU_INFO_MEMORY: {
       drm_amdgpu_memory_info m{};
       m.vram = heap(g.vram_bytes, 0);
-      m.cpu_accessible_vram = heap(g.vram_bytes, 0);
+      m.cpu_accessible_vram = heap(g.visible_vram_bytes, 0);
       m.gtt = heap(g.gtt_bytes, 0);
       return reply(&m, sizeof m);
     }
@@ -113,13 +143,8 @@ int info(const GpuModel& g, drm_amdgpu_info* q) {
       uint64_t v = 0;
       return reply(&v, sizeof v);
     }
-    case AMDGPU_INFO_READ_MMR_REG: {
-      // Register reads (GB_ADDR_CONFIG and friends) read as zero: there are no registers here.
-      uint32_t count = q->read_mmr_reg.count;
-      if (count == 0 || count > 128) return -EINVAL;
-      uint32_t zeros[128] = {};
-      return reply(zeros, count * sizeof(uint32_t));
-    }
+    case AMDGPU_INFO_READ_MMR_REG:
+      return read_mmr_reg(g, q, out);
     case AMDGPU_INFO_FW_VERSION: {
       drm_amdgpu_info_firmware f{78, 0};
       return reply(&f, sizeof f);
@@ -160,7 +185,9 @@ int drm_ioctl(unsigned minor, int fd, unsigned long request, void* arg) {
   if (request == DRM_IOCTL_AMDGPU_INFO) {
     drm_amdgpu_info q;
     if (!copy_from_user(&q, arg, sizeof q)) return -EFAULT;
-    return info(*g, &q);
+    int r = info(*g, &q);
+    trace("AMDGPU_INFO query 0x%x on renderD%u -> %d", q.query, minor, r);
+    return r;
   }
   log("DRM ioctl 0x%lx (nr 0x%x) on renderD%u is not implemented by the emulator: EINVAL",
       request, unsigned(_IOC_NR(request)), minor);

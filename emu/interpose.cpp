@@ -29,6 +29,7 @@
 #include "emu/interpose.h"
 #include "emu/kfd_process.h"
 #include "emu/sysfs.h"
+#include "emu/tsan_sync.h"
 
 namespace emu {
 
@@ -248,22 +249,27 @@ int dup3(int fd, int fd2, int flags) {
   return copy_kind(fd, real_dup3_fn(fd, fd2, flags));
 }
 
-int fcntl(int fd, int cmd, ...) {
+// (Entry points that another one also serves go through a static function, never through the
+// other's name, which may resolve to an interposer loaded before this library: see fstat_impl.)
+static int fcntl_impl(int fd, int cmd, void* arg) {
   REAL(fcntl, int (*)(int, int, ...));
+  int r = real_fcntl_fn(fd, cmd, arg);
+  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) copy_kind(fd, r);
+  return r;
+}
+int fcntl(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  int r = real_fcntl_fn(fd, cmd, arg);
-  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) copy_kind(fd, r);
-  return r;
+  return fcntl_impl(fd, cmd, arg);
 }
 int fcntl64(int fd, int cmd, ...) {
   va_list ap;
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  return fcntl(fd, cmd, arg);
+  return fcntl_impl(fd, cmd, arg);
 }
 
 int ioctl(int fd, unsigned long request, ...) {
@@ -284,15 +290,30 @@ int ioctl(int fd, unsigned long request, ...) {
   return real_ioctl_fn(fd, request, arg);
 }
 
-void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+static void* mmap_impl(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
   if (ours(fd)) {
     if (fd_kind(fd) == FdKind::Kfd) return Process::get().mmap_kfd(addr, len, prot, flags, uint64_t(off));
     return Process::get().mmap_render(unsigned(render_minor_of_fd(fd)), addr, len, prot, flags, uint64_t(off));
   }
-  return real_mmap(addr, len, prot, flags, fd, off);
+  void* p = real_mmap(addr, len, prot, flags, fd, off);
+  // A fixed mapping replaces what was there: SVM ranges over it end, as the MMU notifier ends them.
+  if (p != MAP_FAILED && (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+    Process::get().svm_unmapped(reinterpret_cast<uint64_t>(p), len);
+  return p;
+}
+
+int munmap(void* addr, size_t len) {
+  REAL(munmap, int (*)(void*, size_t));
+  int r = real_munmap_fn(addr, len);
+  if (r == 0) Process::get().svm_unmapped(reinterpret_cast<uint64_t>(addr), len);
+  if (r == 0) tsan_unmapped(addr, len);
+  return r;
+}
+void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return mmap_impl(addr, len, prot, flags, fd, off);
 }
 void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
-  return mmap(addr, len, prot, flags, fd, off);
+  return mmap_impl(addr, len, prot, flags, fd, off);
 }
 
 // --- stat family -------------------------------------------------------------------------------
@@ -315,7 +336,10 @@ int stat64(const char* path, struct stat64* st) { return stat_path(path, reinter
 int lstat(const char* path, struct stat* st) { return stat_path(path, st, false); }
 int lstat64(const char* path, struct stat64* st) { return stat_path(path, reinterpret_cast<struct stat*>(st), false); }
 
-int fstat(int fd, struct stat* st) {
+// The entry points below call this one, not `fstat`: that name may resolve to another
+// interposer loaded first (a sanitizer's fstat interceptor calls __fxstat, which would come back
+// here through `fstat` for ever).
+static int fstat_impl(int fd, struct stat* st) {
   if (ours(fd)) {
     fake_stat(fd_kind(fd), unsigned(render_minor_of_fd(fd) < 0 ? 0 : render_minor_of_fd(fd)), st);
     return 0;
@@ -323,24 +347,28 @@ int fstat(int fd, struct stat* st) {
   REAL(fstat, int (*)(int, struct stat*));
   return real_fstat_fn(fd, st);
 }
-int fstat64(int fd, struct stat64* st) { return fstat(fd, reinterpret_cast<struct stat*>(st)); }
+int fstat(int fd, struct stat* st) { return fstat_impl(fd, st); }
+int fstat64(int fd, struct stat64* st) { return fstat_impl(fd, reinterpret_cast<struct stat*>(st)); }
 
-int fstatat(int dirfd, const char* path, struct stat* st, int flags) {
+static int fstatat_impl(int dirfd, const char* path, struct stat* st, int flags) {
   const char* p = path;  // may be NULL with AT_EMPTY_PATH on some callers
-  if (p && p[0] == 0 && (flags & AT_EMPTY_PATH)) return fstat(dirfd, st);
+  if (p && p[0] == 0 && (flags & AT_EMPTY_PATH)) return fstat_impl(dirfd, st);
   if (p && p[0] == '/') return stat_path(path, st, !(flags & AT_SYMLINK_NOFOLLOW));
   REAL(fstatat, int (*)(int, const char*, struct stat*, int));
   return real_fstatat_fn(dirfd, path, st, flags);
 }
+int fstatat(int dirfd, const char* path, struct stat* st, int flags) {
+  return fstatat_impl(dirfd, path, st, flags);
+}
 int fstatat64(int dirfd, const char* path, struct stat64* st, int flags) {
-  return fstatat(dirfd, path, reinterpret_cast<struct stat*>(st), flags);
+  return fstatat_impl(dirfd, path, reinterpret_cast<struct stat*>(st), flags);
 }
 int __xstat(int, const char* path, struct stat* st) { return stat_path(path, st, true); }
 int __xstat64(int, const char* path, struct stat64* st) { return stat_path(path, reinterpret_cast<struct stat*>(st), true); }
 int __lxstat(int, const char* path, struct stat* st) { return stat_path(path, st, false); }
 int __lxstat64(int, const char* path, struct stat64* st) { return stat_path(path, reinterpret_cast<struct stat*>(st), false); }
-int __fxstat(int, int fd, struct stat* st) { return fstat(fd, st); }
-int __fxstat64(int, int fd, struct stat64* st) { return fstat(fd, reinterpret_cast<struct stat*>(st)); }
+int __fxstat(int, int fd, struct stat* st) { return fstat_impl(fd, st); }
+int __fxstat64(int, int fd, struct stat64* st) { return fstat_impl(fd, reinterpret_cast<struct stat*>(st)); }
 
 int access(const char* path, int mode) {
   unsigned minor = 0;

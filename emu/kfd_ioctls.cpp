@@ -5,7 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <ctime>
+#include <string>
 
 #include "emu/command_processor.h"
 #include "emu/kfd_process.h"
@@ -48,7 +50,7 @@ constexpr IoctlEntry kTable[] = {
     {"DBG_REGISTER", 0}, {"DBG_UNREGISTER", 0}, {"DBG_ADDRESS_WATCH", 0},
     {"DBG_WAVE_CONTROL", 0},
     {"SET_SCRATCH_BACKING_VA", sizeof(kfd_ioctl_set_scratch_backing_va_args)},
-    {"GET_TILE_CONFIG", 0},
+    {"GET_TILE_CONFIG", sizeof(kfd_ioctl_get_tile_config_args)},
     {"SET_TRAP_HANDLER", sizeof(kfd_ioctl_set_trap_handler_args)},
     {"GET_PROCESS_APERTURES_NEW", sizeof(kfd_ioctl_get_process_apertures_new_args)},
     {"ACQUIRE_VM", sizeof(kfd_ioctl_acquire_vm_args)},
@@ -56,8 +58,8 @@ constexpr IoctlEntry kTable[] = {
     {"FREE_MEMORY_OF_GPU", sizeof(kfd_ioctl_free_memory_of_gpu_args)},
     {"MAP_MEMORY_TO_GPU", sizeof(kfd_ioctl_map_memory_to_gpu_args)},
     {"UNMAP_MEMORY_FROM_GPU", sizeof(kfd_ioctl_unmap_memory_from_gpu_args)},
-    {"SET_CU_MASK", 0}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
-    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", 0}, {"SMI_EVENTS", 0}, {"SVM", 0},
+    {"SET_CU_MASK", sizeof(kfd_ioctl_set_cu_mask_args)}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
+    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", sizeof(kfd_ioctl_alloc_queue_gws_args)}, {"SMI_EVENTS", 0}, {"SVM", sizeof(kfd_ioctl_svm_args)},
     {"SET_XNACK_MODE", sizeof(kfd_ioctl_set_xnack_mode_args)},
     {"CRIU_OP", 0},
     {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
@@ -80,6 +82,33 @@ unsigned table_size(int minor) {
   if (minor >= 12) return 0x25;
   if (minor >= 9) return 0x24;
   return 0x23;
+}
+
+// The arguments worth seeing in a KFDEMU_LOG=2 trace, as "key=value ...", after the handler ran.
+std::string describe(unsigned nr, const void* a) {
+  char b[160] = "";
+  switch (nr) {
+    case 0x02: {
+      auto* q = static_cast<const kfd_ioctl_create_queue_args*>(a);
+      std::snprintf(b, sizeof b, " gpu_id=0x%x type=%u ring=0x%llx size=0x%x -> queue %u", q->gpu_id,
+                    q->queue_type, (unsigned long long)q->ring_base_address, q->ring_size, q->queue_id);
+      break;
+    }
+    case 0x08: {
+      auto* e = static_cast<const kfd_ioctl_create_event_args*>(a);
+      std::snprintf(b, sizeof b, " type=%u auto_reset=%u -> id %u", e->event_type, e->auto_reset, e->event_id);
+      break;
+    }
+    case 0x16: {
+      auto* m = static_cast<const kfd_ioctl_alloc_memory_of_gpu_args*>(a);
+      std::snprintf(b, sizeof b, " gpu_id=0x%x va=0x%llx size=0x%llx flags=0x%x", m->gpu_id,
+                    (unsigned long long)m->va_addr, (unsigned long long)m->size, m->flags);
+      break;
+    }
+    default:
+      break;
+  }
+  return b;
 }
 
 }  // namespace
@@ -134,6 +163,8 @@ void Process::abandon_for_child_locked() {
   for (auto& [id, q] : queues_) new std::shared_ptr<Queue>(q);  // its mutex may be held
   queues_.clear();
   bos_.clear();
+  svm_.clear();
+  svm_any_ = false;
   events_.clear();
   event_page_bo_.reset();
   signal_events_ = 0;
@@ -157,6 +188,8 @@ void Process::reset_locked() {
   queues_.clear();
   for (auto& [h, bo] : bos_) free_bo_locked(*bo);
   bos_.clear();
+  svm_.clear();
+  svm_any_ = false;
   {
     std::lock_guard<std::mutex> ek(ev_mu_);
     events_.clear();
@@ -197,14 +230,24 @@ int Process::ioctl(unsigned long request, void* arg) {
     log("AMDKFD_IOC_%s is not implemented by the emulator: ENOTTY", e.name);
     return -ENOTTY;
   }
-  alignas(8) unsigned char buf[max_arg_size()] = {};
-  size_t n = usize < e.size ? usize : e.size;
+  // The kernel copies in the caller's size and works on max(that, its own size), zero-filled
+  // beyond what was copied; SVM's attribute array rides on that (libhsakmt adds it to the size).
+  alignas(8) unsigned char small[max_arg_size()] = {};
+  std::vector<uint64_t> large;
+  unsigned char* buf = small;
+  size_t asize = usize > e.size ? usize : e.size;
+  if (asize > sizeof small) {
+    large.assign((asize + 7) / 8, 0);
+    buf = reinterpret_cast<unsigned char*>(large.data());
+  }
+  size_t n = usize;
   if (n && (_IOC_DIR(request) & _IOC_WRITE) && !copy_from_user(buf, arg, n)) return -EFAULT;
-  int r = dispatch(nr, buf);
+  int r = nr == 0x20 ? svm(reinterpret_cast<kfd_ioctl_svm_args*>(buf), asize) : dispatch(nr, buf);
   // The kernel copies the arguments back whatever the handler returned: callers read n_success
   // after a partly failed MAP/UNMAP, wait_result after a failed WAIT_EVENTS, a clamped ring_size.
   if (n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) r = -EFAULT;
   if (r != 0) log("AMDKFD_IOC_%s -> %s", e.name, std::strerror(-r));
+  else if (model().log >= 2) trace("AMDKFD_IOC_%s%s -> 0", e.name, describe(nr, buf).c_str());
   return r;
 }
 
@@ -223,6 +266,7 @@ int Process::dispatch(unsigned nr, void* a) {
     case 0x0B: return reset_event(static_cast<kfd_ioctl_reset_event_args*>(a));
     case 0x0C: return wait_events(static_cast<kfd_ioctl_wait_events_args*>(a));
     case 0x11: return set_scratch_backing_va(static_cast<kfd_ioctl_set_scratch_backing_va_args*>(a));
+    case 0x12: return get_tile_config(static_cast<kfd_ioctl_get_tile_config_args*>(a));
     case 0x13: return set_trap_handler(static_cast<kfd_ioctl_set_trap_handler_args*>(a));
     case 0x14: return get_apertures_new(static_cast<kfd_ioctl_get_process_apertures_new_args*>(a));
     case 0x15: return acquire_vm(static_cast<kfd_ioctl_acquire_vm_args*>(a));
@@ -230,6 +274,8 @@ int Process::dispatch(unsigned nr, void* a) {
     case 0x17: return free_memory(static_cast<kfd_ioctl_free_memory_of_gpu_args*>(a));
     case 0x18: return map_memory(static_cast<kfd_ioctl_map_memory_to_gpu_args*>(a));
     case 0x19: return unmap_memory(static_cast<kfd_ioctl_unmap_memory_from_gpu_args*>(a));
+    case 0x1A: return set_cu_mask(static_cast<kfd_ioctl_set_cu_mask_args*>(a));
+    case 0x1E: return alloc_queue_gws(static_cast<kfd_ioctl_alloc_queue_gws_args*>(a));
     case 0x21: return set_xnack_mode(static_cast<kfd_ioctl_set_xnack_mode_args*>(a));
     case 0x23: return available_memory(static_cast<kfd_ioctl_get_available_memory_args*>(a));
     case 0x25: return runtime_enable(a);
@@ -344,6 +390,74 @@ int Process::set_trap_handler(kfd_ioctl_set_trap_handler_args* a) {
   if (!d->vm_acquired) return -ESRCH;
   d->tba = a->tba_addr;
   d->tma = a->tma_addr;
+  return 0;
+}
+
+// kfd_chardev.c kfd_ioctl_get_tile_config with amdgpu_amdkfd_get_tile_config: GB_ADDR_CONFIG, and
+// the driver's tile_mode_array[32] and macrotile_mode_array[16], which gfx9 and later never fill
+// (zeros), as are num_banks and num_ranks. The counts are clamped to the arrays; a bad pointer
+// is EFAULT with that count zeroed.
+int Process::get_tile_config(kfd_ioctl_get_tile_config_args* a) {
+  constexpr uint32_t kTileModes = 32, kMacroTileModes = 16;
+  const GpuModel* g = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    DeviceState* d = device(a->gpu_id);
+    if (!d) return -EINVAL;
+    g = d->model;
+  }
+  const uint32_t zeros[kTileModes] = {};
+  a->gb_addr_config = g->target->gb_addr_config;
+  a->num_banks = 0;
+  a->num_ranks = 0;
+  if (a->num_tile_configs > kTileModes) a->num_tile_configs = kTileModes;
+  if (!copy_to_user(reinterpret_cast<void*>(a->tile_config_ptr), zeros,
+                    a->num_tile_configs * sizeof(uint32_t))) {
+    a->num_tile_configs = 0;
+    return -EFAULT;
+  }
+  if (a->num_macro_tile_configs > kMacroTileModes) a->num_macro_tile_configs = kMacroTileModes;
+  if (!copy_to_user(reinterpret_cast<void*>(a->macro_tile_config_ptr), zeros,
+                    a->num_macro_tile_configs * sizeof(uint32_t))) {
+    a->num_macro_tile_configs = 0;
+    return -EFAULT;
+  }
+  return 0;
+}
+
+// kfd_chardev.c kfd_ioctl_set_cu_mask: the bit count must be a non-zero multiple of 32; bits past
+// 1024 are dropped; the mask is read before the queue is looked up (pqm_update_mqd: an unknown
+// queue is EFAULT). The emulated CP runs waves on no particular CU, so the mask is recorded only.
+int Process::set_cu_mask(kfd_ioctl_set_cu_mask_args* a) {
+  constexpr uint32_t kMaxCus = 1024;
+  if (a->num_cu_mask % 32 != 0 || a->num_cu_mask == 0) return -EINVAL;
+  uint32_t bits = a->num_cu_mask > kMaxCus ? kMaxCus : a->num_cu_mask;
+  std::vector<uint32_t> mask(bits / 32);
+  if (!copy_from_user(mask.data(), reinterpret_cast<void*>(a->cu_mask_ptr), mask.size() * 4)) return -EFAULT;
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = queues_.find(a->queue_id);
+  if (it == queues_.end()) return -EFAULT;
+  it->second->cu_mask = std::move(mask);
+  return 0;
+}
+
+// kfd_chardev.c kfd_ioctl_alloc_queue_gws with pqm_set_gws: the queue must exist (EINVAL); the
+// device's global wave sync (the topology's num_gws) goes whole to one queue of the process at a
+// time (EBUSY for a second), num_gws 0 gives it back (EINVAL when the process holds none).
+// A destroyed holder gives it back too (pqm_destroy_queue).
+int Process::alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a) {
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = queues_.find(a->queue_id);
+  if (it == queues_.end()) return -EINVAL;
+  DeviceState* d = device(it->second->gpu_id);
+  if (!d) return -EINVAL;
+  if (kNumGws == 0) return -ENODEV;
+  std::shared_ptr<Queue> holder = d->gws_holder.lock();
+  bool held = holder && !holder->dead;
+  if (a->num_gws && held) return -EBUSY;
+  if (!a->num_gws && !held) return -EINVAL;
+  d->gws_holder = a->num_gws ? it->second : std::shared_ptr<Queue>();
+  a->first_gws = 0;
   return 0;
 }
 

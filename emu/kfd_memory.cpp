@@ -9,6 +9,8 @@
 #include "emu/fd_table.h"
 #include "emu/interpose.h"
 #include "emu/kfd_process.h"
+#include "emu/memory_model.h"
+#include "emu/tsan_sync.h"
 #include "emu/user_copy.h"
 #include "kfd/uapi_ext.h"
 
@@ -57,21 +59,33 @@ std::shared_ptr<Bo> Process::bo_at_locked(DeviceState& d, uint64_t va) {
 
 void Process::map_locked(DeviceState& d, Bo& bo) {
   if (!bo.mapped.insert(d.model->gpu_id).second) return;
+  shader::CachedRange* cache = cache_mapping(d, bo);  // the GPU's caches, by the page's MTYPE
   std::unique_lock<std::shared_mutex> lk(d.map_mu);
-  d.maps[bo.va] = Mapping{bo.va, bo.va + bo.size, bo.host, bo.writable()};
+  Mapping m{bo.va, bo.va + bo.size, bo.host, bo.writable()};
+  m.cache = cache;
+  d.maps[bo.va] = m;
 }
 
 void Process::unmap_locked(DeviceState& d, Bo& bo) {
   if (!bo.mapped.erase(d.model->gpu_id)) return;
-  std::unique_lock<std::shared_mutex> lk(d.map_mu);
-  d.maps.erase(bo.va);
+  shader::CachedRange* cache = nullptr;
+  {
+    std::unique_lock<std::shared_mutex> lk(d.map_mu);
+    auto it = d.maps.find(bo.va);
+    if (it != d.maps.end()) cache = it->second.cache;
+    d.maps.erase(bo.va);
+  }
+  uncache_mapping(d, cache);  // its dirty lines go with it
 }
 
 void Process::free_bo_locked(Bo& bo) {
   for (auto& [gid, d] : devices_)
     if (bo.mapped.count(gid)) unmap_locked(*d, bo);
   if (bo.kind == BoKind::Vram) {
-    if (DeviceState* d = device(bo.gpu_id)) d->vram_used -= bo.size;
+    if (DeviceState* d = device(bo.gpu_id)) {
+      d->vram_used -= bo.size;
+      if (bo.cpu_visible) d->visible_used -= bo.size;
+    }
   }
   if (bo.arena_offset != UINT64_MAX && (bo.kind == BoKind::Vram || bo.kind == BoKind::Gtt))
     Arena::get().release(bo.arena_offset, bo.size);
@@ -96,13 +110,22 @@ int Process::alloc_memory_locked(kfd_ioctl_alloc_memory_of_gpu_args* a) {
   if (a->size == 0) return -EINVAL;  // checked before anything else
   DeviceState* d = device(a->gpu_id);
   if (!d) return -EINVAL;
-  if (!d->vm_acquired) return -ENODEV;  // kfd_bind_process_to_device: no ACQUIRE_VM yet
   uint32_t f = a->flags;
+  // kfd_chardev.c kfd_ioctl_alloc_memory_of_gpu: "Alloc host visible vram on small bar is not
+  // allowed" -- every PUBLIC VRAM request on a part with private VRAM, before the VM binding.
+  if ((f & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC) && (f & KFD_IOC_ALLOC_MEM_FLAGS_VRAM) && !d->model->large_bar()) {
+    log("ALLOC_MEMORY_OF_GPU: host-visible (PUBLIC) VRAM on a small-BAR GPU (%llu of %llu MiB visible, "
+        "KFDEMU_VISIBLE_VRAM_MB) is refused, as amdkfd refuses it",
+        (unsigned long long)(d->model->visible_vram_bytes >> 20), (unsigned long long)(d->model->vram_bytes >> 20));
+    return -EINVAL;
+  }
+  if (!d->vm_acquired) return -ENODEV;  // kfd_bind_process_to_device: no ACQUIRE_VM yet
   // COHERENT, UNCACHED and EXT_COHERENT may be combined: amdgpu_amdkfd_gpuvm.c get_pte_flags
   // gives them a precedence (UNCACHED first), it does not refuse the mix.
   if (popcount(f & kTypeMask) != 1) return -EINVAL;
   if ((a->size & (kPage - 1)) || (a->va_addr & (kPage - 1))) return -EINVAL;
   if (a->va_addr < kGpuvmBase || a->va_addr + a->size - 1 > kGpuvmLimit) return -EINVAL;
+  if (svm_overlaps_locked(a->va_addr, a->size)) return -EADDRINUSE;  // already an SVM range
   for (auto& [h, bo] : bos_) {
     bool in_vm = bo->gpu_id == a->gpu_id || bo->mapped.count(a->gpu_id);
     if (in_vm && a->va_addr < bo->va + bo->size && bo->va < a->va_addr + a->size) return -EINVAL;
@@ -225,10 +248,39 @@ void* Process::mmap_render(uint32_t minor, void* addr, size_t len, int prot, int
   for (auto& [h, bo] : bos_) {
     if (bo->kind != BoKind::Vram && bo->kind != BoKind::Gtt) continue;
     if (offset != bo->mmap_offset || len > bo->size) continue;
+    if (bo->kind == BoKind::Vram) {
+      DeviceState* d = device(bo->gpu_id);
+      if (d && !d->model->large_bar()) return mmap_small_bar_locked(*d, *bo, addr, len, prot, flags);
+    }
     return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo->arena_offset));
   }
   errno = EINVAL;
   return MAP_FAILED;
+}
+
+// VRAM of a small-BAR part on the CPU. Linux >= 5.14 lets every KFD BO be mmapped (the thunk
+// maps invisible VRAM PROT_NONE for the debugger: "drm/amdkfd: Allow CPU access for all VRAM
+// BOs"); a CPU access then moves the BO into the BAR window (amdgpu_bo_fault_reserve_notify)
+// or raises SIGBUS when it cannot. The emulator decides at mmap time instead: PROT_NONE gets a
+// mapping with no memory behind it; an accessible mapping is granted while the mapped buffers
+// fit in the visible window, else refused with EPERM (what amdgpu_gem_object_mmap returns for
+// a BO without CPU access, the Linux < 5.14 answer for every non-PUBLIC VRAM BO).
+void* Process::mmap_small_bar_locked(DeviceState& d, Bo& bo, void* addr, size_t len, int prot, int flags) {
+  if (prot == PROT_NONE)
+    return real_mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (flags & MAP_FIXED), -1, 0);
+  if (!bo.cpu_visible) {
+    if (d.visible_used + bo.size > d.model->visible_vram_bytes) {
+      log("mmap of VRAM BO at 0x%llx (%llu KiB): the GPU's host-visible VRAM (%llu MiB, %llu KiB in use; "
+          "KFDEMU_VISIBLE_VRAM_MB) cannot hold it: EPERM",
+          (unsigned long long)bo.va, (unsigned long long)(bo.size >> 10),
+          (unsigned long long)(d.model->visible_vram_bytes >> 20), (unsigned long long)(d.visible_used >> 10));
+      errno = EPERM;
+      return MAP_FAILED;
+    }
+    bo.cpu_visible = true;
+    d.visible_used += bo.size;
+  }
+  return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo.arena_offset));
 }
 
 uint8_t* Process::event_slots() {
@@ -276,7 +328,10 @@ void* Process::mmap_kfd(void* addr, size_t len, int prot, int flags, uint64_t of
     errno = err;
     return MAP_FAILED;
   }
-  return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(arena));
+  void* p = real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(arena));
+  if (p != MAP_FAILED && (offset & kfd::uapi::kMmapTypeMask) == kfd::uapi::kMmapTypeDoorbell)
+    tsan_doorbells_mapped(kfd::uapi::mmap_gpu_id(offset), p, len);
+  return p;
 }
 
 }  // namespace emu

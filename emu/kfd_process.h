@@ -19,13 +19,15 @@
 #include "emu/arena.h"
 #include "emu/device_model.h"
 
+struct kfdemu_counts;
+
 namespace emu {
 
 class CommandProcessor;
 class SdmaEngine;
 struct Pm4State;
 struct SdmaState;
-namespace shader { class ShaderCore; }
+namespace shader { class ShaderCore; class GpuCache; class CachedRange; }
 
 enum class BoKind { Vram, Gtt, Userptr, Doorbell, Mmio };
 
@@ -42,6 +44,7 @@ struct Bo {
   uint64_t mmap_offset = 0;  // what the runtime passes to mmap
   std::set<uint32_t> mapped; // gpu_ids it is mapped to
   int queue_refs = 0;        // queues using it (kernel 6.12: cannot be freed/unmapped then)
+  bool cpu_visible = false;  // VRAM of a small-BAR part mapped on the CPU: charged to the BAR
   bool writable() const { return flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE; }
 };
 
@@ -50,6 +53,8 @@ struct Mapping {
   uint64_t va = 0, end = 0;
   uint8_t* host = nullptr;
   bool writable = false;
+  bool svm = false;  // an SVM range of the process's own memory (kfd_svm.cpp), not a BO
+  shader::CachedRange* cache = nullptr;  // the memory model's state (emu/memory_model.h), or none
 };
 
 struct Queue {
@@ -61,6 +66,7 @@ struct Queue {
   uint64_t rptr_va = 0, wptr_va = 0;
   uint32_t doorbell_index = 0;
   uint32_t percentage = 100, priority = 7;
+  std::vector<uint32_t> cu_mask;          // SET_CU_MASK: bit n enables CU n (empty: all CUs)
   std::vector<std::shared_ptr<Bo>> held;  // buffers referenced for the queue's lifetime
   std::mutex busy;                        // held by the command processor while it works
   std::atomic<bool> dead{false};
@@ -76,6 +82,7 @@ struct Queue {
   uint32_t poll_retries = 0;      // SDMA: POLL_REGMEM retries so far
   int64_t timestamp_offset = 0;   // SDMA: TIMESTAMP_SET's local counter minus the GPU clock
   bool scratch_wait = false;      // AQL: asked the runtime for scratch, waits for it
+  uint64_t acquired = ~0ull;      // AQL: the packet whose acquire fence has been applied
 };
 
 struct Event {
@@ -96,14 +103,19 @@ struct DeviceState {
   int drm_fd_bound = -1;         // ACQUIRE_VM
   bool vm_acquired = false;
   uint64_t vram_used = 0;
+  uint64_t visible_used = 0;     // small BAR: bytes of VRAM buffers mapped on the CPU
   uint64_t doorbell_arena = UINT64_MAX;  // 8 KiB doorbell slice
   uint64_t mmio_arena = UINT64_MAX;      // one 4 KiB MMIO remap page
   std::vector<bool> doorbell_used = std::vector<bool>(1024, false);
   mutable std::shared_mutex map_mu;      // guards `maps`
   std::map<uint64_t, Mapping> maps;      // by va, what this GPU can access
+  // The GPU's L2 and L1s under the strict memory model (created with its first mapping);
+  // destroyed after the engines that use it, before the mappings that point into it.
+  std::unique_ptr<shader::GpuCache> l2;
   std::unique_ptr<CommandProcessor> cp;
   std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
   uint64_t tba = 0, tma = 0;
+  std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
   std::atomic<uint64_t> scratch_va{0};  // SET_SCRATCH_BACKING_VA va_addr (base >> 16); CP reads it
   std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
   std::vector<bool> sdma_used, sdma_xgmi_used;  // SDMA queue slots (kfd dqm sdma bitmaps)
@@ -138,10 +150,14 @@ class Process {
   void raise_hw_exception_event();
   void raise_memory_fault(uint32_t gpu_id, uint64_t va, bool write);
   void raise_hw_exception(uint32_t gpu_id, bool memory_lost);
+  // The process's CPU mapping of [addr, addr+len) went away: SVM ranges there end (kfd_svm.cpp).
+  void svm_unmapped(uint64_t addr, uint64_t len);
   // Fault injection (emu/control.h): 0, or -1 with *why set.
   int inject_fault(uint32_t gpu_id, uint64_t va, uint64_t size, std::string* why);
   int inject_hw_exception(uint32_t gpu_id, bool memory_lost, std::string* why);
   DeviceState* device(uint32_t gpu_id);
+  // kfdemu_get_counts (emu/counters.cpp): false, all zero, when /dev/kfd is not open here.
+  bool counts(struct ::kfdemu_counts* c);
   uint64_t gpu_clock();  // 100 MHz counter
 
   std::shared_ptr<Bo> bo_at_locked(DeviceState& d, uint64_t va);
@@ -176,9 +192,29 @@ class Process {
   int set_memory_policy(kfd_ioctl_set_memory_policy_args* a);
   int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);
   int set_trap_handler(kfd_ioctl_set_trap_handler_args* a);
+  int get_tile_config(kfd_ioctl_get_tile_config_args* a);
+  int set_cu_mask(kfd_ioctl_set_cu_mask_args* a);
+  int alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a);
   int set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a);
   int available_memory(kfd_ioctl_get_available_memory_args* a);
   int runtime_enable(void* a);
+  int svm(kfd_ioctl_svm_args* a, size_t size);
+
+  // SVM ranges (kfd_svm.cpp), in pages [start, last] as kfd_svm.c keeps them.
+  struct SvmRange {
+    uint64_t start = 0, last = 0;
+    uint32_t preferred_loc = 0, prefetch_loc = 0, flags = 0, granularity = 0;
+    std::set<uint32_t> access, in_place;  // gpu_ids
+  };
+  void svm_split_locked(uint64_t page);
+  int svm_check_attrs_locked(const kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  int svm_check_range_locked(uint64_t start, uint64_t last);
+  static void svm_apply(SvmRange& r, const kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  SvmRange svm_default_locked(uint64_t start, uint64_t last);
+  void svm_remap_locked();
+  int svm_set_locked(uint64_t start, uint64_t last, const kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  int svm_get_locked(uint64_t start, uint64_t last, kfd_ioctl_svm_attribute* attrs, uint32_t n);
+  bool svm_overlaps_locked(uint64_t va, uint64_t size) const;
 
   int validate_queue_buffers(DeviceState& d, const kfd_ioctl_create_queue_args& a, Queue& q);
   void map_locked(DeviceState& d, Bo& bo);
@@ -188,6 +224,7 @@ class Process {
   int map_args_locked(uint64_t handle, uint32_t n_devices, uint32_t n_success, uint64_t ids_ptr,
                       std::vector<uint32_t>* ids, Bo** bo);
   uint64_t kfd_mmap_arena_locked(size_t len, uint64_t offset, int* err);
+  void* mmap_small_bar_locked(DeviceState& d, Bo& bo, void* addr, size_t len, int prot, int flags);
   int set_event_page_locked(uint64_t handle);
   int create_signal_event_locked(Event& ev);
   static void set_event_locked(Event& e);
@@ -201,6 +238,8 @@ class Process {
   std::map<uint64_t, std::shared_ptr<Bo>> bos_;               // by handle
   uint32_t next_bo_id_ = 1;
   std::map<uint32_t, std::shared_ptr<Queue>> queues_;         // by queue id
+  std::map<uint64_t, SvmRange> svm_;                          // by start page, disjoint
+  std::atomic<bool> svm_any_{false};                          // svm_ is not empty
 
   // Events: own lock so that waits do not hold `mu`.
   std::mutex ev_mu_;

@@ -60,13 +60,15 @@ std::string cache(uint32_t level, uint32_t kb, uint32_t type, uint32_t first_sim
   return b;
 }
 
-std::string io_link(uint32_t from, uint32_t to) {
+// A PCIe link (type 2, enabled). The kernel's weight for one PCIe hop is 20; a GPU-to-GPU link
+// through the root complex adds both GPUs' links (kfd_topology.c kfd_add_peer_prop).
+std::string io_link(uint32_t from, uint32_t to, uint32_t weight = 20) {
   char b[256];
   std::snprintf(b, sizeof b,
-                "type 2\nversion_major 0\nversion_minor 0\nnode_from %u\nnode_to %u\nweight 20\n"
+                "type 2\nversion_major 0\nversion_minor 0\nnode_from %u\nnode_to %u\nweight %u\n"
                 "min_latency 0\nmax_latency 0\nmin_bandwidth 312\nmax_bandwidth 64000\n"
                 "recommended_transfer_size 0\nflags 1\n",
-                from, to);
+                from, to, weight);
   return b;
 }
 
@@ -92,7 +94,13 @@ void build_tree() {
   if (modules.find("amdgpu ") == std::string::npos)
     modules += "amdgpu 15028224 0 - Live 0x0000000000000000\n";
   put(g_root + "/proc/modules", modules);
+  // /sys/module/amdgpu as kmod (lsmod, which rocminfo runs) reads it for a loaded module.
   put(g_root + "/module/amdgpu/initstate", "live\n");
+  put(g_root + "/module/amdgpu/refcnt", "0\n");
+  put(g_root + "/module/amdgpu/coresize", "15028224\n");
+  put(g_root + "/module/amdgpu/initsize", "0\n");
+  put(g_root + "/module/amdgpu/taint", "\n");
+  mkdirs(g_root + "/module/amdgpu/holders");
   std::string topo = g_root + "/kfd/topology";
   put(topo + "/generation_id", "1\n");
   put(topo + "/system_properties", "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
@@ -107,11 +115,19 @@ void build_tree() {
     put(n + "/gpu_id", std::to_string(g.gpu_id) + "\n");
     put(n + "/name", std::string(g.target->asic) + "\n");
     put(n + "/properties", gpu_node_properties(g));
-    put(n + "/mem_banks/0/properties", mem_bank(1, g.vram_bytes));  // FB public: large BAR
+    // kfd_crat.c kfd_create_vcrat_image_gpu: a large-BAR part reports its VRAM as one public
+    // heap (HSA_MEM_HEAP_TYPE_FB_PUBLIC 1); any other the whole VRAM as one private heap (2).
+    put(n + "/mem_banks/0/properties", mem_bank(g.large_bar() ? 1 : 2, g.vram_bytes));
     uint32_t simd0 = 0x80001000u + g.index * 0x1000u;
     put(n + "/caches/0/properties", cache(1, 16, 1 | 8, simd0));     // L1 vector cache per CU (data, HSACU)
     put(n + "/caches/1/properties", cache(2, 8192, 1 | 8, simd0));   // L2 (data, HSACU)
     put(n + "/io_links/0/properties", io_link(g.node_id, 0));
+    // Peer links to the other GPUs (large BAR, PCIe P2P: amdgpu_device_is_peer_accessible), as
+    // kfd_dev_create_p2p_links publishes them under p2p_links.
+    uint32_t k = 0;
+    for (const auto& h : m.gpus)
+      if (h.node_id != g.node_id)
+        put(n + "/p2p_links/" + std::to_string(k++) + "/properties", io_link(g.node_id, h.node_id, 40));
     // DRM side: /sys/dev/char/226:<minor>/device/{drm,vendor,device,...} for libdrm.
     std::string dev = g_root + "/dev/char/226:" + std::to_string(g.render_minor) + "/device";
     mkdirs(dev + "/drm/renderD" + std::to_string(g.render_minor));

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/text.h"
 #include "loader/elf.h"
 
 namespace loader {
@@ -27,11 +28,11 @@ base::Status check_entry_layout(std::vector<BundleEntry>& es, uint64_t table_end
   std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->offset < b->offset; });
   for (size_t i = 0; i < v.size(); ++i) {
     if (v[i]->offset < table_end)
-      return base::Error::msg("bundle entry '" + v[i]->id + "' offset " + base::hex(v[i]->offset) +
+      return base::Error::msg("bundle entry " + base::quoted(v[i]->id) + " offset " + base::hex(v[i]->offset) +
                              " overlaps the bundle header (ends at " + base::hex(table_end) + ")");
     if (i && v[i - 1]->offset + v[i - 1]->size > v[i]->offset)
-      return base::Error::msg("bundle entry '" + v[i]->id + "' offset " + base::hex(v[i]->offset) +
-                             " overlaps entry '" + v[i - 1]->id + "'");
+      return base::Error::msg("bundle entry " + base::quoted(v[i]->id) + " offset " + base::hex(v[i]->offset) +
+                             " overlaps entry " + base::quoted(v[i - 1]->id));
   }
   return {};
 }
@@ -53,7 +54,7 @@ base::Result<Bundle> parse_plain(Bytes b) {
     KFD_ASSIGN(uint64_t idlen, read_le<uint64_t>(b, pos + 16, n + " id length"));
     KFD_ASSIGN(Bytes id, slice(b, pos + 24, idlen, n + " id"));
     e.id.assign(reinterpret_cast<const char*>(id.data()), id.size());
-    KFD_ASSIGN(e.data, slice(b, e.offset, e.size, n + " ('" + e.id + "') offset"));
+    KFD_ASSIGN(e.data, slice(b, e.offset, e.size, n + " (" + base::quoted(e.id) + ") offset"));
     KFD_TRY(parse_bundle_id(e));
     end = std::max(end, e.offset + e.size);
     pos += 24 + idlen;
@@ -231,7 +232,7 @@ base::Result<uint64_t> compressed_bundle_size(Bytes b) {
 // ':' features) names a processor; generic processors contain a '-' ("gfx9-generic"), so the
 // longest such suffix counts.
 base::Status parse_bundle_id(BundleEntry& e) {
-  auto bad = [&](const std::string& why) { return base::Error::msg("bundle entry id '" + e.id + "': " + why); };
+  auto bad = [&](const std::string& why) { return base::Error::msg("bundle entry id " + base::quoted(e.id) + ": " + why); };
   std::string_view id = e.id;
   size_t dash = id.find('-');
   if (dash == std::string_view::npos) return bad("no '-' after the kind");
@@ -240,17 +241,17 @@ base::Status parse_bundle_id(BundleEntry& e) {
   IdParts parts = split_triple_target(id.substr(dash + 1));
   e.triple = std::string(parts.triple);
   if (!triple_well_formed(parts.triple))
-    return bad("triple '" + e.triple + "' is not arch-vendor-os[-environment]");
+    return bad("triple " + base::quoted(e.triple) + " is not arch-vendor-os[-environment]");
   if (parts.target.empty() && parts.triple.size() + dash + 1 < id.size())
-    return bad("features '" + std::string(id.substr(dash + 1 + parts.triple.size())) + "' follow no processor");
+    return bad("features " + base::quoted(id.substr(dash + 1 + parts.triple.size())) + " follow no processor");
   if (!e.is_amdgpu()) return {};
   if (parts.target.empty()) {
     std::string_view tail = parts.triple.substr(kAmdgpuTriple.size());
     if (tail.find_first_not_of('-') == std::string_view::npos) return bad("no target id");
-    return bad("'" + std::string(tail.substr(1)) + "' after " + std::string(kAmdgpuTriple) + " names no known processor");
+    return bad(base::quoted(tail.substr(1)) + " after " + std::string(kAmdgpuTriple) + " names no known processor");
   }
   auto t = TargetId::parse(parts.target);
-  if (!t) return t.error().context("bundle entry id '" + e.id + "'");
+  if (!t) return t.error().context("bundle entry id " + base::quoted(e.id));
   e.target = std::move(t).value();
   return {};
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/text.h"
 #include "pm4/family.h"
 
 namespace loader {
@@ -77,17 +78,17 @@ base::Status CodeObject::read_metadata() {
   std::string expected = "amdgcn-amd-amdhsa--" + target_.str();
   if (!metadata_.target.empty() && metadata_.target != expected)
     return field_error("amdhsa.target", found->desc_offset,
-                       "'" + metadata_.target + "' disagrees with e_flags ('" + expected + "')");
+                       base::quoted(metadata_.target) + " disagrees with e_flags (" + base::quoted(expected) + ")");
   return {};
 }
 
 base::Status CodeObject::bind_kernel(Kernel& k, const SymbolIndex& syms, size_t index) {
   std::string path = "amdhsa.kernels[" + std::to_string(index) + "] .symbol";
   auto found = syms.find(k.meta.symbol);
-  if (found == syms.end()) return base::Error::msg(path + ": no defined symbol '" + k.meta.symbol + "'");
+  if (found == syms.end()) return base::Error::msg(path + ": no defined symbol " + base::quoted(k.meta.symbol));
   const Symbol* it = found->second;
   if (it->size != sizeof(pm4::KernelDescriptor))
-    return base::Error::msg(path + ": symbol '" + k.meta.symbol + "' has size " + std::to_string(it->size) + ", not 64");
+    return base::Error::msg(path + ": symbol " + base::quoted(k.meta.symbol) + " has size " + std::to_string(it->size) + ", not 64");
   if (it->value % 64)
     return base::Error::msg(path + ": descriptor address " + base::hex(it->value) + " is not 64-byte aligned");
   KFD_ASSIGN(uint64_t off, elf_.file_offset_of(it->value, sizeof(pm4::KernelDescriptor), "kernel descriptor " + k.meta.symbol));
@@ -118,7 +119,7 @@ base::Status CodeObject::read_symbols() {
   for (const Symbol& s : syms) {
     if (s.type != kSttObject || s.shndx == 0 || s.binding == 0 || ends_with(s.name, ".kd")) continue;
     if (s.value < vaddr_min_ || !in_bounds(s.value - vaddr_min_, s.size, vaddr_span_))
-      return base::Error::msg("symbol '" + std::string(s.name) + "': [" + base::hex(s.value) + ", +" +
+      return base::Error::msg("symbol " + base::quoted(s.name) + ": [" + base::hex(s.value) + ", +" +
                              base::hex(s.size) + ") is outside the loaded segments");
     globals_.push_back(GlobalVar{std::string(s.name), s.value, s.size});
   }

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <utility>
 
+#include "base/text.h"
+
 namespace loader {
 namespace {
 
@@ -91,7 +93,7 @@ base::Status LoadedCodeObject::relocate(const CodeObject& co) {
         return field_error(".rela.dyn r_info", r.file_offset + 8, "symbol index " + std::to_string(r.sym) + " is not in the symbol table");
       const Symbol& s = syms[r.sym];
       if (s.shndx == 0 && s.binding != kStbWeak)
-        return field_error(".rela.dyn r_info", r.file_offset + 8, "undefined symbol '" + std::string(s.name) + "'");
+        return field_error(".rela.dyn r_info", r.file_offset + 8, "undefined symbol " + base::quoted(s.name));
       // ELF: an undefined weak symbol resolves to 0.
       uint64_t sym = s.shndx == 0 ? 0 : s.shndx == kShnAbs ? s.value : base() + s.value;
       value = sym + uint64_t(r.addend);
@@ -110,13 +112,13 @@ base::Status LoadedCodeObject::relocate(const CodeObject& co) {
 base::Result<uint64_t> LoadedCodeObject::kernel_object(std::string_view name) const {
   for (const Entry& k : kernels_)
     if (k.name == name || k.symbol == name) return address_of(k.vaddr);
-  return base::Error::msg("code object has no kernel '" + std::string(name) + "'");
+  return base::Error::msg("code object has no kernel " + base::quoted(name));
 }
 
 base::Result<LoadedCodeObject::Global> LoadedCodeObject::global(std::string_view name) const {
   for (const Entry& g : globals_)
     if (g.name == name) return Global{address_of(g.vaddr), g.size};
-  return base::Error::msg("code object has no global variable '" + std::string(name) + "'");
+  return base::Error::msg("code object has no global variable " + base::quoted(name));
 }
 
 }  // namespace loader

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "base/text.h"
+
 namespace loader {
 namespace {
 
@@ -110,7 +112,7 @@ base::Result<KernelArg> parse_arg(const Value& v, const std::string& path, uint6
   KFD_ASSIGN(a.pointee_align, f.opt_uint(".pointee_align"));
   KFD_ASSIGN(std::string kind, f.str(".value_kind"));
   auto vk = value_kind_from_name(kind);
-  if (!vk) return f.err(".value_kind", v.find(".value_kind"), "unknown value kind '" + kind + "'");
+  if (!vk) return f.err(".value_kind", v.find(".value_kind"), "unknown value kind " + base::quoted(kind));
   a.value_kind = *vk;
   KFD_ASSIGN(a.address_space, f.opt_str(".address_space"));
   KFD_ASSIGN(a.access, f.opt_str(".access"));

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "base/text.h"
+
 namespace loader {
 namespace {
 
@@ -78,18 +80,18 @@ base::Result<TargetId> TargetId::parse(std::string_view s) {
   TargetId t;
   size_t colon = s.find(':');
   t.processor = std::string(s.substr(0, colon));
-  if (t.processor.empty()) return base::Error::msg("target id '" + std::string(s) + "': empty processor");
+  if (t.processor.empty()) return base::Error::msg("target id " + base::quoted(s) + ": empty processor");
   while (colon != std::string_view::npos) {
     s = s.substr(colon + 1);
     colon = s.find(':');
     std::string_view feat = s.substr(0, colon);
     if (feat.size() < 2 || (feat.back() != '+' && feat.back() != '-'))
-      return base::Error::msg("target id: feature '" + std::string(feat) + "' must end in + or -");
+      return base::Error::msg("target id: feature " + base::quoted(feat) + " must end in + or -");
     Feature v = feat.back() == '+' ? Feature::On : Feature::Off;
     std::string_view name = feat.substr(0, feat.size() - 1);
     Feature* slot = name == "xnack" ? &t.xnack : name == "sramecc" ? &t.sramecc : nullptr;
-    if (!slot) return base::Error::msg("target id: unknown feature '" + std::string(name) + "'");
-    if (*slot != Feature::Any) return base::Error::msg("target id: feature '" + std::string(name) + "' given twice");
+    if (!slot) return base::Error::msg("target id: unknown feature " + base::quoted(name));
+    if (*slot != Feature::Any) return base::Error::msg("target id: feature " + base::quoted(name) + " given twice");
     *slot = v;
   }
   return t;

@@ -25,7 +25,10 @@ struct AllocRequest {
   Coherence coherence = Coherence::NonCoherent;
   size_t size = 0;
   size_t alignment = 0;        // 0: automatic; else a power of two up to 2 MiB
-  bool host_access = true;     // VRAM: host-visible (PUBLIC) and mapped on the CPU
+  // VRAM: host-visible (PUBLIC) and mapped on the CPU. Off by default: a GPU with a small BAR
+  // has little or no host-visible VRAM (amdkfd refuses PUBLIC VRAM there), and the runtime
+  // moves device data with the GPU's engines, never through the CPU.
+  bool host_access = false;
   bool executable = false;
   bool read_only = false;      // GPU mapping without WRITABLE
   uint32_t owner_gpu = 0;      // gpu_id allocating the memory; 0 = first GPU

@@ -2,6 +2,8 @@
 // queues::Runtime: opens the platform, the allocator, events and scratch windows; creates queues and signals.
 #include "queues/runtime.h"
 
+#include "queues/copy_engine.h"
+
 namespace queues {
 
 base::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts) {
@@ -16,6 +18,7 @@ base::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts)
 }
 
 Runtime::~Runtime() {
+  copy_engines_.clear();  // their queues and buffers first
   events_.reset();
   memory_.reset();
   // After the allocator: scratch buffers live inside these reservations.
@@ -42,6 +45,16 @@ uint32_t Runtime::sdma_engines(uint32_t gpu_id, bool xgmi) const {
   const gpu::Device* g = gpu_id ? platform_->device(gpu_id) : platform_->devices().front().get();
   if (!g) return 0;
   return xgmi ? g->props().num_sdma_xgmi_engines : g->props().num_sdma_engines;
+}
+
+base::Result<CopyEngine*> Runtime::copy_engine(uint32_t gpu_id) {
+  KFD_ASSIGN(const gpu::Device* g, platform_->find(gpu_id, "copy engine"));
+  std::lock_guard lk(copy_mu_);
+  auto& e = copy_engines_[g->gpu_id];
+  if (!e) {
+    KFD_ASSIGN(e, CopyEngine::create(*this, *g));
+  }
+  return e.get();
 }
 
 }  // namespace queues

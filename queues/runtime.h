@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 
 #include "base/result.h"
@@ -31,10 +33,13 @@ struct RuntimeOptions {
   uint64_t scratch_window = uint64_t(16) << 30;
 };
 
+class CopyEngine;
+
 // Owns, in dependency order, the device root (gpu::Platform), the allocator (mem::Context), the
 // events and signal memory (EventManager) and the scratch windows, and creates queues and
 // signals by handing each exactly the parts it needs. Queues and signals never call back into
-// it. Everything it creates must be destroyed before it. Thread-safe.
+// it (the copy engines, which it owns, use it to create their queues and signals). Everything it
+// creates must be destroyed before it. Thread-safe.
 class Runtime {
  public:
   static base::Result<std::unique_ptr<Runtime>> open(const RuntimeOptions& opts = {});
@@ -65,6 +70,9 @@ class Runtime {
   base::Result<std::unique_ptr<SdmaQueue>> create_sdma_queue(const SdmaQueueOptions& opts = {});
   // SDMA engines of a GPU (0: the first) per the topology; `xgmi` counts the XGMI-optimized ones.
   uint32_t sdma_engines(uint32_t gpu_id = 0, bool xgmi = false) const;
+  // The copy engine of a GPU (0: the first), created on first use with CopyPolicy::from_env()
+  // and shared by every caller; destroyed with the Runtime.
+  base::Result<CopyEngine*> copy_engine(uint32_t gpu_id = 0);
 
   // The device's error state, as every wait sees it (EventManager::check_device).
   base::Status check_device(bool poll_kernel) { return events_->check_device(poll_kernel); }
@@ -76,6 +84,8 @@ class Runtime {
   std::unique_ptr<mem::Context> memory_;
   std::unique_ptr<ScratchWindows> scratch_;
   std::unique_ptr<EventManager> events_;
+  std::mutex copy_mu_;
+  std::map<uint32_t, std::unique_ptr<CopyEngine>> copy_engines_;  // gpu_id -> engine
 };
 
 }  // namespace queues

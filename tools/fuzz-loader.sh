@@ -10,7 +10,7 @@ out=${2:-$here/build-fuzz}
 cxx=${CLANGXX:-clang++-15}
 mkdir -p "$out"
 
-srcs=("$here"/loader/*.cpp "$here"/kfd/result.cpp)
+srcs=("$here"/loader/*.cpp "$here"/base/*.cpp)
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$here")
 status=0
 for t in fuzz_elf fuzz_msgpack fuzz_bundle; do

@@ -19,34 +19,48 @@ T rd(const uint8_t* p) {
 }
 
 // Plain bundle: header, then per entry offset, size, id length and id (clang ClangOffloadBundler.cpp).
-size_t bundle_extent(const uint8_t* p) {
+// Reads only below `avail`; the furthest byte an entry claims may lie beyond it.
+size_t bundle_extent(const uint8_t* p, size_t avail) {
+  if (avail < 32) return 0;
   uint64_t n = rd<uint64_t>(p + 24);
   if (n > 4096) return 0;
-  size_t pos = 32, end = 0;
+  uint64_t pos = 32, end = 0;
   for (uint64_t i = 0; i < n; ++i) {
+    if (avail - pos < 24) return avail;  // the entry table itself is cut
     uint64_t off = rd<uint64_t>(p + pos), size = rd<uint64_t>(p + pos + 8), idlen = rd<uint64_t>(p + pos + 16);
     if (idlen > 4096) return 0;
     pos += 24 + idlen;
-    end = std::max<size_t>(end, off + size);
+    if (pos > avail) return avail;
+    end = std::max<uint64_t>(end, off + size < off ? UINT64_MAX : off + size);
   }
-  return std::max(end, pos);
+  return size_t(std::min<uint64_t>(std::max(end, pos), avail));
 }
 
-// ELF64: the furthest of the header tables, the sections' and the segments' file bytes.
-size_t elf_extent(const uint8_t* p) {
-  uint64_t phoff = rd<uint64_t>(p + 0x20), shoff = rd<uint64_t>(p + 0x28);
-  uint16_t phentsize = rd<uint16_t>(p + 0x36), phnum = rd<uint16_t>(p + 0x38);
-  uint16_t shentsize = rd<uint16_t>(p + 0x3A), shnum = rd<uint16_t>(p + 0x3C);
-  size_t end = std::max<size_t>(64, std::max(phoff + size_t(phnum) * phentsize, shoff + size_t(shnum) * shentsize));
-  for (uint16_t i = 0; i < shnum; ++i) {
-    const uint8_t* sh = p + shoff + size_t(i) * shentsize;
-    if (rd<uint32_t>(sh + 4) != 8) end = std::max<size_t>(end, rd<uint64_t>(sh + 0x18) + rd<uint64_t>(sh + 0x20));
-  }
-  for (uint16_t i = 0; i < phnum; ++i) {
-    const uint8_t* ph = p + phoff + size_t(i) * phentsize;
-    end = std::max<size_t>(end, rd<uint64_t>(ph + 8) + rd<uint64_t>(ph + 0x20));
-  }
-  return end;
+// ELF64: the furthest of the header tables, the sections' and the segments' file bytes, reading
+// the tables only where they lie below `avail`.
+size_t elf_extent(const uint8_t* p, size_t avail) {
+  if (avail < 64) return avail;
+  const uint64_t phoff = rd<uint64_t>(p + 0x20), shoff = rd<uint64_t>(p + 0x28);
+  const uint16_t phentsize = rd<uint16_t>(p + 0x36), phnum = rd<uint16_t>(p + 0x38);
+  const uint16_t shentsize = rd<uint16_t>(p + 0x3A), shnum = rd<uint16_t>(p + 0x3C);
+  // A table's end, or UINT64_MAX when it wraps; entries too small for their fields are not read.
+  auto table_end = [](uint64_t off, uint64_t num, uint64_t entsize) {
+    return off > UINT64_MAX - num * entsize ? UINT64_MAX : off + num * entsize;
+  };
+  auto sat_add = [](uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
+  const uint64_t ph_end = table_end(phoff, phnum, phentsize), sh_end = table_end(shoff, shnum, shentsize);
+  uint64_t end = std::max<uint64_t>(64, std::max(ph_end, sh_end));
+  if (sh_end <= avail && shentsize >= 0x28)
+    for (uint16_t i = 0; i < shnum; ++i) {
+      const uint8_t* sh = p + shoff + size_t(i) * shentsize;
+      if (rd<uint32_t>(sh + 4) != 8) end = std::max(end, sat_add(rd<uint64_t>(sh + 0x18), rd<uint64_t>(sh + 0x20)));
+    }
+  if (ph_end <= avail && phentsize >= 0x28)
+    for (uint16_t i = 0; i < phnum; ++i) {
+      const uint8_t* ph = p + phoff + size_t(i) * phentsize;
+      end = std::max(end, sat_add(rd<uint64_t>(ph + 8), rd<uint64_t>(ph + 0x20)));
+    }
+  return size_t(std::min<uint64_t>(end, avail));
 }
 
 bool is_elf(const uint8_t* p) { return std::memcmp(p, "\x7f" "ELF", 4) == 0 && p[4] == 2; }
@@ -78,13 +92,13 @@ KernelInfo make_info(const loader::Kernel& k, uint64_t kernel_object) {
 
 }  // namespace
 
-size_t image_extent(const uint8_t* p) {
-  if (!p) return 0;
-  if (std::memcmp(p, loader::kBundleMagic, 24) == 0) return bundle_extent(p);
-  if (is_elf(p)) return elf_extent(p);
+size_t image_extent(const uint8_t* p, size_t avail) {
+  if (!p || avail < 5) return 0;
+  if (avail >= 24 && std::memcmp(p, loader::kBundleMagic, 24) == 0) return bundle_extent(p, avail);
+  if (is_elf(p)) return elf_extent(p, avail);
   if (std::memcmp(p, "CCOB", 4) == 0) {
-    auto h = loader::parse_compressed_header(loader::Bytes(p, 64));
-    if (h && h->total_size) return h->total_size;
+    auto h = loader::parse_compressed_header(loader::Bytes(p, std::min<size_t>(avail, 64)));
+    if (h && h->total_size) return size_t(std::min<uint64_t>(h->total_size, avail));
   }
   return 0;
 }
@@ -147,7 +161,9 @@ base::Result<loader::LoadedCodeObject::Global> DeviceImage::global(std::string_v
 std::unique_ptr<Image> Image::borrowed(const uint8_t* data) {
   auto im = std::unique_ptr<Image>(new Image());
   im->data_ = data;
-  im->size_ = image_extent(data);
+  // No one gives the size: the headers do, read no further than the program's mapping goes (a
+  // corrupt fat binary must not crash the program at start-up; its launches fail instead).
+  im->size_ = image_extent(data, mapped_extent(data));
   return im;
 }
 
@@ -234,7 +250,7 @@ void** Registry::add_fatbin(const void* wrapper) {
   };
   auto fb = std::make_unique<FatBin>();
   auto* w = static_cast<const Wrapper*>(wrapper);
-  if (w && uint32_t(w->magic) == loader::kHipFatMagic && w->binary)
+  if (w && mapped_extent(w) >= sizeof(Wrapper) && uint32_t(w->magic) == loader::kHipFatMagic && w->binary)
     fb->image = Image::borrowed(static_cast<const uint8_t*>(w->binary));
   fb->handle_slot = fb->image.get();
   std::lock_guard lk(mu_);

@@ -141,7 +141,11 @@ class Registry {
   std::map<const void*, std::unique_ptr<Var>> vars_;
 };
 
-// Size of a bundle or ELF image from its headers; 0 when unrecognised.
-size_t image_extent(const uint8_t* p);
+// Size of a bundle or ELF image from its headers, reading none of the bytes past `avail`; 0 when
+// unrecognised. An image whose headers reach past `avail` is cut there (its parse then fails).
+size_t image_extent(const uint8_t* p, size_t avail);
+// Bytes readable from `p` to the end of the mapping holding it (its loaded object's segment, else
+// its /proc/self/maps line); 0 when `p` is in no readable mapping.
+size_t mapped_extent(const void* p);
 
 }  // namespace hip

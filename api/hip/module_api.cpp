@@ -76,7 +76,8 @@ bool read_file(const char* path, std::vector<uint8_t>* out, int* err) {
 HIP_EXPORT hipError_t hipModuleLoadData(hipModule_t* out, const void* image) {
   if (!out || !image) return ret(hipErrorInvalidValue);
   auto* p = static_cast<const uint8_t*>(image);
-  size_t n = image_extent(p);
+  // Read no further than the caller's mapping goes: a corrupt header must not send us past it.
+  size_t n = image_extent(p, mapped_extent(p));
   if (n == 0) return ret(hipErrorInvalidImage);
   return ret(load(out, std::vector<uint8_t>(p, p + n)));
 }
@@ -91,7 +92,7 @@ HIP_EXPORT hipError_t hipModuleLoad(hipModule_t* out, const char* fname) {
   std::vector<uint8_t> bytes;
   int err = 0;
   if (!read_file(fname, &bytes, &err)) return ret(err == ENOENT ? hipErrorFileNotFound : hipErrorInvalidValue);
-  if (bytes.size() < 64 || image_extent(bytes.data()) == 0) return ret(hipErrorInvalidImage);
+  if (bytes.size() < 64 || image_extent(bytes.data(), bytes.size()) == 0) return ret(hipErrorInvalidImage);
   return ret(load(out, std::move(bytes)));
 }
 

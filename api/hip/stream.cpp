@@ -225,19 +225,31 @@ hipError_t Stream::wait_for(uint64_t count, const char* api) {
   return hipSuccess;
 }
 
+// Whether what every other stream of the device wrote is visible to the host: each is idle and
+// ended with a system-scope release. Otherwise their results may still sit in the GPU's L2 (an
+// agent-scope release, e.g. a kernel followed by hipEventRecord), and the host must not read the
+// memory they wrote before a system-scope release writes the L2 back.
+bool Stream::device_released() {
+  for (const auto& o : dev_.streams())
+    if (o.get() != this && (!o->tail_system_.load(std::memory_order_acquire) || o->pending())) return false;
+  return true;
+}
+
 hipError_t Stream::host_op(HostOp op, Mode mode) {
   Deps deps;
   if (auto st = legacy_deps(deps); !st) return submit_error("stream host operation", st.error());
   std::unique_lock lk(mu_);
   reap();
-  if (mode != Mode::Worker && deps.empty() && tail_system_ && completed() >= submitted()) {
+  const bool released = device_released();
+  if (mode != Mode::Worker && deps.empty() && tail_system_ && released && completed() >= submitted()) {
     lk.unlock();
     return op();  // idle: nothing to order against
   }
   Command own[2];
   uint32_t counted = 0;
-  // The host reads what earlier commands wrote: they must end with a system-scope release.
-  if (!tail_system_) own[counted] = timeline_marker(aql::kScopeSystem, counted), ++counted;
+  // The host reads what earlier commands wrote, on this stream or on others (the GPU's L2 is one
+  // for the device): they must end with a system-scope release.
+  if (!tail_system_ || !released) own[counted] = timeline_marker(aql::kScopeSystem, counted), ++counted;
   const uint64_t wait_count = submitted() + counted;
   const uint64_t gate = ++host_ops_;
   // The gate passes once the host stored `gate`. It is tested for equality, which is exact: the

@@ -113,6 +113,7 @@ class Stream {
   hipError_t push(const Deps& deps, std::span<const queues::Command> own, uint32_t counted, const char* api);
   std::shared_ptr<EventRecord> new_record(unsigned flags, base::Error* err);
   hipError_t wait_for(uint64_t count, const char* api);
+  bool device_released();
   void start_worker();
   void worker_loop();
 
@@ -127,7 +128,8 @@ class Stream {
   std::mutex mu_;
   std::atomic<uint64_t> submitted_{0};
   uint64_t host_ops_ = 0;
-  bool tail_system_ = true;  // the last counted command releases at system scope
+  // The last packet is a timeline packet with a system-scope release (other streams read it).
+  std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
   std::shared_ptr<EventRecord> tail_rec_;  // the last tail_record and the count it covers
   uint64_t tail_count_ = 0;

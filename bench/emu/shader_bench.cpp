@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Shader core throughput over the clang-15 HIP corpus: wave-instructions/s and lane-ops/s,
-// with one worker thread and with one per host core (suffix /0).
+// with one worker thread and with one per host core (suffix /0), under the strict memory model
+// (the default: buffers are coarse-grained VRAM, the dispatch acquires and releases at system
+// scope) and under sc (no caches).
 #include <benchmark/benchmark.h>
 
 #include <time.h>
@@ -77,9 +79,9 @@ const Workload kWork[] = {
      }},
 };
 
-void BM_Corpus(benchmark::State& state, size_t work, unsigned workers) {
+void BM_Corpus(benchmark::State& state, size_t work, unsigned workers, bool strict) {
   const Workload& w = kWork[work];
-  HostMemory mem;
+  HostMemory mem(strict, emu::shader::CacheConfig{});
   CodeObject co;
   std::string err = co.load(kernel_path(w.file), mem);
   if (!err.empty()) { state.SkipWithError(err.c_str()); return; }
@@ -105,21 +107,25 @@ void BM_Corpus(benchmark::State& state, size_t work, unsigned workers) {
   }
   double cpu = cpu_now() - cpu0;
   state.counters["wave_insts/cpu_s"] = static_cast<double>(insts) / cpu;
-  state.SetLabel(std::string(w.kernel) + (workers == 1 ? " 1 worker" : " all workers"));
+  state.SetLabel(std::string(w.kernel) + (workers == 1 ? " 1 worker" : " all workers") +
+                 (strict ? " strict" : " sc"));
   state.counters["wave_insts/s"] = benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);
   state.counters["lane_ops/s"] = benchmark::Counter(static_cast<double>(lanes), benchmark::Counter::kIsRate);
 }
 
-// One benchmark per workload and worker count, named after the kernel so that a filter picks
-// workloads: BM_Corpus/<kernel>/1 (one worker), BM_Corpus/<kernel>/0 (one per host core).
+// One benchmark per workload, worker count and memory model, named after the kernel so that a
+// filter picks workloads: BM_Corpus/<kernel>/1/strict (one worker), BM_Corpus/<kernel>/0/sc (one
+// per host core, no caches).
 const bool kCorpusRegistered = [] {
   for (size_t i = 0; i < std::size(kWork); ++i)
-    for (unsigned workers : {1u, 0u}) {
-      std::string name = std::string("BM_Corpus/") + kWork[i].kernel + "/" + std::to_string(workers);
-      benchmark::RegisterBenchmark(name.c_str(), BM_Corpus, i, workers)
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
-    }
+    for (unsigned workers : {1u, 0u})
+      for (bool strict : {false, true}) {
+        std::string name = std::string("BM_Corpus/") + kWork[i].kernel + "/" + std::to_string(workers) +
+                           (strict ? "/strict" : "/sc");
+        benchmark::RegisterBenchmark(name.c_str(), BM_Corpus, i, workers, strict)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
   return true;
 }();
 

@@ -55,6 +55,7 @@ class Segments : public loader::SegmentMemory {
     r.size = size;
     r.alignment = std::max<size_t>(align, 256);
     r.executable = executable;
+    r.host_access = true;
     KFD_ASSIGN(void* p, rt().memory().allocate(r));
     std::memset(p, 0, size);
     return loader::Span{static_cast<uint8_t*>(p), size};

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "emu/shader/cache.h"
 #include "emu/shader/decode.h"
 #include "emu/shader/dispatch.h"
 
@@ -98,6 +99,19 @@ void run_wave(Wave& w, DecodeCache& code) {
   w.instructions += n;
 }
 
+// Whether the dispatch was asked to stop (Dispatch::preempt); the first to see it records the
+// outcome, unless an error came first.
+bool preempted(DispatchCtx& ctx) {
+  if (!ctx.preempt || !ctx.preempt->load(std::memory_order_relaxed)) return false;
+  bool expected = false;
+  if (ctx.have_error.compare_exchange_strong(expected, true)) {
+    ctx.error.kind = Outcome::Kind::Preempted;
+    ctx.error.message = "preempted";
+  }
+  ctx.stop.store(true, std::memory_order_relaxed);
+  return true;
+}
+
 // Runs all waves of one workgroup: round robin between barriers (AMD Vega ISA s_barrier: a barrier
 // releases when every wave that has not ended has arrived).
 void run_group(Group& g, DecodeCache& code) {
@@ -106,6 +120,7 @@ void run_group(Group& g, DecodeCache& code) {
     unsigned live = 0, waiting = 0;
     for (unsigned i = 0; i < g.nwaves; ++i) {
       Wave& w = (*g.waves)[i];
+      if (preempted(ctx)) return;
       if (w.state == WaveState::Running) run_wave(w, code);
       if (w.yield && g.nwaves == 1) std::this_thread::yield();  // s_sleep: let others run
       if (w.state == WaveState::Fault || ctx.stop.load(std::memory_order_relaxed)) return;
@@ -129,17 +144,21 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
   for (Wave& w : st.waves)
     for (Range& r : w.cache) r = Range{};
   bind_scratch_slots(l, *ctx.mem, index, st);
+  // The worker is one CU: its workgroups share an L1, empty at the start of the dispatch.
+  L1* l1 = ctx.cache ? ctx.cache->acquire_l1() : nullptr;
   for (;;) {
     uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
-    if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed)) break;
+    if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed) || preempted(ctx)) break;
     Group g;
     setup_group(l, ctx, index, i, st, g);
+    g.l1 = l1;
     run_group(g, code);
     for (unsigned w = 0; w < g.nwaves; ++w) {
       res.insts += st.waves[w].instructions;
       res.lane_ops += st.waves[w].lane_ops;
     }
   }
+  if (l1) ctx.cache->release_l1(l1);
 }
 
 }  // namespace
@@ -151,13 +170,19 @@ void ShaderCore::flush_code_cache() { core_->code.clear(); }
 
 namespace {
 
-Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks) {
+Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks,
+                   const std::atomic<bool>* preempt) {
   DispatchCtx ctx;
+  ctx.preempt = preempt;
   ctx.mem = &mem;
   ctx.hooks = &hooks;
   ctx.code = &core.code;
   ctx.target = core.target;
   ctx.epoch = core.epochs.fetch_add(1) + 1;
+  ctx.cache = mem.cache();
+  ctx.entry = l.entry;
+  ctx.kernel_object = l.kernel_object;
+  if (ctx.cache) ctx.cache->dispatch_begin();
   std::atomic<uint64_t> next{0};
   // Each worker runs one workgroup at a time on scratch slots of its own (dispatch.h).
   unsigned n = static_cast<unsigned>(
@@ -180,6 +205,11 @@ Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks) {
   Outcome out;
   if (ctx.have_error.load()) out = ctx.error;
   for (auto& r : res) { out.wave_instructions += r.insts; out.lane_ops += r.lane_ops; }
+  if (ctx.cache) {
+    out.memory = std::move(ctx.report);
+    report_memory(*ctx.cache, mem, l, out.memory);
+    ctx.cache->dispatch_end();
+  }
   return out;
 }
 
@@ -189,14 +219,14 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(d, core_->target, mem, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks);
+  return run_launch(*core_, l, mem, hooks, d.preempt);
 }
 
 Outcome ShaderCore::run_registers(const RegisterDispatch& r, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(r, core_->target, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks);
+  return run_launch(*core_, l, mem, hooks, r.preempt);
 }
 
 }  // namespace emu::shader

@@ -237,6 +237,8 @@ void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     in.seg = (d0 >> 14) & 3;
     in.offset = in.seg == kSegFlat ? static_cast<int32_t>(d0 & 0xFFF) : sext(d0 & 0x1FFF, 13);
     if (d0 & (1u << 16)) in.flags |= kGlc;
+    if (d0 & (1u << 17)) in.flags |= kSlc;
+    if (d0 & (1u << 25)) in.flags |= kScc;  // gfx90a scc, gfx942 sc1 (LLVM FLATInstructions.td)
     in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
     in.saddr = (d1 >> 16) & 0x7F; in.dst = (d1 >> 24) & 0xFF;
     if (d1 & (1u << 23)) in.flags |= kAcc;
@@ -245,6 +247,8 @@ void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     if (d0 & (1u << 12)) in.flags |= kOffen;
     if (d0 & (1u << 13)) in.flags |= kIdxen;
     if (d0 & (1u << 14)) in.flags |= kGlc;
+    if (d0 & (1u << 15)) in.flags |= kScc;  // gfx90a scc, gfx942 sc1 (LLVM BUFInstructions.td)
+    if (d0 & (1u << 17)) in.flags |= kSlc;
     in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
     in.srsrc = ((d1 >> 16) & 0x1F) * 4;
     in.src[1] = (d1 >> 24) & 0xFF;  // soffset
@@ -270,8 +274,18 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   Enc e = classify(d0);
   in.enc = e;
   in.size = 4;
-  if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }
   const OpTable& tab = op_table(t);
+  // MIMG (bits 31:26 = 0x3C, 64 bits, opcode in 24:18): image instructions are decoded to be
+  // named as unimplemented, not reported as invalid encodings.
+  if (e == Enc::Invalid && (d0 >> 26) == 0x3C && avail >= 2 && tab.mimg[(d0 >> 18) & 0x7F]) {
+    in.op = static_cast<uint16_t>((d0 >> 18) & 0x7F);
+    in.name = tab.mimg[in.op];
+    in.size = 8;
+    in.raw[1] = dw[1];
+    in.exec = exec_unimplemented;
+    return true;
+  }
+  if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }
   unsigned row = table_row(e, d0), op = opcode_of(e, d0);
   in.op = static_cast<uint16_t>(op);
   in.name = e == Enc::MTBUF ? kMtbufNames[op & 15] : tab.names[row][op];

@@ -14,6 +14,7 @@ namespace emu::shader {
 struct OpTable {
   const char* names[16][1024] = {};
   ExecFn fns[16][1024] = {};
+  const char* mimg[128] = {};  // image instructions: named only (none is implemented)
 };
 const OpTable& op_table(Target t);
 // Names per encoding as produced from llvm-mc-15 (opnames_*.cpp); "-" marks an invalid opcode.

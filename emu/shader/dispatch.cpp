@@ -161,6 +161,7 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
   std::memcpy(&kd, kd_host, sizeof kd);
   const pm4::CodeProperties props = pm4::decode_code_properties(kd.kernel_code_properties);
   l.entry = pk.kernel_object + kd.kernel_code_entry_byte_offset;
+  l.kernel_object = pk.kernel_object;
   l.rsrc1 = kd.compute_pgm_rsrc1;
   l.rsrc2 = kd.compute_pgm_rsrc2;
   l.rsrc3 = kd.compute_pgm_rsrc3;

@@ -33,6 +33,7 @@ struct Launch {
   uint32_t groups[3] = {1, 1, 1}; // workgroups per dimension from `start`
   uint64_t total_groups = 0;
   uint64_t entry = 0;
+  uint64_t kernel_object = 0;     // AQL: the kernel descriptor (0 for a PM4 dispatch)
   uint32_t rsrc1 = 0, rsrc2 = 0, rsrc3 = 0;
   uint32_t mode = 0;              // initial MODE register (RSRC1 float modes, DX10_CLAMP, IEEE)
   uint32_t user_sgpr[16] = {};    // s0.. as the CP loads them
@@ -50,6 +51,13 @@ struct Launch {
 Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l);
 // The same from COMPUTE_* registers (a PM4 DISPATCH_DIRECT).
 Outcome read_launch(const RegisterDispatch& r, Target t, Launch& l);
+
+// The kernel's name from the code object loaded around its descriptor (its dynamic symbol
+// table: "<name>.kd" at kernel_object), else "kernel at 0x<entry>".
+std::string kernel_name(Memory& mem, uint64_t kernel_object, uint64_t entry);
+// After a dispatch under the memory model: names the kernel in `r` when there is something to
+// report, and prints the stale loads (config report_stale) and the cache instructions (trace).
+void report_memory(GpuCache& cache, Memory& mem, const Launch& l, MemoryReport& r);
 
 // Buffers a worker reuses across the workgroups it runs.
 struct WorkerStorage {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "emu/shader/memmodel.h"
 #include "emu/shader/memops.h"
 
 namespace emu::shader {
@@ -25,10 +26,10 @@ inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
 }
 
 // Fast path: when every active lane's [addr, addr+bytes) lies in one cached mapping (the usual
-// case for global data), fills host pointers per lane and returns true.
-bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint8_t** ptrs) {
-  if (in.seg == kSegScratch || ex == 0) return false;
-  uint64_t addr[64];
+// case for global data), fills the lanes' addresses and returns that mapping's Range.
+const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint64_t* addr,
+                        uint64_t* lo_out = nullptr, uint64_t* hi_out = nullptr) {
+  if (in.seg == kSegScratch || ex == 0) return nullptr;
   if (in.seg == kSegGlobal) {  // vectorizable address computation
     const uint32_t* vlo = w.v[in.vaddr];
     if (in.saddr != 0x7F) {
@@ -45,7 +46,7 @@ bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool writ
       addr[l] = a.addr;
       all_global &= a.space == Space::Global;
     }
-    if (!all_global) return false;
+    if (!all_global) return nullptr;
   }
   uint64_t lo = ~uint64_t{0}, hi = 0;
   VLOOP {
@@ -53,14 +54,40 @@ bool global_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool writ
     lo = std::min(lo, on ? addr[l] : ~uint64_t{0});
     hi = std::max(hi, on ? addr[l] : 0);
   }
-  if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return false;
-  for (const Range& r : w.cache) {
-    if (lo >= r.begin && hi + bytes <= r.end && hi + bytes >= hi && (!write || r.writable)) {
-      for (unsigned l = 0; l < 64; ++l) ptrs[l] = r.host + (addr[l] - r.begin);
-      return true;
-    }
+  if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return nullptr;
+  if (lo_out) *lo_out = lo, *hi_out = hi;
+  for (const Range& r : w.cache)
+    if (lo >= r.begin && hi + bytes <= r.end && hi + bytes >= hi && (!write || r.writable)) return &r;
+  return nullptr;
+}
+
+// Host pointers for every active lane's load, or false (per-lane path).
+bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** ptrs) {
+  uint64_t addr[64], lo, hi;
+  const Range* r = wave_range(w, in, ex, bytes, false, addr, &lo, &hi);
+  if (!r) return false;
+  if (r->cache) return model_load_ptrs(w, *r, WaveAccess{addr, ex, bytes, lo, hi}, in.flags, ptrs);
+  for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (((ex >> l) & 1) ? addr[l] - r->begin : 0);
+  return true;
+}
+
+// Runs copy(ptrs) with host pointers for every active lane's store; false: per-lane path.
+template <class F>
+bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) {
+  uint64_t addr[64], lo, hi;
+  uint8_t* ptrs[64];
+  const Range* r = wave_range(w, in, ex, bytes, true, addr, &lo, &hi);
+  if (!r) return false;
+  if (!r->cache) {
+    for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (((ex >> l) & 1) ? addr[l] - r->begin : 0);
+    copy(ptrs);
+    return true;
   }
-  return false;
+  StoreLines lines;
+  if (!model_store_ptrs(w, *r, WaveAccess{addr, ex, bytes, lo, hi}, in.flags, ptrs, lines)) return false;
+  copy(ptrs);
+  if (model_store_commit(w, *r, lines, in.flags)) copy(ptrs);  // an invalidate raced it
+  return true;
 }
 
 // Loads of N dwords, or sub-dword with extension and d16 placement.
@@ -87,7 +114,7 @@ void load(Wave& w, const Inst& in) {
                                                       E == Ext::D16S8 || E == Ext::D16HiU8 || E == Ext::D16HiS8) ? 1 : 2;
   if constexpr (E == Ext::None) {
     uint8_t* ptrs[64];
-    if (global_ptrs(w, in, ex, bytes, false, ptrs)) {
+    if (load_ptrs(w, in, ex, bytes, ptrs)) {
       for (unsigned i = 0; i < N; ++i) {
         uint32_t* d = data_row(w, in, in.dst + i);
         for (unsigned l = 0; l < 64; ++l)
@@ -99,7 +126,7 @@ void load(Wave& w, const Inst& in) {
     if (w.state != WaveState::Running) return;
   } else {
     uint8_t* ptrs[64];
-    if (global_ptrs(w, in, ex, bytes, false, ptrs)) {
+    if (load_ptrs(w, in, ex, bytes, ptrs)) {
       for (unsigned l = 0; l < 64; ++l)
         if ((ex >> l) & 1) place<E>(data_row(w, in, in.dst)[l], ptrs[l]);
       w.lane_ops += static_cast<unsigned>(std::popcount(ex));
@@ -110,7 +137,7 @@ void load(Wave& w, const Inst& in) {
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
     uint32_t buf[4] = {};
-    if (!lane_read(w, lane_addr(w, in, l), l, buf, bytes)) return;
+    if (!lane_read(w, lane_addr(w, in, l), l, buf, bytes, in.flags)) return;
     if constexpr (E == Ext::None) {
       for (unsigned i = 0; i < N; ++i) data_row(w, in, in.dst + i)[l] = buf[i];
     } else {
@@ -125,13 +152,14 @@ template <unsigned N, unsigned Bytes, bool Hi>
 void store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   if constexpr (Bytes == 0) {
-    uint8_t* ptrs[64];
-    if (global_ptrs(w, in, ex, 4 * N, true, ptrs)) {
+    auto copy = [&](uint8_t** ptrs) {
       for (unsigned i = 0; i < N; ++i) {
         const uint32_t* s = data_row(w, in, in.vdata + i);
         for (unsigned l = 0; l < 64; ++l)
           if ((ex >> l) & 1) std::memcpy(ptrs[l] + 4 * i, &s[l], 4);
       }
+    };
+    if (store_fast(w, in, ex, 4 * N, copy)) {
       w.lane_ops += static_cast<unsigned>(std::popcount(ex));
       return;
     }
@@ -142,7 +170,7 @@ void store(Wave& w, const Inst& in) {
     uint32_t buf[4];
     for (unsigned i = 0; i < N; ++i) buf[i] = data_row(w, in, in.vdata + i)[l];
     if (Hi) buf[0] >>= 16;
-    if (!lane_write(w, lane_addr(w, in, l), l, buf, Bytes ? Bytes : 4 * N)) return;
+    if (!lane_write(w, lane_addr(w, in, l), l, buf, Bytes ? Bytes : 4 * N, in.flags)) return;
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
@@ -161,7 +189,9 @@ void atomic(Wave& w, const Inst& in) {
     }
     LaneAddr a = lane_addr(w, in, l);
     uint64_t old;
-    if (uint8_t* p = lane_atomic_ptr(w, a, 4 * regs)) {
+    if (a.space == Space::Global) {
+      if (!lane_atomic_global(w, a.addr, 4 * regs, Op, v, c, &old, in.flags)) return;
+    } else if (uint8_t* p = lane_atomic_ptr(w, a, 4 * regs)) {
       old = Wide ? atomic64(Op, reinterpret_cast<uint64_t*>(p), v, c)
                  : atomic32(Op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(v), static_cast<uint32_t>(c));
     } else {

@@ -2,6 +2,8 @@
 // Per-lane memory access: global through Memory, LDS, swizzled scratch; atomic operations.
 #include "emu/shader/memops.h"
 
+#include "emu/shader/memmodel.h"
+
 #include <cstdio>
 
 namespace emu::shader {
@@ -60,10 +62,30 @@ bool scratch_copy(Wave& w, const LaneAddr& a, unsigned lane, uint8_t* data, unsi
 
 }  // namespace
 
-bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size) {
+namespace {
+
+// Host pointer of global [va, va+size) when no memory model applies; *model: the Range to go
+// through the model with instead. nullptr and no model after a fault.
+uint8_t* global_at(Wave& w, uint64_t va, uint64_t size, bool write, const Range** model) {
+  *model = nullptr;
+  bool spans = false;
+  const Range* r = mem_range(w, va, size, write, &spans);
+  if (r && r->cache) {
+    *model = r;
+    return nullptr;
+  }
+  if (r) return r->host + (va - r->begin);
+  return spans ? w.group->ctx->mem->translate(va, size, write) : nullptr;  // spans: uncached
+}
+
+}  // namespace
+
+bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size, uint16_t flags) {
   switch (a.space) {
     case Space::Global: {
-      const uint8_t* h = mem_host(w, a.addr, size, false);
+      const Range* m;
+      const uint8_t* h = global_at(w, a.addr, size, false, &m);
+      if (m) return model_read(w, *m, a.addr, data, size, flags);
       if (!h) return false;
       std::memcpy(data, h, size);
       return true;
@@ -77,10 +99,12 @@ bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned s
   }
 }
 
-bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size) {
+bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size, uint16_t flags) {
   switch (a.space) {
     case Space::Global: {
-      uint8_t* h = mem_host(w, a.addr, size, true);
+      const Range* m;
+      uint8_t* h = global_at(w, a.addr, size, true, &m);
+      if (m) return model_write(w, *m, a.addr, data, size, flags);
       if (!h) return false;
       std::memcpy(h, data, size);
       return true;
@@ -94,7 +118,6 @@ bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, uns
 }
 
 uint8_t* lane_atomic_ptr(Wave& w, const LaneAddr& a, unsigned size) {
-  if (a.space == Space::Global) return mem_host(w, a.addr, size, true);
   if (a.space == Space::Lds)
     return a.addr + size <= w.group->lds_size ? w.group->lds + a.addr : nullptr;
   return nullptr;
@@ -158,6 +181,20 @@ T atomic_any(AtomicOp op, T* p, T v, T cmp) {
 }
 
 }  // namespace
+
+bool lane_atomic_global(Wave& w, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v, uint64_t cmp,
+                        uint64_t* old, uint16_t flags) {
+  const Range* m;
+  uint8_t* p = global_at(w, va, bytes, true, &m);
+  if (m) {
+    model_atomic(w, *m, va, bytes, op, v, cmp, old, flags);
+    return true;
+  }
+  if (!p) return false;
+  *old = bytes == 8 ? atomic_any(op, reinterpret_cast<uint64_t*>(p), v, cmp)
+                    : atomic_any(op, reinterpret_cast<uint32_t*>(p), uint32_t(v), uint32_t(cmp));
+  return true;
+}
 
 uint32_t atomic32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { return atomic_any(op, p, v, cmp); }
 uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { return atomic_any(op, p, v, cmp); }

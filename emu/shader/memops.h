@@ -26,10 +26,13 @@ inline LaneAddr classify_flat(const Wave& w, uint64_t a) {
 
 // Copies `size` bytes between `data` and the lane's location. False after a fault (the wave
 // has failed) — LDS out of range is not a fault: reads give 0 and writes are dropped (ISA).
-bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size);
-bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size);
-// Host pointer for an atomic on [a, a+size) (Global or LDS); nullptr for scratch (callers
-// then read-modify-write through lane_read/lane_write) or after a fault (w.state == Fault).
+// Global accesses go through the memory model when the range has one (`flags`: the
+// instruction's glc/slc/scc, memmodel.h).
+bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size, uint16_t flags = 0);
+bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size, uint16_t flags = 0);
+// Host pointer for an atomic on [a, a+size) in LDS; nullptr for global memory (callers use
+// lane_atomic_global), scratch (callers then read-modify-write through lane_read/lane_write)
+// or LDS out of range.
 uint8_t* lane_atomic_ptr(Wave& w, const LaneAddr& a, unsigned size);
 
 // Atomic operations shared by FLAT/GLOBAL and DS (names: the suffix after "atomic_"/"ds_").
@@ -43,6 +46,10 @@ uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp);
 // The same on a plain value (scratch): returns the new value in *p, old as result.
 uint32_t rmw32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp);
 uint64_t rmw64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp);
+// An atomic on global memory at va (`bytes` 4 or 8): *old gets the previous value; false after a
+// fault (w.state == Fault).
+bool lane_atomic_global(Wave& w, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v, uint64_t cmp,
+                        uint64_t* old, uint16_t flags);
 
 // Vector register row for a memory instruction's data operand (acc bit selects AGPRs).
 inline uint32_t* data_row(Wave& w, const Inst& in, unsigned reg) {

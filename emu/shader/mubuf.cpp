@@ -3,6 +3,7 @@
 // spills) and for plain linear buffers.
 #include <cstdio>
 
+#include "emu/shader/memmodel.h"
 #include "emu/shader/memops.h"
 #include "pm4/scratch_regs.h"
 
@@ -68,12 +69,12 @@ void buffer_load(Wave& w, const Inst& in) {
     if (!check_supported(w, in, bad)) return;
     uint32_t buf[4] = {};
     if (avail >= Bytes) {
-      if (!lane_read(w, a, l, buf, Bytes)) return;
+      if (!lane_read(w, a, l, buf, Bytes, in.flags)) return;
     } else if (Bytes > 4) {  // partly in range: the dwords that are
       for (unsigned i = 0; 4 * i + 4 <= avail; ++i) {
         LaneAddr ai = a;
         ai.addr += 4 * i;
-        if (!lane_read(w, ai, l, &buf[i], 4)) return;
+        if (!lane_read(w, ai, l, &buf[i], 4, in.flags)) return;
       }
     }
     if (Bytes >= 4) { for (unsigned i = 0; i < Bytes / 4; ++i) data_row(w, in, in.vdata + i)[l] = buf[i]; continue; }
@@ -99,12 +100,12 @@ void buffer_store(Wave& w, const Inst& in) {
     for (unsigned i = 0; i < (Bytes + 3) / 4; ++i) buf[i] = data_row(w, in, in.vdata + i)[l];
     if (Hi) buf[0] >>= 16;
     if (avail >= Bytes) {
-      if (!lane_write(w, a, l, buf, Bytes)) return;
+      if (!lane_write(w, a, l, buf, Bytes, in.flags)) return;
     } else if (Bytes > 4) {
       for (unsigned i = 0; 4 * i + 4 <= avail; ++i) {
         LaneAddr ai = a;
         ai.addr += 4 * i;
-        if (!lane_write(w, ai, l, &buf[i], 4)) return;
+        if (!lane_write(w, ai, l, &buf[i], 4, in.flags)) return;
       }
     }
   }
@@ -132,9 +133,8 @@ void buffer_atomic(Wave& w, const Inst& in) {
       if (Wide) cmp |= uint64_t{data_row(w, in, in.vdata + regs + 1)[l]} << 32;
     }
     if (avail >= 4 * regs) {
-      if (uint8_t* p = lane_atomic_ptr(w, a, 4 * regs)) {
-        old = Wide ? atomic64(Op, reinterpret_cast<uint64_t*>(p), val, cmp)
-                   : atomic32(Op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(val), static_cast<uint32_t>(cmp));
+      if (a.space == Space::Global) {
+        if (!lane_atomic_global(w, a.addr, 4 * regs, Op, val, cmp, &old, in.flags)) return;
       } else {
         if (w.state == WaveState::Fault) return;
         uint64_t cur = 0;
@@ -152,7 +152,6 @@ void buffer_atomic(Wave& w, const Inst& in) {
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
-void buffer_wbinvl1(Wave&, const Inst&) {}
 
 const HandlerEntry kMubuf[] = {
     {"buffer_load_dword", buffer_load<4, false>}, {"buffer_load_dwordx2", buffer_load<8, false>},
@@ -166,8 +165,8 @@ const HandlerEntry kMubuf[] = {
     {"buffer_store_dwordx3", buffer_store<12>}, {"buffer_store_dwordx4", buffer_store<16>},
     {"buffer_store_byte", buffer_store<1>}, {"buffer_store_short", buffer_store<2>},
     {"buffer_store_byte_d16_hi", buffer_store<1, true>}, {"buffer_store_short_d16_hi", buffer_store<2, true>},
-    {"buffer_wbinvl1", buffer_wbinvl1}, {"buffer_wbinvl1_vol", buffer_wbinvl1},
-    {"buffer_wbl2", buffer_wbinvl1}, {"buffer_invl2", buffer_wbinvl1},
+    {"buffer_wbinvl1", exec_buffer_wbinvl1}, {"buffer_wbinvl1_vol", exec_buffer_wbinvl1},
+    {"buffer_wbl2", exec_buffer_wbl2}, {"buffer_invl2", exec_buffer_invl2}, {"buffer_inv", exec_buffer_inv},
 #define A(n, op) {"buffer_atomic_" n, buffer_atomic<AtomicOp::op, false>}, \
                  {"buffer_atomic_" n "_x2", buffer_atomic<AtomicOp::op, true>},
     A("swap", Swap) A("cmpswap", CmpSwap) A("add", Add) A("sub", Sub) A("smin", SMin)

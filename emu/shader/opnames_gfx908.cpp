@@ -256,7 +256,7 @@ extern const char* const kOpNames_gfx908[16] = {
     "ds_add_src2_u32 ds_sub_src2_u32 ds_rsub_src2_u32 ds_inc_src2_u32 ds_dec_src2_u32 "
     "ds_min_src2_i32 ds_max_src2_i32 ds_min_src2_u32 ds_max_src2_u32 ds_and_src2_b32 "
     "ds_or_src2_b32 ds_xor_src2_b32 - ds_write_src2_b32 - - - - ds_min_src2_f32 "
-    "ds_max_src2_f32 - ds_add_src2_f32 - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "ds_max_src2_f32 - ds_add_src2_f32 - - ds_gws_sema_release_all ds_gws_init ds_gws_sema_v ds_gws_sema_br ds_gws_sema_p ds_gws_barrier - - - - - - - - - - - - - - - - - - - - "
     "- - - - ds_read_addtid_b32 - - - - - - ds_consume ds_append - ds_add_src2_u64 "
     "ds_sub_src2_u64 ds_rsub_src2_u64 ds_inc_src2_u64 ds_dec_src2_u64 ds_min_src2_i64 "
     "ds_max_src2_i64 ds_min_src2_u64 ds_max_src2_u64 ds_and_src2_b64 ds_or_src2_b64 "
@@ -328,5 +328,30 @@ extern const char* const kOpNames_gfx908[16] = {
     "global_atomic_or_x2 global_atomic_xor_x2 global_atomic_inc_x2 global_atomic_dec_x2 "
     ,
 };
+
+// MIMG (image instructions), 7-bit opcodes, as llvm-mc-15 names them for gfx908; the shader core
+// decodes them to name them in errors (it implements none).
+extern const char* const kMimgNames_gfx908 =
+    "image_load image_load_mip image_load_pck image_load_pck_sgn image_load_mip_pck "
+    "image_load_mip_pck_sgn - - image_store image_store_mip image_store_pck "
+    "image_store_mip_pck - - image_get_resinfo - image_atomic_swap image_atomic_cmpswap "
+    "image_atomic_add image_atomic_sub image_atomic_smin image_atomic_umin image_atomic_smax "
+    "image_atomic_umax image_atomic_and image_atomic_or image_atomic_xor image_atomic_inc "
+    "image_atomic_dec - - - image_sample image_sample_cl image_sample_d image_sample_d_cl "
+    "image_sample_l image_sample_b image_sample_b_cl image_sample_lz image_sample_c "
+    "image_sample_c_cl image_sample_c_d image_sample_c_d_cl image_sample_c_l "
+    "image_sample_c_b image_sample_c_b_cl image_sample_c_lz image_sample_o image_sample_cl_o "
+    "image_sample_d_o image_sample_d_cl_o image_sample_l_o image_sample_b_o "
+    "image_sample_b_cl_o image_sample_lz_o image_sample_c_o image_sample_c_cl_o "
+    "image_sample_c_d_o image_sample_c_d_cl_o image_sample_c_l_o image_sample_c_b_o "
+    "image_sample_c_b_cl_o image_sample_c_lz_o image_gather4 image_gather4_cl - - "
+    "image_gather4_l image_gather4_b image_gather4_b_cl image_gather4_lz image_gather4_c "
+    "image_gather4_c_cl - - image_gather4_c_l image_gather4_c_b image_gather4_c_b_cl "
+    "image_gather4_c_lz image_gather4_o image_gather4_cl_o - - image_gather4_l_o "
+    "image_gather4_b_o image_gather4_b_cl_o image_gather4_lz_o image_gather4_c_o "
+    "image_gather4_c_cl_o - - image_gather4_c_l_o image_gather4_c_b_o image_gather4_c_b_cl_o "
+    "image_gather4_c_lz_o image_get_lod - - - - - - - image_sample_cd image_sample_cd_cl "
+    "image_sample_c_cd image_sample_c_cd_cl image_sample_cd_o image_sample_cd_cl_o "
+    "image_sample_c_cd_o image_sample_c_cd_cl_o - - - - - - - - - - - - - - - -";
 
 }  // namespace emu::shader

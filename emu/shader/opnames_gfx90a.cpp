@@ -257,7 +257,9 @@ extern const char* const kOpNames_gfx90a[16] = {
     "ds_wrxchg2_rtn_b64 ds_wrxchg2st64_rtn_b64 ds_cmpst_rtn_b64 ds_cmpst_rtn_f64 "
     "ds_min_rtn_f64 ds_max_rtn_f64 - - ds_read_b64 ds_read2_b64 ds_read2st64_b64 - - - "
     "ds_add_rtn_f64 - ds_condxchg32_rtn_b64 - - - - - - - - - - - - - - - - - - - - - - - - - "
-    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - ds_read_addtid_b32 - - - - - "
+    "ds_gws_sema_release_all ds_gws_init ds_gws_sema_v ds_gws_sema_br "
+    "ds_gws_sema_p ds_gws_barrier - - - - - - - - - - - - "
+    "- - - - - - - - - - - - ds_read_addtid_b32 - - - - - "
     "- ds_consume ds_append - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
     "ds_write_b96 ds_write_b128 - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
     "ds_read_b96 ds_read_b128 "
@@ -328,5 +330,17 @@ extern const char* const kOpNames_gfx90a[16] = {
     "global_atomic_or_x2 global_atomic_xor_x2 global_atomic_inc_x2 global_atomic_dec_x2 "
     ,
 };
+
+// MIMG (image instructions), 7-bit opcodes, as llvm-mc-15 names them for gfx90a; the shader core
+// decodes them to name them in errors (it implements none).
+extern const char* const kMimgNames_gfx90a =
+    "image_load image_load_mip image_load_pck image_load_pck_sgn image_load_mip_pck "
+    "image_load_mip_pck_sgn - - image_store image_store_mip image_store_pck "
+    "image_store_mip_pck - - image_get_resinfo - image_atomic_swap image_atomic_cmpswap "
+    "image_atomic_add image_atomic_sub image_atomic_smin image_atomic_umin image_atomic_smax "
+    "image_atomic_umax image_atomic_and image_atomic_or image_atomic_xor image_atomic_inc "
+    "image_atomic_dec - - - image_sample - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - -";
 
 }  // namespace emu::shader

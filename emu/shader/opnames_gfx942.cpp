@@ -265,7 +265,9 @@ extern const char* const kOpNames_gfx942[16] = {
     "ds_mskor_rtn_b64 ds_wrxchg_rtn_b64 ds_wrxchg2_rtn_b64 ds_wrxchg2st64_rtn_b64 "
     "ds_cmpst_rtn_b64 ds_cmpst_rtn_f64 ds_min_rtn_f64 ds_max_rtn_f64 - - ds_read_b64 "
     "ds_read2_b64 ds_read2st64_b64 - - - ds_add_rtn_f64 - ds_condxchg32_rtn_b64 - - - - - - - "
-    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - "
+    "ds_gws_sema_release_all ds_gws_init ds_gws_sema_v ds_gws_sema_br ds_gws_sema_p ds_gws_barrier "
+    "- - - - - - - - - - - - - - - - - - - - - "
     "- - - ds_read_addtid_b32 ds_pk_add_rtn_f16 ds_pk_add_rtn_bf16 - - - - ds_consume "
     "ds_append - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - ds_write_b96 "
     "ds_write_b128 - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - ds_read_b96 "
@@ -342,5 +344,12 @@ extern const char* const kOpNames_gfx942[16] = {
     "global_atomic_inc_x2 global_atomic_dec_x2 "
     ,
 };
+
+// MIMG (image instructions), 7-bit opcodes, as llvm-mc-15 names them for gfx942; the shader core
+// decodes them to name them in errors (it implements none).
+extern const char* const kMimgNames_gfx942 =
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - "
+    "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -";
 
 }  // namespace emu::shader

@@ -2,9 +2,11 @@
 // Public interface of the emulated shader core: runs one AQL kernel dispatch of gfx9 machine code.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 // How a dispatch runs (the contract with the command processor and with kernels):
 //
@@ -46,8 +48,18 @@
 // * Global memory goes through Memory; every access is checked and an unmapped one stops the
 //   dispatch with Outcome::MemoryFault and the first unmapped byte's address. The shader core
 //   never touches host memory Memory did not hand out. Global atomics use host atomics
-//   (__atomic builtins, sequentially consistent) on the mapped bytes, so memory shared with CPU
-//   threads stays coherent; LDS atomics need none (one thread per workgroup).
+//   (__atomic builtins, sequentially consistent) on the bytes they update, so memory shared
+//   with CPU threads stays coherent; LDS atomics need none (one thread per workgroup).
+// * The memory model: when Memory::cache() gives a GpuCache (emu/shader/cache.h), the ranges
+//   Memory::lookup returns carry their CachedRange and global accesses (vector, scalar, MUBUF
+//   linear buffers) go through the GPU's L2 and the CU's vector L1 as their MTYPE says: a store
+//   to RW/NC memory stays in the L2 until written back (buffer_wbl2, or the caller's release),
+//   an NC line read once stays, stale, until invalidated (buffer_invl2, or the caller's
+//   acquire), a line another CU writes stays stale in this CU's L1 until buffer_wbinvl1(_vol)
+//   (see memmodel.h for glc/slc/scc). Each worker is one CU with an L1 of its own for the
+//   dispatch. Scratch, LDS, code, kernel descriptors and packets are read straight from memory.
+//   The caller (the command processor) applies the dispatch's acquire and release fences.
+//   Without a GpuCache every access is sequentially consistent host memory (the `sc` model).
 // * Arithmetic: IEEE binary32/64 on the host with round-to-nearest-even; MODE.FP_DENORM is
 //   honoured for f32, f64 and f16 (denormal inputs/outputs flushed when the mode says so); a kernel
 //   that sets another FP_ROUND mode stops with Unimplemented. Transcendentals (v_exp/log/rcp/
@@ -72,6 +84,9 @@
 
 namespace emu::shader {
 
+class GpuCache;
+class CachedRange;
+
 // Targets whose opcode tables we carry (names from llvm-mc-15 for each -mcpu).
 enum class Target { gfx906, gfx908, gfx90a, gfx942 };
 
@@ -81,6 +96,7 @@ struct Range {
   uint64_t end = 0;
   uint8_t* host = nullptr;
   bool writable = false;
+  CachedRange* cache = nullptr;  // the memory model's state of this mapping (nullptr: uncached)
 };
 
 // GPU virtual memory as the shader core sees it; implemented by the emulated device.
@@ -95,6 +111,8 @@ class Memory {
   // result, so an implementation should return the largest range it can. The default asks
   // translate() for the containing 4 KiB page.
   virtual Range lookup(uint64_t va);
+  // The GPU's caches (the memory model), or nullptr: sequentially consistent memory.
+  virtual GpuCache* cache() { return nullptr; }
 };
 
 // Side effects of a dispatch that leave the shader core.
@@ -114,6 +132,11 @@ struct Dispatch {
   // SH_HIDDEN_PRIVATE_BASE: the process's scratch backing base (SET_SCRATCH_BACKING_VA's
   // va_addr << 16); amd_queue_t.scratch_backing_memory_location is relative to it.
   uint64_t private_base = 0;
+  // Preemption request (may be null): once it reads true, the waves stop at their next time slice
+  // and run() returns Outcome::Kind::Preempted. The device sets it when the queue is destroyed,
+  // which amdkfd does by preempting the queue (its waves' state goes to the CWSR area, never to
+  // be restored), so destroying a queue that runs an endless kernel returns.
+  const std::atomic<bool>* preempt = nullptr;
 };
 
 // One kernel dispatch as a PM4 DISPATCH_DIRECT starts it: from the COMPUTE_* registers the queue's
@@ -134,17 +157,34 @@ struct RegisterDispatch {
   uint32_t tmpring = 0;          // COMPUTE_TMPRING_SIZE
   uint32_t resource_limits = 0;  // COMPUTE_RESOURCE_LIMITS (occupancy only)
   uint64_t scratch_base = 0;     // COMPUTE_DISPATCH_SCRATCH_BASE (architected flat scratch)
+  const std::atomic<bool>* preempt = nullptr;  // as Dispatch::preempt
+};
+
+// What the memory model saw during a dispatch (with a GpuCache): loads that returned stale data
+// (when the cache's config asks for reports) and the cache instructions executed.
+struct MemoryReport {
+  struct StaleLoad {
+    uint64_t va = 0;   // the address loaded
+    uint64_t pc = 0;   // the load instruction
+    uint8_t level = 0; // 1: a CU's L1 copy older than the L2; 2: an L2 copy older than memory
+  };
+  uint64_t stale_loads = 0;          // lane loads that returned stale bytes
+  std::vector<StaleLoad> first;      // the first few lines (64 bytes) read stale, one address each
+  uint64_t wbl2 = 0, invl2 = 0, wbinvl1 = 0;  // cache instructions executed (per wave)
+  std::string kernel;                // the kernel's name when reported (symbol, or code address)
 };
 
 struct Outcome {
   // ScratchTooSmall: the kernel needs more scratch than the queue provides (no wave ran).
-  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall };
+  // Preempted: Dispatch::preempt was set (the waves were stopped, nothing is reported).
+  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall, Preempted };
   Kind kind = Kind::Ok;
   uint64_t fault_va = 0;   // MemoryFault: the first faulting address
   std::string message;     // instructions: "pc=0x... dwords=... name" ; faults: the access
   // Statistics of the dispatch (for benchmarks).
   uint64_t wave_instructions = 0;
   uint64_t lane_ops = 0;   // sum over executed VALU instructions of active lanes
+  MemoryReport memory;
   bool ok() const { return kind == Kind::Ok; }
 };
 

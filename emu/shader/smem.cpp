@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Scalar memory execution: s_load_dword*, s_buffer_load_dword*, s_store_dword* (SMEM encoding).
 #include "emu/shader/decode.h"
+#include "emu/shader/memmodel.h"
 
 namespace emu::shader {
 
@@ -13,14 +14,27 @@ uint64_t smem_offset(const Wave& w, const Inst& in) {
   return off;
 }
 
+// Scalar memory goes through the L2 (the scalar cache is not modelled: AMDGPUUsage, scalar
+// loads read memory that does not change during the dispatch); false after a fault.
+bool scalar_read(Wave& w, uint64_t addr, void* dst, unsigned n) {
+  bool spans = false;
+  const Range* r = mem_range(w, addr, n, false, &spans);
+  if (r && r->cache) {
+    w.group->ctx->cache->read(*r->cache, addr, dst, n, true);
+    return true;
+  }
+  const uint8_t* h = r ? r->host + (addr - r->begin) : spans ? w.group->ctx->mem->translate(addr, n, false) : nullptr;
+  if (!h) return false;
+  std::memcpy(dst, h, n);
+  return true;
+}
+
 template <unsigned N>
 void s_load(Wave& w, const Inst& in) {
   uint64_t addr = (w.s64(in.src[0]) + smem_offset(w, in)) & ~uint64_t{3};
   addr &= 0xFFFF'FFFF'FFFFull;
-  const uint8_t* h = mem_host(w, addr, 4 * N, false);
-  if (!h) return;
   uint32_t tmp[N];
-  std::memcpy(tmp, h, sizeof tmp);
+  if (!scalar_read(w, addr, tmp, sizeof tmp)) return;
   for (unsigned i = 0; i < N; ++i) swrite32(w, in.dst + i, tmp[i]);
 }
 
@@ -33,11 +47,7 @@ void s_buffer_load(Wave& w, const Inst& in) {
   for (unsigned i = 0; i < N; ++i) {
     uint64_t o = off + 4 * i;
     uint32_t v = 0;
-    if (o + 4 <= records) {
-      const uint8_t* h = mem_host(w, base + o, 4, false);
-      if (!h) return;
-      std::memcpy(&v, h, 4);
-    }
+    if (o + 4 <= records && !scalar_read(w, base + o, &v, 4)) return;
     swrite32(w, in.dst + i, v);
   }
 }
@@ -45,10 +55,16 @@ void s_buffer_load(Wave& w, const Inst& in) {
 template <unsigned N>
 void s_store(Wave& w, const Inst& in) {
   uint64_t addr = ((w.s64(in.src[0]) + smem_offset(w, in)) & ~uint64_t{3}) & 0xFFFF'FFFF'FFFFull;
-  uint8_t* h = mem_host(w, addr, 4 * N, true);
-  if (!h) return;
   uint32_t tmp[N];
   for (unsigned i = 0; i < N; ++i) tmp[i] = w.s[in.dst + i];
+  bool spans = false;
+  const Range* r = mem_range(w, addr, sizeof tmp, true, &spans);
+  if (r && r->cache) {
+    w.group->ctx->cache->write(*r->cache, addr, tmp, sizeof tmp);
+    return;
+  }
+  uint8_t* h = r ? r->host + (addr - r->begin) : spans ? w.group->ctx->mem->translate(addr, sizeof tmp, true) : nullptr;
+  if (!h) return;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   std::memcpy(h, tmp, sizeof tmp);
 }

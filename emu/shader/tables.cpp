@@ -13,6 +13,10 @@ extern const char* const kOpNames_gfx90a[16];
 extern const char* const kOpNames_gfx908[16];
 extern const char* const kOpNames_gfx906[16];
 extern const char* const kOpNames_gfx942[16];
+extern const char* const kMimgNames_gfx90a;
+extern const char* const kMimgNames_gfx908;
+extern const char* const kMimgNames_gfx906;
+extern const char* const kMimgNames_gfx942;
 
 const char* const* opnames(Target t) {
   switch (t) {
@@ -47,25 +51,40 @@ const char* intern(const std::string& s) {
   return p.get();
 }
 
+const char* mimg_names(Target t) {
+  switch (t) {
+    case Target::gfx906: return kMimgNames_gfx906;
+    case Target::gfx908: return kMimgNames_gfx908;
+    case Target::gfx942: return kMimgNames_gfx942;
+    default: return kMimgNames_gfx90a;
+  }
+}
+
+// Calls f(op, name) for each named opcode of a space-separated list ("-" is no opcode).
+template <class F>
+void for_each_name(const char* p, unsigned max_ops, F f) {
+  unsigned op = 0;
+  while (*p && op < max_ops) {
+    const char* q = std::strchr(p, ' ');
+    std::string name = q ? std::string(p, q) : std::string(p);
+    if (name != "-" && !name.empty()) f(op, name);
+    ++op;
+    if (!q) break;
+    p = q + 1;
+  }
+}
+
 OpTable* build(Target t) {
   auto* tab = new OpTable;
   const char* const* rows = opnames(t);
   for (unsigned r = 0; r < 16; ++r) {
-    const char* p = rows[r];
-    unsigned op = 0;
-    while (*p && op < 1024) {
-      const char* q = std::strchr(p, ' ');
-      std::string name = q ? std::string(p, q) : std::string(p);
-      if (name != "-" && !name.empty()) {
-        tab->names[r][op] = intern(name);
-        auto it = registry().find(name);
-        tab->fns[r][op] = it == registry().end() ? nullptr : it->second;
-      }
-      ++op;
-      if (!q) break;
-      p = q + 1;
-    }
+    for_each_name(rows[r], 1024, [&](unsigned op, const std::string& name) {
+      tab->names[r][op] = intern(name);
+      auto it = registry().find(name);
+      tab->fns[r][op] = it == registry().end() ? nullptr : it->second;
+    });
   }
+  for_each_name(mimg_names(t), 128, [&](unsigned op, const std::string& name) { tab->mimg[op] = intern(name); });
   return tab;
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace emu::shader {
 
 struct Wave;
 struct Inst;
+struct L1;
 using ExecFn = void (*)(Wave&, const Inst&);
 
 enum class Enc : uint8_t {
@@ -25,7 +27,8 @@ enum class Enc : uint8_t {
 enum : uint16_t {
   kDpp = 1, kSdwa = 2, kLiteral = 4, kGlc = 8, kAcc = 16, kImm = 32, kOffen = 64,
   kIdxen = 128, kSdwaSgpr0 = 256, kSdwaSgpr1 = 512, kBoundCtrl = 1024, kVop3 = 2048,
-  kSoe = 4096, kNoVcc = 8192
+  kSoe = 4096, kNoVcc = 8192,
+  kSlc = 16384, kScc = 32768  // memory: slc (gfx942 nt), scc (gfx942 sc1); kGlc is glc (sc0)
 };
 
 // Flat segment field of FLAT/GLOBAL/SCRATCH.
@@ -117,9 +120,16 @@ struct DispatchCtx {
   DecodeCache* code = nullptr;
   Target target = Target::gfx90a;
   std::atomic<bool> stop{false};
+  const std::atomic<bool>* preempt = nullptr;  // Dispatch::preempt
   std::atomic<bool> have_error{false};
   Outcome error;               // written once by the thread that wins have_error
   uint64_t epoch = 0;          // distinct per run(): decoded pages are revalidated once per epoch
+  GpuCache* cache = nullptr;   // the memory model (nullptr: sequentially consistent)
+  uint64_t entry = 0;          // the kernel's first instruction (reports name it)
+  uint64_t kernel_object = 0;  // its descriptor (AQL), for the kernel's name
+  std::mutex report_mu;        // guards `report`
+  MemoryReport report;
+  std::atomic<uint64_t> traced{0};  // cache instructions traced one by one so far
 };
 
 // One workgroup being executed by a worker thread.
@@ -129,6 +139,7 @@ struct Group {
   uint32_t lds_size = 0;
   std::vector<Wave>* waves = nullptr;
   unsigned nwaves = 0;
+  L1* l1 = nullptr;             // the CU's vector L1 (memory model), nullptr: none
   uint32_t id[3] = {};
 };
 

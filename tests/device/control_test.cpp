@@ -48,17 +48,27 @@ TEST(EmulatorControl, ConfiguresDevicesBeforeFirstUseOnly) {
         config_with(1, "gfx1234", gib, 10), config_with(1, "gfx90a", gib, 0)}) {
     EXPECT_EQ(configure(&bad), -1) << bad.gpus << " " << bad.target << " " << bad.cus;
   }
+  kfdemu_config bad_model = config_with(1, "gfx90a", gib, 10);
+  bad_model.memory_model = 7;  // neither strict nor sc
+  EXPECT_EQ(configure(&bad_model), -1);
+  bad_model.memory_model = KFDEMU_MEMORY_MODEL_STRICT;
+  bad_model.l2_lines = 3;  // cannot hold a wave's access
+  EXPECT_EQ(configure(&bad_model), -1);
   kfdemu_config same{};
   get(&same);
   EXPECT_EQ(same.gpus, before.gpus);
   EXPECT_STREQ(same.target, before.target);
 
   // A valid one takes effect: the topology shows it once /dev/kfd is opened.
-  const kfdemu_config two = config_with(2, "gfx908", gib, 10);
+  kfdemu_config two = config_with(2, "gfx908", gib, 10);
+  two.memory_model = KFDEMU_MEMORY_MODEL_SC;
+  two.l2_lines = 4096;
   ASSERT_EQ(configure(&two), 0);
   kfdemu_config now{};
   get(&now);
   EXPECT_EQ(now.gpus, 2);
+  EXPECT_EQ(now.memory_model, KFDEMU_MEMORY_MODEL_SC);
+  EXPECT_EQ(now.l2_lines, 4096u);
   EXPECT_STREQ(now.target, "gfx908");
   EXPECT_EQ(now.vram_bytes, gib);
   auto k = kfd::Kfd::open();

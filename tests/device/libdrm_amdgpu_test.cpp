@@ -81,6 +81,117 @@ TEST(RenderNode, UnknownInfoQueryIsRejected) {
   close(fd);
 }
 
+// GB_ADDR_CONFIG through the render node, as libdrm reads it (dword 0x263e on soc15 parts).
+TEST(RenderNode, ReadsGbAddrConfigAndRejectsBadSelectors) {
+  int fd = open_amdgpu_render_node();
+  ASSERT_GE(fd, 0);
+  uint32_t regs[2] = {0, 0};
+  drm_amdgpu_info q{};
+  q.return_pointer = reinterpret_cast<uint64_t>(regs);
+  q.return_size = sizeof regs;
+  q.query = AMDGPU_INFO_READ_MMR_REG;
+  q.read_mmr_reg.dword_offset = 0x263e;
+  q.read_mmr_reg.count = 1;
+  q.read_mmr_reg.instance = 0xffffffff;
+  ASSERT_EQ(ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &q), 0) << std::strerror(errno);
+  EXPECT_NE(regs[0], 0u);
+  EXPECT_EQ(regs[1], 0u) << "wrote past the count";
+  uint32_t maj = 0, min = 0;
+  amdgpu_device_handle dev = nullptr;
+  ASSERT_EQ(amdgpu_device_initialize(fd, &maj, &min, &dev), 0);
+  amdgpu_gpu_info info{};
+  ASSERT_EQ(amdgpu_query_gpu_info(dev, &info), 0);
+  EXPECT_EQ(info.gb_addr_cfg, regs[0]);
+  EXPECT_EQ(amdgpu_device_deinitialize(dev), 0);
+  // amdgpu_kms.c: more than 128 registers, an SE index >= 4 or an SH index >= 2 (other than the
+  // all-ones broadcast) is EINVAL; a register off soc15.c's allowed list is EFAULT.
+  q.read_mmr_reg.count = 129;
+  EXPECT_EQ(ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &q), -1);
+  EXPECT_EQ(errno, EINVAL);
+  q.read_mmr_reg.count = 1;
+  q.read_mmr_reg.instance = 4;
+  EXPECT_EQ(ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &q), -1);
+  EXPECT_EQ(errno, EINVAL);
+  q.read_mmr_reg.instance = 2u << AMDGPU_INFO_MMR_SH_INDEX_SHIFT;
+  EXPECT_EQ(ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &q), -1);
+  EXPECT_EQ(errno, EINVAL);
+  q.read_mmr_reg.instance = 0xffffffff;
+  q.read_mmr_reg.dword_offset = 0x10;  // an MMIO register no user may read
+  EXPECT_EQ(ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &q), -1);
+  EXPECT_EQ(errno, EFAULT);
+  close(fd);
+}
+
+// gpu_id of the first GPU node of the KFD topology, or 0.
+uint32_t first_gpu_id() {
+  for (int node = 0; node < 64; ++node) {
+    std::string path = "/sys/class/kfd/kfd/topology/nodes/" + std::to_string(node) + "/gpu_id";
+    FILE* f = std::fopen(path.c_str(), "re");
+    if (!f) break;
+    unsigned id = 0;
+    int n = std::fscanf(f, "%u", &id);
+    std::fclose(f);
+    if (n == 1 && id != 0) return id;
+  }
+  return 0;
+}
+
+// kfd_ioctl_get_tile_config (ROCr's image support asks it at start-up): GB_ADDR_CONFIG as the
+// render node reads it; the counts clamped to the driver's arrays (32 tile modes, 16 macro tile
+// modes, all zero from gfx9 on, as are num_banks and num_ranks); an unknown GPU is EINVAL and a
+// bad array pointer EFAULT with its count zeroed.
+TEST(Kfd, GetTileConfigMatchesTheRenderNode) {
+  int kfd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+  ASSERT_GE(kfd, 0) << std::strerror(errno);
+  uint32_t gpu_id = first_gpu_id();
+  ASSERT_NE(gpu_id, 0u);
+  uint32_t tiles[40], macro[40];
+  std::memset(tiles, 0xab, sizeof tiles);
+  std::memset(macro, 0xab, sizeof macro);
+  kfd_ioctl_get_tile_config_args a{};
+  a.gpu_id = gpu_id;
+  a.tile_config_ptr = reinterpret_cast<uint64_t>(tiles);
+  a.macro_tile_config_ptr = reinterpret_cast<uint64_t>(macro);
+  a.num_tile_configs = 40;
+  a.num_macro_tile_configs = 40;
+  ASSERT_EQ(ioctl(kfd, AMDKFD_IOC_GET_TILE_CONFIG, &a), 0) << std::strerror(errno);
+  EXPECT_EQ(a.num_tile_configs, 32u);
+  EXPECT_EQ(a.num_macro_tile_configs, 16u);
+  EXPECT_EQ(tiles[31], 0u);
+  EXPECT_EQ(tiles[32], 0xababababu) << "wrote past the driver's 32 tile modes";
+  EXPECT_EQ(macro[15], 0u);
+  EXPECT_EQ(macro[16], 0xababababu) << "wrote past the driver's 16 macro tile modes";
+  EXPECT_EQ(a.num_banks, 0u);
+  EXPECT_EQ(a.num_ranks, 0u);
+  int fd = open_amdgpu_render_node();
+  ASSERT_GE(fd, 0);
+  uint32_t gb = 0;
+  drm_amdgpu_info q{};
+  q.return_pointer = reinterpret_cast<uint64_t>(&gb);
+  q.return_size = sizeof gb;
+  q.query = AMDGPU_INFO_READ_MMR_REG;
+  q.read_mmr_reg.dword_offset = 0x263e;
+  q.read_mmr_reg.count = 1;
+  q.read_mmr_reg.instance = 0xffffffff;
+  ASSERT_EQ(ioctl(fd, DRM_IOCTL_AMDGPU_INFO, &q), 0);
+  EXPECT_EQ(a.gb_addr_config, gb);
+  close(fd);
+
+  kfd_ioctl_get_tile_config_args bad = a;
+  bad.gpu_id = gpu_id ^ 0x8000;
+  EXPECT_EQ(ioctl(kfd, AMDKFD_IOC_GET_TILE_CONFIG, &bad), -1);
+  EXPECT_EQ(errno, EINVAL);
+  bad = a;
+  bad.num_tile_configs = 4;
+  bad.num_macro_tile_configs = 4;
+  bad.macro_tile_config_ptr = 8;  // unmapped
+  EXPECT_EQ(ioctl(kfd, AMDKFD_IOC_GET_TILE_CONFIG, &bad), -1);
+  EXPECT_EQ(errno, EFAULT);
+  EXPECT_EQ(bad.num_tile_configs, 4u);
+  EXPECT_EQ(bad.num_macro_tile_configs, 0u);
+  close(kfd);
+}
+
 TEST(Kfd, ForkedChildGetsEbadfOnParentsFd) {
   int fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
   ASSERT_GE(fd, 0) << std::strerror(errno);

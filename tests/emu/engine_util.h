@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <linux/kfd_ioctl.h>
+
 #include "tests/kfd/device.h"
 
 namespace engtest {
@@ -82,9 +84,11 @@ class EngineTest : public kfdtest::DeviceTest {
   void TearDown() override;
   // A same-address GTT (default) or VRAM buffer, CPU-visible, zeroed.
   Buffer& buffer(size_t size, Kind kind = Kind::Gtt, uint32_t flags = 0);
+  // Memory the host and the engines share while they run: fine-grained (COHERENT), as runtimes
+  // allocate signals and polled data; non-coherent memory is cached by the GPU's L2 (MTYPE NC).
   template <class T>
-  T* host(size_t n, Kind kind = Kind::Gtt) {
-    return static_cast<T*>(buffer(n * sizeof(T), kind).ptr());
+  T* host(size_t n, Kind kind = Kind::Gtt, uint32_t flags = KFD_IOC_ALLOC_MEM_FLAGS_COHERENT) {
+    return static_cast<T*>(buffer(n * sizeof(T), kind, flags).ptr());
   }
   RawQueue& queue(uint32_t type, uint32_t ring_bytes = 4096);
   SignalEvent signal_event();

@@ -19,6 +19,7 @@ class GpuSegments : public loader::SegmentMemory {
     r.size = size;
     r.alignment = std::max<size_t>(align, 256);
     r.executable = executable;
+    r.host_access = true;  // the loader writes the segments through the CPU
     KFD_ASSIGN(void* p, ctx_.allocate(r));
     std::memset(p, 0, size);
     return loader::Span{static_cast<uint8_t*>(p), size};

@@ -14,6 +14,33 @@
 
 namespace emu_test {
 
+bool env_strict() {
+  const char* m = std::getenv("KFDEMU_MEMORY_MODEL");
+  return !(m && std::string(m) == "sc");
+}
+
+emu::shader::CacheConfig env_cache_config() {
+  auto num = [](const char* n) { const char* v = std::getenv(n); return v && *v ? std::strtoull(v, nullptr, 0) : 0ull; };
+  emu::shader::CacheConfig c;
+  c.trace = num("KFDEMU_TRACE_FENCES") != 0;
+  c.report_stale = num("KFDEMU_REPORT_STALE") != 0;
+  c.l2_lines = num("KFDEMU_L2_LINES");
+  c.l1_lines = static_cast<uint32_t>(num("KFDEMU_L1_LINES"));
+  c.label = "harness GPU";
+  return c;
+}
+
+HostMemory::HostMemory() : HostMemory(env_strict(), env_cache_config()) {}
+
+HostMemory::HostMemory(bool strict, emu::shader::CacheConfig config) {
+  if (strict) cache_ = std::make_unique<emu::shader::GpuCache>(std::move(config));
+}
+
+HostMemory::~HostMemory() {
+  for (auto& [va, b] : bufs_)
+    if (cache_ && b.cached) cache_->remove(b.cached);
+}
+
 uint8_t* HostMemory::translate(uint64_t va, uint64_t size, bool write) {
   std::lock_guard l(mu_);
   auto it = bufs_.upper_bound(va);
@@ -31,20 +58,25 @@ emu::shader::Range HostMemory::lookup(uint64_t va) {
   if (it == bufs_.begin()) return {};
   --it;
   if (va >= it->first + it->second.size) return {};
-  return {it->first, it->first + it->second.size, it->second.base, it->second.writable};
+  return {it->first, it->first + it->second.size, it->second.base, it->second.writable, it->second.cached};
 }
 
-uint8_t* HostMemory::alloc(size_t size, bool writable) {
+uint8_t* HostMemory::alloc(size_t size, bool writable, emu::shader::Mtype mtype) {
   std::unique_ptr<uint8_t[]> s(new uint8_t[size + 256]());
   uint8_t* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(s.get()) + 255) & ~uintptr_t{255});
+  const uint64_t va = reinterpret_cast<uint64_t>(base);
+  emu::shader::CachedRange* cached = cache_ ? cache_->add(va, size, base, mtype) : nullptr;
   std::lock_guard l(mu_);
-  bufs_[reinterpret_cast<uint64_t>(base)] = Buf{std::move(s), base, size, writable};
+  bufs_[va] = Buf{std::move(s), base, size, writable, cached};
   return base;
 }
 
 void HostMemory::unmap(const void* p) {
   std::lock_guard l(mu_);
-  bufs_.erase(reinterpret_cast<uint64_t>(p));
+  auto it = bufs_.find(reinterpret_cast<uint64_t>(p));
+  if (it == bufs_.end()) return;
+  if (cache_ && it->second.cached) cache_->remove(it->second.cached);
+  bufs_.erase(it);
 }
 
 std::string CodeObject::load(const std::string& path, HostMemory& mem) {
@@ -157,7 +189,7 @@ emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, ui
   pkt->group_segment_size = l.dynamic_lds;
   pkt->kernel_object = kd;
   // Kernarg: explicit args then zeroed room for hidden arguments.
-  uint8_t* ka = mem.alloc(args_size + 256, false);
+  uint8_t* ka = mem.alloc(args_size + 256, false, emu::shader::Mtype::UC);  // kernarg: uncached
   std::memcpy(ka, args, args_size);
   pkt->kernarg_address = reinterpret_cast<uint64_t>(ka);
   auto* queue = reinterpret_cast<pm4::aql::AmdQueue*>(mem.alloc(sizeof(pm4::aql::AmdQueue)));
@@ -171,7 +203,10 @@ emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, ui
   RecordingHooks local;
   emu::shader::Dispatch d{reinterpret_cast<uint64_t>(pkt), reinterpret_cast<uint64_t>(queue), 1,
                           reinterpret_cast<uint64_t>(backing)};
+  emu::shader::GpuCache* cache = mem.cache();
+  if (cache && l.acquire_system) cache->invalidate();
   auto out = core.run(d, mem, hooks ? *hooks : local);
+  if (cache && l.release_system) (void)cache->writeback();
   mem.unmap(pkt);
   mem.unmap(ka);
   mem.unmap(queue);

@@ -11,25 +11,47 @@
 #include <string>
 #include <vector>
 
+#include "emu/shader/cache.h"
 #include "emu/shader/shader.h"
 
 namespace emu_test {
 
-// GPU VA == host address: only registered buffers are "mapped".
+// GPU VA == host address: only registered buffers are "mapped". The GPU's caches follow the
+// emulator's memory model as KFDEMU_MEMORY_MODEL says (strict by default, `sc`: none); buffers
+// are local coarse-grained VRAM (MTYPE RW) unless allocated with another MTYPE.
 class HostMemory : public emu::shader::Memory {
  public:
+  HostMemory();
+  // `strict`: a GpuCache with `config` (else none, the `sc` model).
+  HostMemory(bool strict, emu::shader::CacheConfig config);
+  ~HostMemory() override;
   uint8_t* translate(uint64_t va, uint64_t size, bool write) override;
   emu::shader::Range lookup(uint64_t va) override;
+  emu::shader::GpuCache* cache() override { return cache_.get(); }
   // Allocates a zeroed, 256-byte aligned buffer mapped to the GPU.
-  uint8_t* alloc(size_t size, bool writable = true);
-  template <class T> T* alloc_array(size_t n) { return reinterpret_cast<T*>(alloc(n * sizeof(T))); }
+  uint8_t* alloc(size_t size, bool writable = true, emu::shader::Mtype mtype = emu::shader::Mtype::RW);
+  template <class T> T* alloc_array(size_t n, emu::shader::Mtype m = emu::shader::Mtype::RW) {
+    return reinterpret_cast<T*>(alloc(n * sizeof(T), true, m));
+  }
   void unmap(const void* p);
 
  private:
-  struct Buf { std::unique_ptr<uint8_t[]> storage; uint8_t* base; size_t size; bool writable; };
+  struct Buf {
+    std::unique_ptr<uint8_t[]> storage;
+    uint8_t* base;
+    size_t size;
+    bool writable;
+    emu::shader::CachedRange* cached;
+  };
+  std::unique_ptr<emu::shader::GpuCache> cache_;
   std::mutex mu_;
   std::map<uint64_t, Buf> bufs_;
 };
+
+// The memory model the environment asks for (KFDEMU_MEMORY_MODEL strict|sc, KFDEMU_TRACE_FENCES,
+// KFDEMU_REPORT_STALE, KFDEMU_L2_LINES, KFDEMU_L1_LINES), as the emulator reads it.
+bool env_strict();
+emu::shader::CacheConfig env_cache_config();
 
 class RecordingHooks : public emu::shader::Hooks {
  public:
@@ -66,6 +88,10 @@ struct Launch {
   int64_t scratch_lane_bytes = -1;
   uint32_t scratch_waves = 0;
   uint8_t* scratch_backing = nullptr;
+  // The packet's fences as the CP applies them under the memory model: system-scope acquire
+  // (the L2's NC lines invalidated) before, system-scope release (the L2 written back) after.
+  bool acquire_system = true;
+  bool release_system = true;
 };
 
 // Per-work-item scratch kfdrt's HIP layer gives the kernel with descriptor `kd` (64 bytes)

@@ -75,7 +75,10 @@ def main():
         libdir = os.path.dirname(paths["lib/libkfdrt.so"])
         run_env = dict(os.environ, LD_LIBRARY_PATH=libdir)
         if "LD_PRELOAD" in os.environ:  # emulated device: use the installed emulator
-            run_env["LD_PRELOAD"] = paths["lib/libkfdemu.so"]
+            # (after a sanitizer runtime that a sanitized build preloads ahead of it)
+            run_env["LD_PRELOAD"] = ":".join(
+                paths["lib/libkfdemu.so"] if p.endswith("libkfdemu.so") else p
+                for p in os.environ["LD_PRELOAD"].split(":"))
         out = run([exe], env=run_env)
         assert "marker completed" in out, out
         doc = json.loads(run([paths["bin/kfdinfo"], "--json"], env=run_env))

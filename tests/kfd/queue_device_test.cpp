@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Device tests of CREATE/DESTROY/UPDATE_QUEUE with the buffers Linux 6.12 validates, plus XNACK/runtime gates.
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstring>
 #include <optional>
 
@@ -258,6 +260,70 @@ TEST_F(Queue, RuntimeEnableBeforeQueues) {
   EXPECT_TRUE(off.ok()) << off.message();
   EXPECT_TRUE(kfd().destroy_queue(q2->queue_id).ok());
   if (!off.ok()) (void)kfd().runtime_disable();
+}
+
+// kfd_ioctl_set_cu_mask: the bit count must be a non-zero multiple of 32 (EINVAL); the mask must
+// be readable (EFAULT), but past 1024 bits only the first 1024 are read; an unknown queue is
+// EFAULT (pqm_update_mqd).
+TEST_F(Queue, SetCuMaskChecksItsArguments) {
+  auto q = kfd().create_queue(bufs_->args(gpu0()));
+  ASSERT_TRUE(q.ok()) << q.message();
+  // 128 bytes (1024 bits) of mask end exactly where a PROT_NONE page starts.
+  auto* pages = static_cast<uint8_t*>(mmap(nullptr, 2 * kPage, PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(pages, MAP_FAILED);
+  ASSERT_EQ(mprotect(pages + kPage, kPage, PROT_NONE), 0);
+  uint8_t* mask = pages + kPage - 128;
+  std::memset(mask, 0xff, 128);
+  auto set = [&](uint32_t qid, uint32_t bits, const void* p) {
+    kfd_ioctl_set_cu_mask_args a{};
+    a.queue_id = qid;
+    a.num_cu_mask = bits;
+    a.cu_mask_ptr = reinterpret_cast<uint64_t>(p);
+    return ::ioctl(kfd().fd(), AMDKFD_IOC_SET_CU_MASK, &a) == 0 ? 0 : errno;
+  };
+  EXPECT_EQ(set(q->queue_id, 64, mask), 0);
+  EXPECT_EQ(set(q->queue_id, 1024, mask), 0);
+  EXPECT_EQ(set(q->queue_id, 4096, mask), 0);  // cut to 1024 bits: nothing past them is read
+  EXPECT_EQ(set(q->queue_id, 1024, mask + 4), EFAULT);
+  EXPECT_EQ(set(q->queue_id, 0, mask), EINVAL);
+  EXPECT_EQ(set(q->queue_id, 33, mask), EINVAL);
+  EXPECT_EQ(set(q->queue_id + 1000, 64, mask), EFAULT);
+  munmap(pages, 2 * kPage);
+  EXPECT_TRUE(kfd().destroy_queue(q->queue_id).ok());
+}
+
+// kfd_ioctl_alloc_queue_gws with pqm_set_gws: the GPU's global wave sync belongs to one queue of
+// the process at a time; num_gws 0 gives it back (EINVAL when none is held); destroying the
+// holder gives it back too (pqm_destroy_queue); an unknown queue is EINVAL.
+TEST_F(Queue, GwsGoesToOneQueueAtATime) {
+  if (gpu0().node->props.num_gws == 0) GTEST_SKIP() << "the GPU has no GWS (topology num_gws 0)";
+  auto other = QueueBuffers::make(dev(), gpu0());
+  ASSERT_TRUE(other.ok()) << other.message();
+  auto q1 = kfd().create_queue(bufs_->args(gpu0()));
+  auto q2 = kfd().create_queue(other->args(gpu0()));
+  ASSERT_TRUE(q1.ok() && q2.ok());
+  uint32_t first = 77;
+  auto gws = [&](uint32_t qid, uint32_t n) {
+    kfd_ioctl_alloc_queue_gws_args a{};
+    a.queue_id = qid;
+    a.num_gws = n;
+    a.first_gws = 77;
+    int r = ::ioctl(kfd().fd(), AMDKFD_IOC_ALLOC_QUEUE_GWS, &a) == 0 ? 0 : errno;
+    first = a.first_gws;
+    return r;
+  };
+  EXPECT_EQ(gws(q1->queue_id, 0), EINVAL);
+  EXPECT_EQ(gws(q1->queue_id, 1), 0);
+  EXPECT_EQ(first, 0u);
+  EXPECT_EQ(gws(q2->queue_id, 1), EBUSY);
+  EXPECT_EQ(gws(q1->queue_id + q2->queue_id + 100, 1), EINVAL);
+  EXPECT_EQ(gws(q1->queue_id, 0), 0);
+  EXPECT_EQ(gws(q2->queue_id, 1), 0);
+  EXPECT_TRUE(kfd().destroy_queue(q2->queue_id).ok());
+  EXPECT_EQ(gws(q1->queue_id, 1), 0);
+  EXPECT_EQ(gws(q1->queue_id, 0), 0);
+  EXPECT_TRUE(kfd().destroy_queue(q1->queue_id).ok());
 }
 
 }  // namespace

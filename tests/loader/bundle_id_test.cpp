@@ -116,6 +116,16 @@ TEST(BundleId, RejectsMalformedIds) {
 }
 
 // A whole bundle with LLVM 15's ids, plain and in every compressed form: parsed and selected from.
+// A corrupt file's bytes are quoted escaped: control characters never reach the terminal.
+TEST(BundleId, QuotesInputBytesEscaped) {
+  Parsed p = parse(std::string("hipv4-amdgcn-amd-amdhsa--gfx90a:\x1b[2J\x07xnack") + char(0xff));
+  ASSERT_NE(p.error, "");
+  EXPECT_EQ(p.error.find('\x1b'), std::string::npos) << p.error;
+  EXPECT_EQ(p.error.find('\x07'), std::string::npos) << p.error;
+  EXPECT_EQ(p.error.find(char(0xff)), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("\\x1b[2J\\x07xnack\\xff"), std::string::npos) << p.error;
+}
+
 TEST(BundleId, SelectsFromBundleWithLlvm15Ids) {
   std::vector<uint8_t> a(64, 0xa), b(64, 0xb), c(64, 0xc);
   auto plain = loader_test::make_bundle({{"host-x86_64-unknown-linux", {}},

@@ -236,7 +236,7 @@ std::vector<uint8_t> make_bundle(const std::vector<std::pair<std::string, std::v
   for (const auto& e : entries) {
     size_t off = (out.size() + 7) & ~size_t(7);
     out.resize(off + e.second.size());
-    std::memcpy(out.data() + off, e.second.data(), e.second.size());
+    if (!e.second.empty()) std::memcpy(out.data() + off, e.second.data(), e.second.size());
     put_le<uint64_t>(out, pos, off);
     put_le<uint64_t>(out, pos + 8, e.second.size());
     put_le<uint64_t>(out, pos + 16, e.first.size());

@@ -40,6 +40,7 @@ mem::AllocRequest req(mem::Heap h, mem::Coherence c, size_t size) {
   r.heap = h;
   r.coherence = c;
   r.size = size;
+  r.host_access = true;  // VRAM too: these tests touch it from the CPU
   return r;
 }
 
@@ -97,6 +98,18 @@ TEST(MemoryContext, DeviceOnlyVramStaysInaccessibleToTheCpu) {
   // mincore-free check: the range is still a PROT_NONE reservation, so mprotect to read works
   // only on our own reservation; a failed madvise would mean no mapping at all.
   EXPECT_EQ(madvise(*p, 4096, MADV_NORMAL), 0);
+  EXPECT_TRUE(ctx().free(*p).ok());
+}
+
+TEST(MemoryContext, VramIsDeviceOnlyByDefault) {
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Vram;
+  r.size = 64 << 10;
+  auto p = ctx().allocate(r);
+  ASSERT_TRUE(p.ok()) << p.message();
+  auto info = ctx().lookup(*p);
+  ASSERT_TRUE(info.ok());
+  EXPECT_FALSE(info->host_access);
   EXPECT_TRUE(ctx().free(*p).ok());
 }
 

@@ -77,9 +77,19 @@ TEST(Flags, MapsCoherenceKindsAsRocmDoes) {
                                            KFD_IOC_ALLOC_MEM_FLAGS_UNCACHED));
 }
 
+TEST(Flags, VramIsDeviceOnlyUnlessHostAccessIsAsked) {
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Vram;
+  EXPECT_FALSE(r.host_access);
+  const uint32_t f = *mem::alloc_flags(r);
+  EXPECT_FALSE(f & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC) << mem::describe_flags(f);
+  EXPECT_EQ(mem::describe_flags(f), "VRAM|WRITABLE|NO_SUBSTITUTE");
+}
+
 TEST(Flags, VramHostAccessIsPublicAndNeverSubstituted) {
   mem::AllocRequest r;
   r.heap = mem::Heap::Vram;
+  r.host_access = true;
   uint32_t f = *mem::alloc_flags(r);
   EXPECT_TRUE(f & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC);
   EXPECT_TRUE(f & KFD_IOC_ALLOC_MEM_FLAGS_NO_SUBSTITUTE);

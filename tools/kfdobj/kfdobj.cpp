@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/text.h"
 #include "loader/bundle.h"
 #include "loader/code_object.h"
 #include "loader/elf.h"
@@ -196,7 +197,7 @@ std::string json_code_object(const loader::CodeObject& co, const std::string& bu
 
 void print_kernel(const loader::Kernel& k, const loader::TargetId& t) {
   const auto& m = k.meta;
-  std::printf("  kernel %s (descriptor %s at 0x%llx, entry 0x%llx)\n", m.name.c_str(), m.symbol.c_str(),
+  std::printf("  kernel %s (descriptor %s at 0x%llx, entry 0x%llx)\n", base::printable(m.name).c_str(), base::printable(m.symbol).c_str(),
               (unsigned long long)k.descriptor_vaddr, (unsigned long long)k.entry_vaddr);
   std::printf("    kernarg %llu bytes (align %llu), LDS %llu, private %llu, wave%llu, sgpr %llu, vgpr %llu",
               (unsigned long long)m.kernarg_segment_size, (unsigned long long)m.kernarg_segment_align,
@@ -210,8 +211,8 @@ void print_kernel(const loader::Kernel& k, const loader::TargetId& t) {
     std::printf("    arg %zu: offset %llu size %llu %s", i, (unsigned long long)a.offset, (unsigned long long)a.size,
                 loader::value_kind_name(a.value_kind));
     if (a.address_space) std::printf(" %s", a.address_space->c_str());
-    if (a.type_name) std::printf(" '%s'", a.type_name->c_str());
-    if (a.name) std::printf(" %s", a.name->c_str());
+    if (a.type_name) std::printf(" '%s'", base::printable(*a.type_name).c_str());
+    if (a.name) std::printf(" %s", base::printable(*a.name).c_str());
     std::printf("\n");
   }
   const auto& d = k.descriptor;
@@ -226,10 +227,10 @@ void print_kernel(const loader::Kernel& k, const loader::TargetId& t) {
 }
 
 void print_code_object(const loader::CodeObject& co) {
-  std::printf("code object v%u, target %s (%s)\n", co.version(), co.target().str().c_str(), co.metadata().target.c_str());
+  std::printf("code object v%u, target %s (%s)\n", co.version(), co.target().str().c_str(), base::printable(co.metadata().target).c_str());
   for (const auto& k : co.kernels()) print_kernel(k, co.target());
   for (const auto& g : co.globals())
-    std::printf("  global %s at 0x%llx, %llu bytes\n", g.name.c_str(), (unsigned long long)g.vaddr,
+    std::printf("  global %s at 0x%llx, %llu bytes\n", base::printable(g.name).c_str(), (unsigned long long)g.vaddr,
                 (unsigned long long)g.size);
 }
 
@@ -274,7 +275,7 @@ void dump_bundle(Dump& out, loader::Bytes bytes, int index) {
     out.entries += (out.entries.empty() ? "" : ",") + std::string("{\"id\":") + json_str(e.id) + tag +
                    ",\"offset\":" + std::to_string(e.offset) + ",\"size\":" + std::to_string(e.size) + "}";
     if (!out.json)
-      std::printf("entry %s: offset 0x%llx, %llu bytes\n", e.id.c_str(), (unsigned long long)e.offset,
+      std::printf("entry %s: offset 0x%llx, %llu bytes\n", base::printable(e.id).c_str(), (unsigned long long)e.offset,
                   (unsigned long long)e.size);
     if (!e.is_amdgpu() || e.size == 0) continue;
     auto co = loader::CodeObject::parse(e.data);

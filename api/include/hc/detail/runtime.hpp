@@ -122,7 +122,9 @@ struct view_state : std::enable_shared_from_this<view_state> {
       check(hipEventCreate(&op->begin), "hipEventCreate");
       check(hipEventRecord(op->begin, stream), "hipEventRecord");
     }
-    check(hipEventCreate(&op->end), "hipEventCreate");
+    // A completed hc operation's results are visible to the host, as hcc's kernels released at
+    // system scope: the end event releases to the system (a HIP event alone is device scope).
+    check(hipEventCreateWithFlags(&op->end, hipEventReleaseToSystem), "hipEventCreateWithFlags");
     enqueue(stream, op->end);
     std::lock_guard<std::mutex> lock(m);
     prune_locked();

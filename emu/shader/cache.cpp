@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+// GpuCache: the L2's lines (fill, write-back, invalidate, capacity) and the mappings it caches; the L1s are in l1.cpp.
+#include "emu/shader/cache.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+
+namespace emu::shader {
+
+namespace {
+
+constexpr unsigned kStripes = 4096;
+
+// Anonymous memory committed only where touched: the model's state costs nothing for the
+// lines a program never uses. Zero bytes are the initial state of every field kept there.
+void* reserve(uint64_t bytes) {
+  if (bytes == 0) bytes = 1;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// The system call itself, not munmap(): the emulator interposes munmap to see a program's SVM
+// ranges go away and takes the process lock there, which the caller may already hold (a GPU
+// unmap that drops the last reference to a mapping's state).
+void release(void* p, uint64_t bytes) {
+  if (p) syscall(SYS_munmap, p, bytes ? bytes : 1);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Copies the bytes of `mask` (bit i = byte i) of a line from src to dst.
+void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len) {
+  if (len < 64) mask &= (uint64_t{1} << len) - 1;
+  if (mask == ~uint64_t{0}) {
+    std::memcpy(dst, src, 64);
+    return;
+  }
+  while (mask) {
+    const unsigned b = static_cast<unsigned>(__builtin_ctzll(mask));
+    const uint64_t rest = ~(mask >> b);
+    const unsigned run = rest ? static_cast<unsigned>(__builtin_ctzll(rest)) : 64 - b;
+    std::memcpy(dst + b, src + b, run);
+    mask &= run + b >= 64 ? (b ? (uint64_t{1} << b) - 1 : 0) : ~(((uint64_t{1} << run) - 1) << b);
+  }
+}
+
+constexpr uint64_t kHeapState = 256 << 10;  // smaller state comes from the heap, larger is mapped
+
+uint64_t npages(uint64_t size) { return (size + (uint64_t{1} << kPageShift) - 1) >> kPageShift; }
+
+// The range's state in one block: line states, page states, the L2's copy (RW/NC).
+uint64_t state_bytes(uint64_t size, bool cached) {
+  const uint64_t nlines = (size + kLineBytes - 1) >> kLineShift;
+  return (nlines * sizeof(LineState) + 63) / 64 * 64 + npages(size) * sizeof(PageState) + (cached ? nlines * kLineBytes : 0);
+}
+
+}  // namespace
+
+const char* mtype_name(Mtype m) {
+  switch (m) {
+    case Mtype::UC: return "UC";
+    case Mtype::CC: return "CC";
+    case Mtype::RW: return "RW";
+    case Mtype::NC: return "NC";
+  }
+  return "?";
+}
+
+CachedRange::CachedRange(uint64_t va, uint64_t sz, uint8_t* mem, Mtype m)
+    : va_begin(va), size(sz), memory(mem), mtype(m) {
+  const uint64_t bytes = state_bytes(sz, cached());
+  void* block = bytes <= kHeapState ? std::calloc(1, bytes) : reserve(bytes);
+  if (!block) return;
+  auto* p = static_cast<uint8_t*>(block);
+  lines = reinterpret_cast<LineState*>(p);
+  p += (nlines() * sizeof(LineState) + 63) / 64 * 64;
+  pages = reinterpret_cast<PageState*>(p);
+  p += npages(sz) * sizeof(PageState);
+  if (cached()) shadow = p;
+}
+
+CachedRange::~CachedRange() {
+  const uint64_t bytes = state_bytes(size, cached());
+  if (bytes <= kHeapState) std::free(lines);
+  else release(lines, bytes);
+}
+
+GpuCache::GpuCache(CacheConfig c) : cfg_(std::move(c)), stripes_(new std::atomic_flag[kStripes]) {
+  for (unsigned i = 0; i < kStripes; ++i) stripes_[i].clear();
+  for (unsigned i = 0; i < kMaxCus; ++i) {
+    l1s_[i].index = i;
+    l1s_[i].bit = uint64_t{1} << i;
+  }
+}
+
+GpuCache::~GpuCache() = default;
+
+void GpuCache::trace(const char* fmt, ...) const {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "kfdemu: %s: %s\n", cfg_.label.c_str(), buf);
+}
+
+// ---- mappings -------------------------------------------------------------------------------
+
+CachedRange* GpuCache::add(uint64_t va, uint64_t size, uint8_t* memory, Mtype m) {
+  auto r = std::make_shared<CachedRange>(va, size, memory, m);
+  if (!r->ok()) {
+    std::fprintf(stderr, "kfdemu: %s: no memory for the cache model of [0x%llx, +0x%llx): that "
+                 "mapping is not cached\n", cfg_.label.c_str(), static_cast<unsigned long long>(va),
+                 static_cast<unsigned long long>(size));
+    return nullptr;
+  }
+  std::unique_lock lk(ranges_mu_);
+  auto it = std::lower_bound(ranges_.begin(), ranges_.end(), va,
+                             [](const std::shared_ptr<CachedRange>& a, uint64_t v) { return a->va_begin < v; });
+  ranges_.insert(it, r);
+  return r.get();
+}
+
+void GpuCache::remove(CachedRange* r) {
+  if (!r) return;
+  std::shared_ptr<CachedRange> keep;
+  {
+    std::unique_lock lk(ranges_mu_);
+    for (auto it = ranges_.begin(); it != ranges_.end(); ++it)
+      if (it->get() == r) {
+        keep = *it;
+        ranges_.erase(it);
+        break;
+      }
+  }
+  {
+    std::lock_guard lk(dirty_mu_);
+    std::erase_if(dirty_pages_, [r](const auto& p) { return p.first == r; });
+  }
+  {
+    std::lock_guard lk(resident_mu_);
+    std::erase_if(resident_, [r](const auto& p) { return p.first == r; });
+  }
+  std::unique_lock lk(ranges_mu_);
+  if (keep && active_dispatches_.load() > 0) retired_.push_back(std::move(keep));
+}
+
+CachedRange* GpuCache::find(uint64_t va) {
+  std::shared_lock lk(ranges_mu_);
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), va,
+                             [](uint64_t v, const std::shared_ptr<CachedRange>& a) { return v < a->va_begin; });
+  if (it == ranges_.begin()) return nullptr;
+  --it;
+  return va - (*it)->va_begin < (*it)->size ? it->get() : nullptr;
+}
+
+void GpuCache::dispatch_begin() { active_dispatches_.fetch_add(1); }
+
+void GpuCache::dispatch_end() {
+  if (active_dispatches_.fetch_sub(1) != 1) return;
+  std::unique_lock lk(ranges_mu_);
+  if (active_dispatches_.load() == 0) retired_.clear();
+}
+
+// ---- lines ----------------------------------------------------------------------------------
+
+std::atomic_flag& GpuCache::stripe(const CachedRange& r, uint64_t line) {
+  const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + line * 0xC2B2AE3D27D4EB4Full;
+  return stripes_[(h >> 40) % kStripes];
+}
+
+void GpuCache::lock(const CachedRange& r, uint64_t line) {
+  std::atomic_flag& f = stripe(r, line);
+  while (f.test_and_set(std::memory_order_acquire))
+    while (f.test(std::memory_order_relaxed)) cpu_relax();
+}
+
+void GpuCache::unlock(const CachedRange& r, uint64_t line) { stripe(r, line).clear(std::memory_order_release); }
+
+static unsigned line_len(const CachedRange& r, uint64_t line) {
+  const uint64_t off = line * kLineBytes;
+  return static_cast<unsigned>(std::min<uint64_t>(kLineBytes, r.size - off));
+}
+
+void GpuCache::copy_clean(CachedRange& r, uint64_t line) {
+  const uint64_t dirty = r.lines[line].dirty.load(std::memory_order_acquire);
+  const uint64_t off = line * kLineBytes;
+  copy_masked(r.shadow + off, r.memory + off, ~dirty, line_len(r, line));
+}
+
+uint32_t GpuCache::fill(CachedRange& r, uint64_t line) {
+  LineState& s = r.lines[line];
+  const uint32_t e = epoch();
+  if (s.filled.load(std::memory_order_acquire) == e) return e;
+  bool filled = false;
+  lock(r, line);
+  if (s.filled.load(std::memory_order_relaxed) != e) {
+    copy_clean(r, line);
+    s.filled.store(e, std::memory_order_release);
+    filled = true;
+  }
+  unlock(r, line);
+  if (filled && cfg_.l2_lines) resident_l2(r, line);
+  return e;
+}
+
+void GpuCache::list_page(CachedRange& r, uint64_t page) {
+  std::atomic<uint32_t>& listed = r.pages[page].listed;
+  if (listed.load(std::memory_order_seq_cst) == 0 && listed.exchange(1, std::memory_order_seq_cst) == 0) {
+    std::lock_guard lk(dirty_mu_);
+    dirty_pages_.emplace_back(&r, page);
+  }
+}
+
+// The line's dirty bytes, then its page's dirty-line bit, then the page on the dirty list: a
+// write-back clears them in the other order (list, page bits, line bytes), so none is lost.
+void GpuCache::mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
+  LineState& s = r.lines[line];
+  // Always the read-modify-write: a check first could miss a write-back that took the bytes
+  // while this store's data was not yet visible to it.
+  const uint64_t old = s.dirty.fetch_or(mask, std::memory_order_seq_cst);
+  if (old != 0) return;
+  const uint64_t page = line / kLinesPerPage;
+  r.pages[page].dirty_lines.fetch_or(uint64_t{1} << (line % kLinesPerPage), std::memory_order_seq_cst);
+  list_page(r, page);
+  if (cfg_.l2_lines) {
+    std::lock_guard lk(resident_mu_);
+    resident_.emplace_back(&r, line);  // evicted by settle(): callers may hold a line lock
+  }
+}
+
+bool GpuCache::store_raced(CachedRange& r, uint64_t line, uint32_t e) {
+  if (epoch() == e && r.lines[line].filled.load(std::memory_order_acquire) == e) return false;
+  lock(r, line);  // a fill that started before our bytes were dirty has finished
+  unlock(r, line);
+  return true;
+}
+
+uint64_t GpuCache::writeback_line(CachedRange& r, uint64_t line) {
+  const uint64_t x = r.lines[line].dirty.exchange(0, std::memory_order_acq_rel);
+  if (!x) return 0;
+  const uint64_t off = line * kLineBytes;
+  copy_masked(r.memory + off, r.shadow + off, x, line_len(r, line));
+  return static_cast<uint64_t>(__builtin_popcountll(x));
+}
+
+uint64_t GpuCache::clean_line(CachedRange& r, uint64_t line) {
+  lock(r, line);
+  const uint64_t n = writeback_line(r, line);
+  unlock(r, line);
+  return n;
+}
+
+void GpuCache::resident_l2(CachedRange& r, uint64_t line) {
+  {
+    std::lock_guard lk(resident_mu_);
+    resident_.emplace_back(&r, line);
+  }
+  settle();
+}
+
+void GpuCache::settle() {
+  if (!cfg_.l2_lines) return;
+  std::vector<std::pair<CachedRange*, uint64_t>> victims;
+  {
+    std::lock_guard lk(resident_mu_);
+    while (resident_.size() > cfg_.l2_lines) {
+      victims.push_back(resident_.front());
+      resident_.pop_front();
+    }
+  }
+  for (auto [vr, vl] : victims) {  // the line leaves the L2: dirty bytes to memory, copy dropped
+    lock(*vr, vl);
+    const uint64_t n = writeback_line(*vr, vl);
+    vr->lines[vl].filled.store(0, std::memory_order_release);
+    unlock(*vr, vl);
+    if (cfg_.trace && n)
+      trace("L2 evicts line 0x%llx (%llu dirty bytes to memory)",
+            static_cast<unsigned long long>(vr->va_begin + vl * kLineBytes), static_cast<unsigned long long>(n));
+  }
+}
+
+// ---- the L2 view for engines inside the GPU --------------------------------------------------
+
+void GpuCache::read(CachedRange& r, uint64_t va, void* dst, uint64_t n, bool allocate) {
+  auto* out = static_cast<uint8_t*>(dst);
+  uint64_t off = va - r.va_begin;
+  if (!r.cached()) {
+    std::memcpy(out, r.memory + off, n);
+    return;
+  }
+  while (n) {
+    const uint64_t line = off >> kLineShift;
+    const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
+    const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
+    LineState& s = r.lines[line];
+    if (r.mtype == Mtype::NC && allocate) fill(r, line);
+    if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch()) {
+      std::memcpy(out, r.shadow + off, len);
+    } else {  // dirty bytes from the L2, the others from memory
+      const uint64_t d = s.dirty.load(std::memory_order_acquire) >> in;
+      for (unsigned i = 0; i < len; ++i) out[i] = ((d >> i) & 1) ? r.shadow[off + i] : r.memory[off + i];
+    }
+    out += len;
+    off += len;
+    n -= len;
+  }
+}
+
+void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
+  auto* in_bytes = static_cast<const uint8_t*>(src);
+  uint64_t off = va - r.va_begin;
+  if (!r.cached()) {
+    std::memcpy(r.memory + off, in_bytes, n);  // UC bypasses the L2, CC writes through
+    return;
+  }
+  while (n) {
+    const uint64_t line = off >> kLineShift;
+    const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
+    const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
+    const uint64_t mask = (len == 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1)) << in;
+    const uint32_t e = r.mtype == Mtype::NC ? fill(r, line) : 0;  // write-allocate
+    std::memcpy(r.shadow + off, in_bytes, len);
+    mark_dirty(r, line, mask);
+    if (r.mtype == Mtype::NC && store_raced(r, line, e)) std::memcpy(r.shadow + off, in_bytes, len);
+    in_bytes += len;
+    off += len;
+    n -= len;
+  }
+  settle();
+}
+
+// ---- fences ---------------------------------------------------------------------------------
+
+CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
+  std::vector<std::pair<CachedRange*, uint64_t>> pages, keep;
+  {
+    std::lock_guard lk(dirty_mu_);
+    pages.swap(dirty_pages_);
+  }
+  const uint64_t end = size > ~va ? ~uint64_t{0} : va + size;
+  CacheAction a;
+  for (auto [r, page] : pages) {
+    const uint64_t first = page * kLinesPerPage;
+    const uint64_t last = std::min<uint64_t>(first + kLinesPerPage, r->nlines());
+    if ((nc_only && r->mtype != Mtype::NC) || r->va_begin + first * kLineBytes >= end ||
+        r->va_begin + last * kLineBytes <= va) {
+      keep.emplace_back(r, page);
+      continue;
+    }
+    PageState& ps = r->pages[page];
+    ps.listed.store(0, std::memory_order_seq_cst);
+    uint64_t bits = ps.dirty_lines.exchange(0, std::memory_order_seq_cst), left = 0;
+    while (bits) {
+      const unsigned i = static_cast<unsigned>(__builtin_ctzll(bits));
+      bits &= bits - 1;
+      const uint64_t line = first + i;
+      const uint64_t lva = r->va_begin + line * kLineBytes;
+      if (lva >= end || lva + kLineBytes <= va) {  // outside the range: stays dirty
+        left |= uint64_t{1} << i;
+        continue;
+      }
+      lock(*r, line);
+      const uint64_t n = writeback_line(*r, line);
+      unlock(*r, line);
+      a.lines += n != 0;
+      a.bytes += n;
+    }
+    if (left) {
+      ps.dirty_lines.fetch_or(left, std::memory_order_seq_cst);
+      if (ps.listed.exchange(1, std::memory_order_seq_cst) == 0) keep.emplace_back(r, page);
+    }
+  }
+  if (!keep.empty()) {
+    std::lock_guard lk(dirty_mu_);
+    dirty_pages_.insert(dirty_pages_.end(), keep.begin(), keep.end());
+  }
+  return a;
+}
+
+void GpuCache::invalidate(uint64_t va, uint64_t size) {
+  if (va == 0 && size == ~uint64_t{0}) {  // every NC line: a new epoch (0 is never one)
+    if (epoch_.fetch_add(1, std::memory_order_acq_rel) + 1 == 0) epoch_.fetch_add(1, std::memory_order_acq_rel);
+    return;
+  }
+  const uint64_t end = size > ~va ? ~uint64_t{0} : va + size;
+  std::shared_lock lk(ranges_mu_);
+  for (auto& r : ranges_) {
+    if (r->mtype != Mtype::NC || r->va_begin >= end || r->va_begin + r->size <= va) continue;
+    const uint64_t lo = va > r->va_begin ? (va - r->va_begin) >> kLineShift : 0;
+    const uint64_t hi = std::min(r->nlines(),
+                                 end - r->va_begin > r->size ? ~uint64_t{0} : ((end - r->va_begin + kLineBytes - 1) >> kLineShift));
+    for (uint64_t line = lo; line < hi; ++line)
+      if (r->lines[line].filled.load(std::memory_order_relaxed)) r->lines[line].filled.store(0, std::memory_order_release);
+  }
+}
+
+}  // namespace emu::shader

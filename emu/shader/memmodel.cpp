@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+// A wave's global memory accesses through the L1 and L2 of the memory model, and the cache instructions.
+#include "emu/shader/memmodel.h"
+
+#include "emu/shader/valu.h"
+
+#include <cstdio>
+
+namespace emu::shader {
+
+namespace {
+
+bool is_gfx942(const Wave& w) { return w.group->ctx->target == Target::gfx942; }
+
+// Loads that bypass the vector L1: glc on gfx90a (AMDGPUUsage: "buffer/global/flat_load glc=1"
+// for agent and system scope); sc0 or sc1 on gfx942.
+bool l1_bypass(const Wave& w, uint16_t flags) {
+  return (flags & kGlc) || (is_gfx942(w) && (flags & kScc));
+}
+// gfx942 stores and atomics with sc1 (system scope) write through to memory.
+bool write_through(const Wave& w, uint16_t flags) { return is_gfx942(w) && (flags & kScc); }
+
+uint64_t bytes_mask(unsigned in, unsigned len) {
+  return (len >= 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1)) << in;
+}
+
+void note_stale(Wave& w, uint64_t va, uint8_t level) {
+  DispatchCtx& ctx = *w.group->ctx;
+  std::lock_guard lk(ctx.report_mu);
+  ++ctx.report.stale_loads;
+  if (ctx.report.first.size() >= 8) return;
+  for (const auto& s : ctx.report.first)  // one address per line
+    if ((s.va >> kLineShift) == (va >> kLineShift) && s.level == level) return;
+  ctx.report.first.push_back({va, w.pc - 8, level});  // vector memory instructions are 8 bytes
+}
+
+// One line's piece of a lane load [va, va+n) (n within the line).
+void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst, unsigned n, bool l1_ok) {
+  const uint64_t off = va - cr.va_begin;
+  const uint64_t line = off >> kLineShift;
+  const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
+  const bool report = c.config().report_stale;
+  L1* l1 = l1_ok ? w.group->l1 : nullptr;
+  if (l1 && (c.l1_page(*l1, cr, line / kLinesPerPage) || !cr.cached()) && c.l1_copy(*l1, cr, line)) {
+    c.l1_copy_read(*l1, cr, line, in, dst, n);
+    if (report) {
+      uint8_t now[kLineBytes];
+      c.read(cr, va, now, n, true);
+      if (std::memcmp(now, dst, n) != 0) note_stale(w, va, 1);
+    }
+    return;
+  }
+  c.read(cr, va, dst, n, true);
+  if (report && cr.mtype == Mtype::NC) {  // clean bytes the L2 kept that memory has changed since
+    const uint64_t dirty = cr.lines[line].dirty.load(std::memory_order_acquire) >> in;
+    for (unsigned i = 0; i < n; ++i)
+      if (!((dirty >> i) & 1) && dst[i] != cr.memory[off + i]) {
+        note_stale(w, va, 2);
+        break;
+      }
+  }
+}
+
+void write_back_line(GpuCache& c, CachedRange& cr, uint64_t line) { (void)c.clean_line(cr, line); }
+
+}  // namespace
+
+const Range* mem_range(Wave& w, uint64_t va, uint64_t size, bool write, bool* spans) {
+  *spans = false;
+  for (const Range& r : w.cache)
+    if (va >= r.begin && va + size <= r.end && va + size >= va && (!write || r.writable)) return &r;
+  if (!mem_slow(w, va, size, write)) return nullptr;  // fault recorded
+  for (const Range& r : w.cache)
+    if (va >= r.begin && va + size <= r.end && va + size >= va && (!write || r.writable)) return &r;
+  *spans = true;  // mapped, but by more than one mapping
+  return nullptr;
+}
+
+bool model_read(Wave& w, const Range& r, uint64_t va, void* dst, unsigned n, uint16_t flags) {
+  GpuCache& c = *w.group->ctx->cache;
+  auto* out = static_cast<uint8_t*>(dst);
+  const bool l1_ok = !l1_bypass(w, flags);
+  while (n) {
+    const unsigned len = std::min<unsigned>(n, static_cast<unsigned>(kLineBytes - ((va - r.begin) & (kLineBytes - 1))));
+    read_piece(w, c, *r.cache, va, out, len, l1_ok);
+    va += len;
+    out += len;
+    n -= len;
+  }
+  return true;
+}
+
+bool model_write(Wave& w, const Range& r, uint64_t va, const void* src, unsigned n, uint16_t flags) {
+  GpuCache& c = *w.group->ctx->cache;
+  CachedRange& cr = *r.cache;
+  auto* in_bytes = static_cast<const uint8_t*>(src);
+  while (n) {
+    const uint64_t off = va - cr.va_begin;
+    const uint64_t line = off >> kLineShift;
+    const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
+    const unsigned len = std::min<unsigned>(n, static_cast<unsigned>(kLineBytes - in));
+    const bool own = c.l1_store(w.group->l1, cr, line);
+    c.write(cr, va, in_bytes, len);
+    if (own) c.l1_copy_write(*w.group->l1, cr, line, in, in_bytes, len);
+    if (write_through(w, flags) && cr.cached()) write_back_line(c, cr, line);
+    va += len;
+    in_bytes += len;
+    n -= len;
+  }
+  return true;
+}
+
+void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v,
+                  uint64_t cmp, uint64_t* old, uint16_t flags) {
+  GpuCache& c = *w.group->ctx->cache;
+  CachedRange& cr = *r.cache;
+  const uint64_t off = va - cr.va_begin;
+  const uint64_t line = off >> kLineShift;
+  const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
+  const bool own = c.l1_store(w.group->l1, cr, line);
+  uint8_t now[8];
+  if (in + bytes > kLineBytes) {  // misaligned across lines: not atomic (the ISA requires alignment)
+    uint64_t cur = 0;
+    c.read(cr, va, &cur, bytes, true);
+    *old = bytes == 8 ? rmw64(op, &cur, v, cmp) : rmw32(op, reinterpret_cast<uint32_t*>(&cur), uint32_t(v), uint32_t(cmp));
+    c.write(cr, va, &cur, bytes);
+    std::memcpy(now, &cur, bytes);
+  } else {
+    c.update(cr, va, bytes, [&](uint8_t* p) {
+      *old = bytes == 8 ? atomic64(op, reinterpret_cast<uint64_t*>(p), v, cmp)
+                        : atomic32(op, reinterpret_cast<uint32_t*>(p), uint32_t(v), uint32_t(cmp));
+      std::memcpy(now, p, bytes);
+    });
+  }
+  if (own) c.l1_copy_write(*w.group->l1, cr, line, in, now, std::min<unsigned>(bytes, kLineBytes - in));
+  if (write_through(w, flags) && cr.cached()) write_back_line(c, cr, line);
+}
+
+// ---- whole-wave fast paths ------------------------------------------------------------------
+
+namespace {
+
+// Where the lanes' loads read from, line by line, with the line's page looked at once.
+class LoadSource {
+ public:
+  LoadSource(GpuCache& c, CachedRange& cr, L1* l1) : c_(c), cr_(cr), l1_(l1) {}
+  // memory or the L2's copy; nullptr: the per-lane path (a private L1 copy, a partly dirty line).
+  const uint8_t* base(uint64_t line) {
+    const uint64_t page = line / kLinesPerPage;
+    if (page != page_) {
+      page_ = page;
+      copies_ = l1_ && c_.l1_page(*l1_, cr_, page);
+      dirty_ = cr_.mtype == Mtype::RW ? cr_.pages[page].dirty_lines.load(std::memory_order_acquire) : 0;
+    }
+    if (l1_ && (copies_ || !cr_.cached()) && c_.l1_copy(*l1_, cr_, line)) return nullptr;
+    switch (cr_.mtype) {
+      case Mtype::UC:
+      case Mtype::CC: return cr_.memory;
+      case Mtype::RW: {
+        if (!((dirty_ >> (line % kLinesPerPage)) & 1)) return cr_.memory;
+        const uint64_t d = cr_.lines[line].dirty.load(std::memory_order_acquire);
+        return d == 0 ? cr_.memory : d == ~uint64_t{0} ? cr_.shadow : nullptr;
+      }
+      case Mtype::NC: c_.fill(cr_, line); return cr_.shadow;
+    }
+    return nullptr;
+  }
+
+ private:
+  GpuCache& c_;
+  CachedRange& cr_;
+  L1* l1_;
+  uint64_t page_ = ~uint64_t{0};
+  bool copies_ = false;
+  uint64_t dirty_ = 0;
+};
+
+}  // namespace
+
+namespace {
+
+constexpr uint64_t kSpanLines = 16;  // a wider lane spread resolves lane by lane
+
+// Whether the 64 lanes (all active) access consecutive `bytes`-sized pieces from addr[0].
+bool consecutive(const WaveAccess& a) {
+  if (a.ex != ~uint64_t{0}) return false;
+  bool ok = true;
+  VLOOP ok &= a.addr[l] == a.addr[0] + uint64_t{l} * a.bytes;
+  return ok;
+}
+
+}  // namespace
+
+bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs) {
+  GpuCache& c = *w.group->ctx->cache;
+  if (c.config().report_stale) return false;  // checked lane by lane
+  CachedRange& cr = *r.cache;
+  LoadSource src(c, cr, l1_bypass(w, flags) ? nullptr : w.group->l1);
+  const uint64_t first = (a.lo - cr.va_begin) >> kLineShift, last = (a.hi + a.bytes - 1 - cr.va_begin) >> kLineShift;
+  if (last - first < kSpanLines) {  // the usual case: every line from the same place
+    const uint8_t* base = src.base(first);
+    for (uint64_t line = first + 1; base && line <= last; ++line)
+      if (src.base(line) != base) base = nullptr;
+    if (base) {
+      const uintptr_t b = reinterpret_cast<uintptr_t>(base) - cr.va_begin;  // inactive lanes: unused
+      VLOOP ptrs[l] = reinterpret_cast<uint8_t*>(b + a.addr[l]);
+      return true;
+    }
+  }
+  uint64_t at = ~uint64_t{0};
+  const uint8_t* base = nullptr;
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((a.ex >> l) & 1)) continue;
+    const uint64_t off = a.addr[l] - cr.va_begin;
+    const uint64_t line = off >> kLineShift, end_line = (off + a.bytes - 1) >> kLineShift;
+    if (line != at) {
+      base = src.base(line);
+      if (!base) return false;
+      at = line;
+    }
+    if (end_line != line) {
+      if (src.base(end_line) != base) return false;
+      at = end_line;
+    }
+    ptrs[l] = const_cast<uint8_t*>(base) + off;
+  }
+  return true;
+}
+
+bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*flags*/, uint8_t** ptrs,
+                      StoreLines& sl) {
+  GpuCache& c = *w.group->ctx->cache;
+  CachedRange& cr = *r.cache;
+  L1* l1 = w.group->l1;
+  uint8_t* base = cr.cached() ? cr.shadow : cr.memory;
+  sl.n = 0;
+  auto add = [&](uint64_t line, uint64_t mask) {
+    if (sl.n && sl.e[sl.n - 1].line == line) {
+      sl.e[sl.n - 1].mask |= mask;
+      return true;
+    }
+    if (c.l1_store(l1, cr, line)) return false;  // our L1 holds a copy: the per-lane path updates it
+    if (sl.n == std::size(sl.e)) return false;
+    sl.e[sl.n++] = {line, mask, cr.mtype == Mtype::NC ? c.fill(cr, line) : 0u};
+    return true;
+  };
+  if (consecutive(a)) {  // the bytes [lo, hi + bytes) exactly
+    const uint64_t off = a.lo - cr.va_begin, end = a.hi + a.bytes - cr.va_begin;
+    for (uint64_t line = off >> kLineShift; line << kLineShift < end; ++line) {
+      const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
+      if (!add(line, bytes_mask(unsigned(from & (kLineBytes - 1)), unsigned(to - from)))) return false;
+    }
+    const uintptr_t b = reinterpret_cast<uintptr_t>(base) - cr.va_begin;
+    VLOOP ptrs[l] = reinterpret_cast<uint8_t*>(b + a.addr[l]);
+    return true;
+  }
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((a.ex >> l) & 1)) continue;
+    const uint64_t off = a.addr[l] - cr.va_begin;
+    const uint64_t line = off >> kLineShift;
+    const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
+    const unsigned first = std::min<unsigned>(a.bytes, static_cast<unsigned>(kLineBytes - in));
+    if (!add(line, bytes_mask(in, first))) return false;
+    if (first < a.bytes && !add(line + 1, bytes_mask(0, a.bytes - first))) return false;
+    ptrs[l] = base + off;
+  }
+  return true;
+}
+
+bool model_store_commit(Wave& w, const Range& r, StoreLines& sl, uint16_t flags) {
+  CachedRange& cr = *r.cache;
+  if (!cr.cached()) return false;
+  GpuCache& c = *w.group->ctx->cache;
+  bool again = false;
+  for (unsigned i = 0; i < sl.n; ++i) {
+    c.mark_dirty(cr, sl.e[i].line, sl.e[i].mask);
+    if (cr.mtype == Mtype::NC) again |= c.store_raced(cr, sl.e[i].line, sl.e[i].epoch);
+  }
+  c.settle();
+  if (write_through(w, flags))
+    for (unsigned i = 0; i < sl.n; ++i) write_back_line(c, cr, sl.e[i].line);
+  return again;
+}
+
+// ---- cache instructions ---------------------------------------------------------------------
+
+namespace {
+
+void note_op(Wave& w, const char* what, uint64_t MemoryReport::*count, const CacheAction* a) {
+  DispatchCtx& ctx = *w.group->ctx;
+  {
+    std::lock_guard lk(ctx.report_mu);
+    ++(ctx.report.*count);
+  }
+  if (!ctx.cache->config().trace || ctx.traced.fetch_add(1) >= 16) return;
+  const Group& g = *w.group;
+  if (a)
+    ctx.cache->trace("%s at pc 0x%llx (workgroup %u,%u,%u wave %u): %llu lines, %llu bytes written back",
+                     what, static_cast<unsigned long long>(w.pc - 8), g.id[0], g.id[1], g.id[2], w.wave_id,
+                     static_cast<unsigned long long>(a->lines), static_cast<unsigned long long>(a->bytes));
+  else
+    ctx.cache->trace("%s at pc 0x%llx (workgroup %u,%u,%u wave %u)", what,
+                     static_cast<unsigned long long>(w.pc - 8), g.id[0], g.id[1], g.id[2], w.wave_id);
+}
+
+}  // namespace
+
+// gfx90a buffer_wbl2: writes back the L2's dirty RW and NC lines (system-scope release).
+// gfx942: with sc1 (system scope) it does; without, the agent's single L2 needs nothing.
+void exec_buffer_wbl2(Wave& w, const Inst& in) {
+  GpuCache* c = w.group->ctx->cache;
+  if (!c) return;
+  if (is_gfx942(w) && !(in.flags & kScc)) return note_op(w, "buffer_wbl2 (agent scope: no action)", &MemoryReport::wbl2, nullptr);
+  const CacheAction a = c->writeback();
+  note_op(w, "buffer_wbl2: L2 write-back", &MemoryReport::wbl2, &a);
+}
+
+// buffer_invl2 (gfx90a): drops the L2's NC lines (system-scope acquire).
+void exec_buffer_invl2(Wave& w, const Inst&) {
+  GpuCache* c = w.group->ctx->cache;
+  if (!c) return;
+  c->invalidate();
+  note_op(w, "buffer_invl2: L2 invalidate (non-coherent lines)", &MemoryReport::invl2, nullptr);
+}
+
+// buffer_wbinvl1 and buffer_wbinvl1_vol: empty this CU's L1 (agent-scope acquire).
+void exec_buffer_wbinvl1(Wave& w, const Inst&) {
+  GpuCache* c = w.group->ctx->cache;
+  if (!c) return;
+  if (w.group->l1) c->l1_invalidate(*w.group->l1);
+  note_op(w, "buffer_wbinvl1: L1 invalidate", &MemoryReport::wbinvl1, nullptr);
+}
+
+// gfx942 buffer_inv: sc0 or sc1 invalidate the L1; sc0 sc1 (system scope) also the L2's
+// non-local lines (AMDGPUUsage "Memory Model GFX942").
+void exec_buffer_inv(Wave& w, const Inst& in) {
+  GpuCache* c = w.group->ctx->cache;
+  if (!c) return;
+  if (w.group->l1) c->l1_invalidate(*w.group->l1);
+  const bool system = (in.flags & kGlc) && (in.flags & kScc);
+  if (system) c->invalidate();
+  note_op(w, system ? "buffer_inv sc0 sc1: L1 and L2 invalidate" : "buffer_inv: L1 invalidate",
+          system ? &MemoryReport::invl2 : &MemoryReport::wbinvl1, nullptr);
+}
+
+}  // namespace emu::shader

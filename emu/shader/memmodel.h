@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// Global memory accesses of a wave through the GPU's caches (emu/shader/cache.h): per-lane paths, whole-wave fast paths, cache instructions.
+#pragma once
+
+#include "emu/shader/cache.h"
+#include "emu/shader/memops.h"
+
+namespace emu::shader {
+
+// Under the model a Range carries its CachedRange; these run only for such ranges. `flags` are
+// the instruction's (kGlc/kSlc/kScc: glc/slc/scc on gfx90a, sc0/nt/sc1 on gfx942; AMDGPUUsage
+// "Memory Model GFX90A" / "GFX942" code sequences):
+// * loads with glc (gfx942: sc0 or sc1) bypass the vector L1; others go through it;
+// * stores write through the L1 (this CU's own copy is updated, other CUs' copies stay stale)
+//   into the L2 (RW/NC: dirty until written back) or memory (CC/UC);
+// * atomics are performed in the L2 (RW/NC) or memory (CC/UC) and bypass the L1;
+// * gfx942 stores and atomics with sc1 (system scope) are written through to memory.
+bool model_read(Wave& w, const Range& r, uint64_t va, void* dst, unsigned n, uint16_t flags);
+bool model_write(Wave& w, const Range& r, uint64_t va, const void* src, unsigned n, uint16_t flags);
+// Atomic `op` on the `bytes` (4 or 8) at va; *old gets the value before it.
+void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v,
+                  uint64_t cmp, uint64_t* old, uint16_t flags);
+
+// Whole-wave fast paths over one access of every active lane (`ex`) of `bytes` at addr[lane],
+// all inside [lo, hi + bytes). Load: host pointers per active lane to read from, or false when
+// some lane needs the per-lane path (a private L1 copy, a partly dirty RW line, stale-load
+// reports). Store: pointers to write to and the lines they dirty; after writing, commit (true:
+// write the same bytes again, an invalidate raced the store); false: use the per-lane path.
+struct WaveAccess {
+  const uint64_t* addr;
+  uint64_t ex;
+  unsigned bytes;
+  uint64_t lo, hi;  // lowest and highest lane address
+};
+bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs);
+struct StoreLines {
+  struct Entry { uint64_t line; uint64_t mask; uint32_t epoch; };
+  Entry e[130];
+  unsigned n = 0;
+};
+bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs,
+                      StoreLines& lines);
+bool model_store_commit(Wave& w, const Range& r, StoreLines& lines, uint16_t flags);
+
+// The Range (with its model state) of [va, va+size), from the wave's translation cache or a
+// lookup; nullptr after recording a fault, or when the access spans two mappings (then *spans).
+const Range* mem_range(Wave& w, uint64_t va, uint64_t size, bool write, bool* spans);
+
+// Cache instructions (MUBUF): buffer_wbl2, buffer_invl2, buffer_wbinvl1(_vol), buffer_inv.
+void exec_buffer_wbl2(Wave& w, const Inst& in);
+void exec_buffer_invl2(Wave& w, const Inst& in);
+void exec_buffer_wbinvl1(Wave& w, const Inst& in);
+void exec_buffer_inv(Wave& w, const Inst& in);
+
+}  // namespace emu::shader

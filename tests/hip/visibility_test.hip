@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+// GoogleTest suite (compiled as HIP): the host-memory visibility table of HIP (hipStreamSynchronize, hipDeviceSynchronize, hipEventSynchronize, hipStreamWaitEvent) for coherent and non-coherent host memory and device memory read through the host mapping; polling kernels; two workgroups with and without __threadfence().
+//
+// With the documented synchronisation the data is visible on any device. Where the table says
+// it is not (non-coherent memory after a device-scope event, or after hipStreamWaitEvent), the
+// emulator's strict memory model shows the stale value every time, and KFDEMU_MEMORY_MODEL=sc
+// never (so the test sees the model); on a real GPU, whose caches may evict a line at any time,
+// only the visible cases are asserted.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <hip/hip_runtime.h>
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "../../api/include/hc/detail/kfdrt_ext.h"
+#include "../../emu/control.h"
+
+constexpr int kN = 256;
+constexpr long long kTick = 100000000;  // wall_clock64 runs at 100 MHz
+
+__global__ void write_values(int* p, int n, int base) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = base + i;
+}
+
+__global__ void copy_values(const int* src, int* dst, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) dst[i] = src[i];
+}
+
+// Reads *flag once (the GPU's caches now hold it), says so in started (coherent memory), then
+// polls *flag with system-scope relaxed loads until it is nonzero or `ticks` pass:
+// result = 1 seen, -1 timed out.
+__global__ void poll_flag(int* flag, int* started, int* result, long long ticks) {
+  if (threadIdx.x || blockIdx.x) return;
+  int v = __hip_atomic_load(flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+  __hip_atomic_store(started, 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+  const long long t0 = wall_clock64();
+  while (v == 0 && wall_clock64() - t0 < ticks) v = __hip_atomic_load(flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);
+  __hip_atomic_store(result, v != 0 ? 1 : -1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+}
+
+// Two workgroups pass data through global memory. Block 0 reads data (its CU's L1 now holds
+// it), tells block 1, waits for block 1's new data and reads it again (out[64 + i]); block 1
+// waits, writes data[i] = 100 + i and raises the flag. With `fence`, both use __threadfence()
+// (an agent-scope release and acquire) around the flag. flags[2] = 1 when a wait timed out.
+__global__ void handoff(int* data, int* flags, int* out, bool fence) {
+  const int i = threadIdx.x;
+  const long long bound = 10 * kTick;
+  if (blockIdx.x == 0) {
+    out[i] = data[i];
+    __syncthreads();
+    if (i == 0) __hip_atomic_store(&flags[0], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    const long long t0 = wall_clock64();
+    while (__hip_atomic_load(&flags[1], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0)
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        break;
+      }
+    if (fence) __threadfence();
+    asm volatile("" ::: "memory");  // a plain load again, not the value read before
+    out[64 + i] = data[i];
+  } else {
+    const long long t0 = wall_clock64();
+    while (__hip_atomic_load(&flags[0], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0)
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        break;
+      }
+    data[i] = 100 + i;
+    if (fence) __threadfence();
+    __syncthreads();
+    if (i == 0) __hip_atomic_store(&flags[1], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  }
+}
+
+namespace {
+
+// The emulator's memory model, if this runs on it: strict shows stale data, sc never does, a
+// real GPU may or may not.
+enum class Model { Strict, Sc, Hardware };
+Model memory_model() {
+  auto get = reinterpret_cast<void (*)(kfdemu_config*)>(dlsym(RTLD_DEFAULT, "kfdemu_get_config"));
+  if (!get) return Model::Hardware;
+  kfdemu_config c{};
+  get(&c);
+  return c.memory_model == KFDEMU_MEMORY_MODEL_STRICT ? Model::Strict : Model::Sc;
+}
+
+enum class Mem { Coherent, NonCoherent, Device };
+const char* name(Mem m) {
+  return m == Mem::Coherent ? "coherent host memory" : m == Mem::NonCoherent ? "non-coherent host memory"
+                                                                             : "device memory (host mapping)";
+}
+const Mem kAll[] = {Mem::Coherent, Mem::NonCoherent, Mem::Device};
+
+int* alloc(Mem m, int n = kN) {
+  int* p = nullptr;
+  if (m == Mem::Device) EXPECT_EQ(hipMalloc(&p, n * sizeof(int)), hipSuccess);
+  else EXPECT_EQ(hipHostMalloc(&p, n * sizeof(int), m == Mem::Coherent ? hipHostMallocCoherent : hipHostMallocNonCoherent),
+                 hipSuccess);
+  return p;
+}
+void release(Mem m, int* p) {
+  EXPECT_EQ(m == Mem::Device ? hipFree(p) : hipHostFree(p), hipSuccess);
+}
+// The host reads through its own mapping (kfdrt maps device memory for the host too).
+int host_read(const int* p, int i) { return __atomic_load_n(p + i, __ATOMIC_ACQUIRE); }
+void host_fill(int* p, int base) {
+  for (int i = 0; i < kN; ++i) __atomic_store_n(p + i, base + i, __ATOMIC_RELEASE);
+}
+// How many of p[0..kN) hold base + i.
+int matching(const int* p, int base) {
+  int n = 0;
+  for (int i = 0; i < kN; ++i) n += host_read(p, i) == base + i;
+  return n;
+}
+
+class Visibility : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = memory_model();
+    strict_ = model_ == Model::Strict;
+    sc_ = model_ == Model::Sc;
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    ASSERT_EQ(hipStreamCreate(&s_), hipSuccess);
+  }
+  void TearDown() override {
+    EXPECT_EQ(hipStreamDestroy(s_), hipSuccess);
+    EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+  }
+  void write(int* p, int base) {
+    hipLaunchKernelGGL(write_values, dim3(kN / 64), dim3(64), 0, s_, p, kN, base);
+    ASSERT_EQ(hipGetLastError(), hipSuccess);
+  }
+  // GPU -> host: a kernel writes p, `sync` runs, the host reads. Then host -> GPU: the host
+  // writes p and a kernel on the stream copies it into coherent memory the host checks.
+  void both_ways(Mem m, const std::function<void()>& sync, bool visible_on_host) {
+    int* p = alloc(m);
+    int* seen = alloc(Mem::Coherent);
+    host_fill(p, 0);
+    write(p, 1000);
+    sync();
+    const int got = matching(p, 1000);
+    if (visible_on_host || sc_) EXPECT_EQ(got, kN) << name(m) << ": the kernel's writes are visible";
+    else if (strict_) EXPECT_EQ(matching(p, 0), kN) << name(m) << ": the host reads the stale values";
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);  // a system-scope release: visible now
+    EXPECT_EQ(matching(p, 1000), kN) << name(m) << " after hipDeviceSynchronize";
+    host_fill(p, 2000);
+    hipLaunchKernelGGL(copy_values, dim3(kN / 64), dim3(64), 0, s_, p, seen, kN);
+    ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+    EXPECT_EQ(matching(seen, 2000), kN) << name(m) << ": a kernel sees the host's writes (system-scope acquire)";
+    release(m, p);
+    release(Mem::Coherent, seen);
+  }
+
+  Model model_ = Model::Hardware;
+  bool strict_ = false, sc_ = false;  // strict: the weaker synchronisation shows stale data; sc: never
+  hipStream_t s_ = nullptr;
+};
+
+TEST_F(Visibility, StreamSynchronizeReleasesToTheSystem) {
+  for (Mem m : kAll) both_ways(m, [&] { ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess); }, true);
+}
+
+TEST_F(Visibility, DeviceSynchronizeReleasesToTheSystem) {
+  for (Mem m : kAll) both_ways(m, [&] { ASSERT_EQ(hipDeviceSynchronize(), hipSuccess); }, true);
+}
+
+// hipEventSynchronize: a device-scope release by default; hipEventReleaseToSystem makes it system.
+TEST_F(Visibility, EventSynchronizeDependsOnTheEventsScope) {
+  for (unsigned flags : {unsigned(hipEventDefault), unsigned(hipEventReleaseToSystem)}) {
+    for (Mem m : kAll) {
+      hipEvent_t e;
+      ASSERT_EQ(hipEventCreateWithFlags(&e, flags), hipSuccess);
+      const bool visible = m == Mem::Coherent || flags == hipEventReleaseToSystem;
+      both_ways(m, [&] {
+        ASSERT_EQ(hipEventRecord(e, s_), hipSuccess);
+        ASSERT_EQ(hipEventSynchronize(e), hipSuccess);
+      }, visible);
+      EXPECT_EQ(hipEventDestroy(e), hipSuccess);
+    }
+  }
+}
+
+// hipStreamWaitEvent carries no fence: what a kernel on GPU 0 wrote to non-coherent memory is
+// still in GPU 0's L2 when a stream of GPU 1 that waited for it has finished, even after that
+// stream's own system-scope release (GPU 1's L2): the host reads stale data, and a kernel on
+// GPU 1 reading host memory reads memory, not GPU 0's L2. (GPU 1 reads only host memory here:
+// kfdrt maps device memory for its owner alone, hipDeviceEnablePeerAccess maps nothing.)
+TEST_F(Visibility, StreamWaitEventMakesNothingVisibleToAnotherDevice) {
+  int count = 0;
+  ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
+  if (count < 2) GTEST_SKIP() << "needs two GPUs (the emulator: KFDEMU_GPUS=2)";
+  for (Mem m : kAll) {
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    int* p = alloc(m);
+    host_fill(p, 0);
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    hipEvent_t e;
+    ASSERT_EQ(hipEventCreate(&e), hipSuccess);
+    write(p, 3000);
+    ASSERT_EQ(hipEventRecord(e, s_), hipSuccess);
+    ASSERT_EQ(hipSetDevice(1), hipSuccess);
+    hipStream_t s1;
+    ASSERT_EQ(hipStreamCreate(&s1), hipSuccess);
+    int* seen = alloc(Mem::Coherent);
+    host_fill(seen, -1);
+    ASSERT_EQ(hipStreamWaitEvent(s1, e, 0), hipSuccess);
+    if (m != Mem::Device) hipLaunchKernelGGL(copy_values, dim3(kN / 64), dim3(64), 0, s1, p, seen, kN);
+    ASSERT_EQ(hipStreamSynchronize(s1), hipSuccess);
+    EXPECT_EQ(hipEventQuery(e), hipSuccess) << "the wait ordered s1 after the event";
+    if (m == Mem::Coherent || sc_) {
+      if (m != Mem::Device) EXPECT_EQ(matching(seen, 3000), kN) << name(m) << ": GPU 1 reads it";
+      EXPECT_EQ(matching(p, 3000), kN) << name(m) << ": the host reads it";
+    } else if (strict_) {
+      if (m != Mem::Device) EXPECT_EQ(matching(seen, 0), kN) << name(m) << ": GPU 1 read memory, not GPU 0's L2";
+      EXPECT_EQ(matching(p, 0), kN) << name(m) << ": the host reads stale memory";
+    }
+    EXPECT_EQ(hipStreamDestroy(s1), hipSuccess);
+    release(Mem::Coherent, seen);
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+    EXPECT_EQ(matching(p, 3000), kN) << name(m) << " after hipDeviceSynchronize on GPU 0";
+    EXPECT_EQ(hipEventDestroy(e), hipSuccess);
+    release(m, p);
+  }
+}
+
+// A kernel's own acquire: with a system-scope acquire (what kfdrt's launches use) a kernel sees
+// what the host wrote; with an agent-scope one the GPU's L2 may still hold the old line.
+TEST_F(Visibility, KernelAcquireScopeDecidesWhetherHostWritesAreSeen) {
+  int* p = alloc(Mem::NonCoherent);
+  int* seen = alloc(Mem::Coherent);
+  host_fill(p, 0);
+  hipLaunchKernelGGL(copy_values, dim3(kN / 64), dim3(64), 0, s_, p, seen, kN);  // the L2 holds p now
+  ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+  host_fill(p, 500);
+  uint64_t object = 0;
+  uint32_t kernarg = 0, group = 0, priv = 0;
+  ASSERT_EQ(kfdrtFuncGetKernelObject(reinterpret_cast<const void*>(&copy_values), 0, &object, &kernarg, &group, &priv),
+            hipSuccess);
+  for (uint8_t acquire : {uint8_t(HSA_FENCE_SCOPE_AGENT), uint8_t(HSA_FENCE_SCOPE_SYSTEM)}) {
+    hsa_kernel_dispatch_packet_t k{};
+    k.header = uint16_t(HSA_PACKET_TYPE_KERNEL_DISPATCH << HSA_PACKET_HEADER_TYPE |
+                        acquire << HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE |
+                        HSA_FENCE_SCOPE_SYSTEM << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE);
+    k.setup = 1;
+    k.workgroup_size_x = 64;
+    k.workgroup_size_y = k.workgroup_size_z = 1;
+    k.grid_size_x = kN;
+    k.grid_size_y = k.grid_size_z = 1;
+    k.kernel_object = object;
+    k.group_segment_size = group;
+    k.private_segment_size = priv;
+    struct { const int* src; int* dst; int n; } args{p, seen, kN};
+    std::vector<char> a(std::max<size_t>(kernarg, sizeof args), 0);
+    std::memcpy(a.data(), &args, sizeof args);
+    ASSERT_EQ(kfdrtStreamDispatchAql(s_, &k, a.data(), a.size(), nullptr), hipSuccess);
+    ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+    if (acquire == HSA_FENCE_SCOPE_SYSTEM || sc_) EXPECT_EQ(matching(seen, 500), kN) << "system-scope acquire";
+    else if (strict_) EXPECT_EQ(matching(seen, 0), kN) << "agent-scope acquire: the L2's copy is stale";
+  }
+  release(Mem::NonCoherent, p);
+  release(Mem::Coherent, seen);
+}
+
+// A running kernel polls a flag the host sets: coherent memory (MTYPE UC) bypasses the GPU's
+// caches, non-coherent memory stays in its L2 and the kernel never sees the write (it gives up
+// after half a second); the queue takes the next kernel either way.
+TEST_F(Visibility, PollingKernelSeesTheHostOnlyInCoherentMemory) {
+  for (Mem m : {Mem::Coherent, Mem::NonCoherent}) {
+    int* flag = alloc(m, 64);
+    int* ctl = alloc(Mem::Coherent, 64);
+    flag[0] = 0;
+    ctl[0] = ctl[1] = 0;
+    hipLaunchKernelGGL(poll_flag, dim3(1), dim3(64), 0, s_, flag, ctl, ctl + 1, kTick / 2);
+    ASSERT_EQ(hipGetLastError(), hipSuccess);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (__atomic_load_n(&ctl[0], __ATOMIC_ACQUIRE) == 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+    ASSERT_EQ(__atomic_load_n(&ctl[0], __ATOMIC_ACQUIRE), 1) << "the kernel did not start";
+    __atomic_store_n(&flag[0], 1, __ATOMIC_RELEASE);
+    ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+    if (m == Mem::Coherent || sc_) EXPECT_EQ(ctl[1], 1) << name(m) << ": seen while running";
+    else if (strict_) EXPECT_EQ(ctl[1], -1) << name(m) << ": never seen, the kernel timed out";
+    int* after = alloc(Mem::Coherent);
+    write(after, 77);
+    ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+    EXPECT_EQ(matching(after, 77), kN) << "the queue runs the next kernel";
+    release(Mem::Coherent, after);
+    release(m, flag);
+    release(Mem::Coherent, ctl);
+  }
+}
+
+// Two workgroups on two CUs (the emulator: KFDEMU_WORKERS=2). Without __threadfence() block 0
+// reads its L1's stale copy of what block 1 wrote; with it, the new data.
+TEST_F(Visibility, WorkgroupsPassDataThroughGlobalMemoryWithThreadfence) {
+  for (bool fence : {false, true}) {
+    int* data = alloc(Mem::Device, 64);
+    int* flags = alloc(Mem::Coherent, 64);
+    int* out = alloc(Mem::Coherent, 128);
+    ASSERT_EQ(hipMemset(data, 0, 64 * sizeof(int)), hipSuccess);
+    std::memset(flags, 0, 64 * sizeof(int));
+    hipLaunchKernelGGL(handoff, dim3(2), dim3(64), 0, s_, data, flags, out, fence);
+    ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+    ASSERT_EQ(flags[2], 0) << "a workgroup timed out waiting for the other (two must run at once)";
+    for (int i : {0, 31, 63}) {
+      EXPECT_EQ(out[i], 0);
+      if (fence || sc_) EXPECT_EQ(out[64 + i], 100 + i) << "with __threadfence()";
+      else if (strict_) EXPECT_EQ(out[64 + i], 0) << "without: the L1's stale copy";
+    }
+    release(Mem::Device, data);
+    release(Mem::Coherent, flags);
+    release(Mem::Coherent, out);
+  }
+}
+
+// KFDEMU_REPORT_STALE: the emulator names the kernel and the address a stale load read (a meson
+// test runs this with the variable set).
+TEST_F(Visibility, ReportNamesTheKernelThatReadStaleData) {
+  auto get = reinterpret_cast<void (*)(kfdemu_config*)>(dlsym(RTLD_DEFAULT, "kfdemu_get_config"));
+  kfdemu_config c{};
+  if (get) get(&c);
+  if (!get || !c.report_stale || c.memory_model != KFDEMU_MEMORY_MODEL_STRICT)
+    GTEST_SKIP() << "needs the emulator with KFDEMU_REPORT_STALE=1 and the strict model";
+  int* data = alloc(Mem::Device, 64);
+  int* flags = alloc(Mem::Coherent, 64);
+  int* out = alloc(Mem::Coherent, 128);
+  ASSERT_EQ(hipMemset(data, 0, 64 * sizeof(int)), hipSuccess);
+  std::memset(flags, 0, 64 * sizeof(int));
+  testing::internal::CaptureStderr();
+  hipLaunchKernelGGL(handoff, dim3(2), dim3(64), 0, s_, data, flags, out, false);
+  ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+  const std::string log = testing::internal::GetCapturedStderr();
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(data)));
+  EXPECT_NE(log.find("kernel handoff(int*, int*, int*, bool): 64 lane loads returned stale data"),
+            std::string::npos) << log;
+  EXPECT_NE(log.find(addr), std::string::npos) << "the stale address " << addr << "\n" << log;
+  EXPECT_NE(log.find("missing an agent-scope acquire"), std::string::npos) << log;
+  release(Mem::Device, data);
+  release(Mem::Coherent, flags);
+  release(Mem::Coherent, out);
+}
+
+}  // namespace
