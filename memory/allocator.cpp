@@ -282,7 +282,27 @@ base::Result<AllocationInfo> Context::lookup(const void* ptr) const {
   info.pooled = true;
   info.base = b.base;
   info.size = b.size;
+  info.tag = std::move(b.tag);
   return info;
+}
+
+base::Status Context::set_tag(const void* ptr, std::shared_ptr<void> tag) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  Pool* pool = nullptr;
+  {
+    std::unique_lock lk(map_mu_);
+    auto it = find_containing(allocations_, p);
+    if (it == allocations_.end()) return base::Error::msg("set_tag: no allocation contains " + base::hex(p), ENOENT);
+    pool = it->second.pool;
+    if (!pool) {
+      it->second.info.tag = std::move(tag);
+      return {};
+    }
+  }
+  if (!pool->set_tag(p, std::move(tag)))
+    return base::Error::msg("set_tag: " + base::hex(p) + " is in a " + pool->name() +
+                           " pool chunk but not in a live block", ENOENT);
+  return {};
 }
 
 }  // namespace mem

@@ -46,6 +46,9 @@ class Context {
   base::Status free(void* ptr);
   // The allocation containing `ptr` (any interior pointer); ENOENT if none.
   base::Result<AllocationInfo> lookup(const void* ptr) const;
+  // Attaches `tag` to the allocation (or pooled block) containing `ptr`, replacing any earlier
+  // one; it is returned by lookup and dropped when the allocation is freed. ENOENT if none.
+  base::Status set_tag(const void* ptr, std::shared_ptr<void> tag);
 
   // Small-buffer sub-allocation: blocks of pooled chunks of the same kind (no ioctl per block).
   // Falls back to allocate() when the size exceeds the pool's largest block.

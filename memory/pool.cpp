@@ -51,7 +51,7 @@ base::Result<uintptr_t> Pool::allocate(size_t size, size_t alignment) {
   if (fl.empty()) KFD_TRY(grow(cls));
   uintptr_t p = fl.back();
   fl.pop_back();
-  live_[p] = kMinBlock << cls;
+  live_[p] = Live{kMinBlock << cls, nullptr};
   auto it = std::prev(chunks_.upper_bound(p));
   it->second.used++;
   return p;
@@ -67,7 +67,7 @@ base::Status Pool::free(uintptr_t p) {
                                (ours ? " is not a live block (double free?)"
                                      : " was not allocated from this pool"), EINVAL);
   }
-  unsigned cls = class_of(it->second);
+  unsigned cls = class_of(it->second.size);
   live_.erase(it);
   free_lists_[cls].push_back(p);
   std::prev(chunks_.upper_bound(p))->second.used--;
@@ -79,8 +79,18 @@ bool Pool::find(uintptr_t p, Block* out) const {
   auto it = live_.upper_bound(p);
   if (it == live_.begin()) return false;
   --it;
-  if (p >= it->first + it->second) return false;
-  if (out) *out = Block{it->first, it->second};
+  if (p >= it->first + it->second.size) return false;
+  if (out) *out = Block{it->first, it->second.size, it->second.tag};
+  return true;
+}
+
+bool Pool::set_tag(uintptr_t p, std::shared_ptr<void> tag) {
+  std::lock_guard lk(mu_);
+  auto it = live_.upper_bound(p);
+  if (it == live_.begin()) return false;
+  --it;
+  if (p >= it->first + it->second.size) return false;
+  it->second.tag = std::move(tag);
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,9 +40,12 @@ class Pool {
   struct Block {
     uintptr_t base;
     size_t size;
+    std::shared_ptr<void> tag;  // set_tag's, dropped with the block
   };
   // The live block containing `p`, if any.
   bool find(uintptr_t p, Block* out) const;
+  // Attaches `tag` to the live block containing `p`; false when there is none.
+  bool set_tag(uintptr_t p, std::shared_ptr<void> tag);
 
   // Releases chunks whose blocks are all free; returns how many.
   size_t trim();
@@ -65,7 +69,11 @@ class Pool {
   mutable std::mutex mu_;
   std::vector<std::vector<uintptr_t>> free_lists_;  // per class
   std::map<uintptr_t, Chunk> chunks_;               // by base
-  std::map<uintptr_t, size_t> live_;                // block base -> class size
+  struct Live {
+    size_t size;  // the class size
+    std::shared_ptr<void> tag;
+  };
+  std::map<uintptr_t, Live> live_;                  // by block base
 };
 
 }  // namespace mem

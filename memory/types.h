@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <vector>
 
 namespace mem {
@@ -52,6 +53,9 @@ struct AllocationInfo {
   bool pooled = false;        // a block of a pool chunk
   uintptr_t chunk_base = 0;   // the backing allocation (== base unless pooled)
   size_t chunk_size = 0;
+  // What the layer that made the allocation attached to it (Context::set_tag; the HIP API keeps
+  // its per-allocation attributes here, so the allocator's map is the process's only one).
+  std::shared_ptr<void> tag;
 
   void* ptr() const { return reinterpret_cast<void*>(base); }
 };

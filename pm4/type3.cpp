@@ -214,6 +214,12 @@ uint32_t release_cache_writeback(const Family& f) {
          release_gfx10::kGl1Inv | release_gfx10::kGlvInv;
 }
 
+uint32_t release_for_scope(const Family& f, uint32_t scope) {
+  if (scope < 2) return 0;
+  if (f.acquire_mem == AcquireMemForm::Gfx9) return release_gfx9::kTcWbActionEna;
+  return release_gfx10::seq(1) | release_gfx10::kGl2Wb;
+}
+
 size_t write_acquire_mem(uint32_t* out, const AcquireMem& a, AcquireMemForm form) {
   const uint32_t n = acquire_mem_dwords(form);
   out[0] = type3_header(kOpAcquireMem, n);
@@ -247,6 +253,20 @@ AcquireMem acquire_invalidate_all(const Family& f) {
                    coher_gfx9::kTcActionEna | coher_gfx9::kTcWbActionEna | coher_gfx9::kTcl1ActionEna;
   } else {
     a.gcr_cntl = gcr::gli_inv(1) | gcr::kGlkInv | gcr::kGlvInv | gcr::kGl1Inv | gcr::kGl2Inv;
+  }
+  return a;
+}
+
+AcquireMem acquire_for_scope(const Family& f, uint32_t scope) {
+  AcquireMem a;
+  const bool system = scope >= 2;
+  if (scope == 0) return a;
+  if (f.acquire_mem == AcquireMemForm::Gfx9) {
+    a.coher_cntl = coher_gfx9::kShIcacheActionEna | coher_gfx9::kShKcacheActionEna | coher_gfx9::kTcl1ActionEna;
+    if (system) a.coher_cntl |= coher_gfx9::kTcActionEna | coher_gfx9::kTcNcActionEna;
+  } else {
+    a.gcr_cntl = gcr::gli_inv(1) | gcr::kGlkInv | gcr::kGlvInv | gcr::kGl1Inv;
+    if (system) a.gcr_cntl |= gcr::kGl2Inv;
   }
   return a;
 }

@@ -215,6 +215,13 @@ ReleaseMem decode_release_mem(const uint32_t* p);
 // The cache actions of an end-of-kernel release that makes results visible to the host: write
 // back and invalidate the L2 (gfx9 TC_WB|TC) or the gfx10+ GCR equivalent (kfdtest PM4Packet.cpp).
 uint32_t release_cache_writeback(const Family& f);
+// The cache actions of an AQL packet's release fence done by a PM4 queue: a system-scope release
+// writes every dirty L2 line back and keeps the lines (gfx9 TC_WB_ACTION_ENA without
+// TC_ACTION_ENA, Linux soc15d.h; gfx10+ GL2_WB without GL2_INV), as the packet processor does
+// for an AQL packet (AMDGPUUsage memory model: a system-scope release writes back the L2); an
+// agent-scope one needs no cache action (the L2 is the agent's). `scope` is
+// pm4::aql::FenceScope's value.
+uint32_t release_for_scope(const Family& f, uint32_t scope);
 
 // ---- ACQUIRE_MEM (7 dwords gfx9, 8 dwords gfx10+) --------------------------------------------
 // dw1 COHER_CNTL [30:0] (gfx9 cache actions; reserved on gfx10+), dw2 COHER_SIZE, dw3
@@ -262,6 +269,12 @@ constexpr uint32_t acquire_mem_dwords(AcquireMemForm f) {
 // An acquire that invalidates the instruction, scalar and vector caches and the L2 (what ROCr
 // issues after loading code, and what a kernel needs before it reads host-written data).
 AcquireMem acquire_invalidate_all(const Family& f);
+// The cache actions of an AQL packet's acquire fence done by a PM4 queue (AMDGPUUsage, memory
+// model, gfx90a: an agent-scope acquire invalidates the L1s and the scalar and instruction
+// caches; a system-scope one also invalidates the L2's non-coherent lines, with no write-back,
+// as the packet processor does for an AQL packet). `scope` is pm4::aql::FenceScope's value
+// (1 agent, 2 system); none gives no action.
+AcquireMem acquire_for_scope(const Family& f, uint32_t scope);
 
 // ---- ATOMIC_MEM (9 dwords) -------------------------------------------------------------------
 // dw1 ATOMIC [6:0] (TC atomic op), COMMAND [11:8] (0 single pass, 1 loop until compare), CACHE

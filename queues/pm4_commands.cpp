@@ -307,7 +307,7 @@ base::Result<Pm4DispatchRegs> plan_pm4_dispatch(const Pm4Launch& l, const Pm4Que
                          (partial ? ini::kPartialTgEn : 0) | (k.wave32 ? ini::kCsW32En : 0);
   r.acquire = l.fence.acquire != aql::kScopeNone;
   r.acquire_form = f.acquire_mem;
-  r.acquire_mem = pm4::acquire_invalidate_all(f);
+  r.acquire_mem = pm4::acquire_for_scope(f, l.fence.acquire);
   return r;
 }
 

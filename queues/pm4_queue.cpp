@@ -192,7 +192,7 @@ base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds tim
   if (barrier) n += write_pm4_wait_equal(out + n, reinterpret_cast<uint64_t>(fence_), last_seq_);
   if (stamp) n += write_pm4_start_stamp(out + n, l.completion);
   n += write_pm4_dispatch(out + n, regs);
-  const uint32_t cache = l.fence.release == aql::kScopeSystem ? pm4::release_cache_writeback(*family_) : 0;
+  const uint32_t cache = pm4::release_for_scope(*family_, l.fence.release);
   n += write_tail(out + n, seq, cache, l.completion, l.completion_value, l.completion_decrement, l.profile);
   ring_.advance(uint32_t(n));
   ring_.publish();
@@ -229,8 +229,8 @@ base::Status Pm4Queue::barrier(const Barrier& b, std::chrono::nanoseconds timeou
   if (stamp) n += write_pm4_start_stamp(out + n, b.completion);
   std::memcpy(out + n, waits, nw * 4);
   n += nw;
-  if (acquire) n += pm4::write_acquire_mem(out + n, pm4::acquire_invalidate_all(*family_), family_->acquire_mem);
-  const uint32_t cache = b.fence.release == aql::kScopeSystem ? pm4::release_cache_writeback(*family_) : 0;
+  if (acquire) n += pm4::write_acquire_mem(out + n, pm4::acquire_for_scope(*family_, b.fence.acquire), family_->acquire_mem);
+  const uint32_t cache = pm4::release_for_scope(*family_, b.fence.release);
   n += write_tail(out + n, seq, cache, b.completion, b.completion_value, b.completion_decrement, b.profile);
   ring_.advance(uint32_t(n));
   ring_.publish();

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
-// What the HIP runtime allocated or registered, by address: kinds and flags for attributes and copies.
+// What the HIP runtime allocated or registered: kinds and flags for attributes and copies, kept on the allocator's records.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 
 #include "api/hip/common.h"
+#include "memory/context.h"
 
 namespace hip {
 
@@ -39,29 +39,33 @@ struct AllocEntry {
   ManagedAdvice advice;
 };
 
+// The HIP attributes of allocations, attached to the allocator's own records (mem::Context::set_tag):
+// the allocator's by-address map is the only one, and an entry lives exactly as long as its
+// allocation (a failed free keeps it). Looking up needs the runtime; before it opened, nothing is found.
 class AllocTable {
  public:
-  void add(const AllocEntry& e);
-  // Removes the allocation starting exactly at `base`.
-  std::optional<AllocEntry> remove(const void* base);
-  // The allocation containing `p` (interior pointers too).
+  // Attaches `e` to the allocation containing e.base (for registered memory, e.map_base's).
+  // `memory` is the runtime's allocator (passed, as the runtime may be opening).
+  void add(mem::Context& memory, const AllocEntry& e);
+  // The allocation containing `p` (interior pointers too, within the size HIP was asked for).
   std::optional<AllocEntry> find(const void* p) const;
   // Runs `fn` on the allocation containing `p`, under the table's lock; false when there is none.
   template <class Fn>
   bool update(const void* p, Fn fn) {
-    std::unique_lock lk(mu_);
-    AllocEntry* e = locate(reinterpret_cast<uintptr_t>(p));
-    if (e) fn(*e);
-    return e != nullptr;
+    auto t = tagged(p);
+    if (!t) return false;
+    std::lock_guard lk(mu_);
+    fn(*t);
+    return true;
   }
   // Whether [p, p+n) lies inside one allocation; nullopt when `p` is not in any.
   std::optional<bool> covers(const void* p, size_t n) const;
+  // Bytes of live hipMalloc allocations of a device.
   size_t device_bytes(int device) const;
 
  private:
-  AllocEntry* locate(uintptr_t a);  // the caller holds mu_
-  mutable std::shared_mutex mu_;
-  std::map<uintptr_t, AllocEntry> by_base_;
+  std::shared_ptr<AllocEntry> tagged(const void* p) const;
+  mutable std::mutex mu_;  // the entries' mutable fields (advice)
 };
 
 AllocTable& allocations();

@@ -115,12 +115,11 @@ base::Result<loader::Span> SegmentAllocator::allocate(size_t size, size_t align,
   r.owner_gpu = dev_.gpu_id();
   KFD_ASSIGN(void* p, dev_.memory().allocate(r));
   std::memset(p, 0, size);
-  allocations().add({reinterpret_cast<uintptr_t>(p), size, AllocKind::Code, 0, dev_.index(), false});
+  allocations().add(dev_.memory(), {reinterpret_cast<uintptr_t>(p), size, AllocKind::Code, 0, dev_.index(), false});
   return loader::Span{static_cast<uint8_t*>(p), size};
 }
 
 void SegmentAllocator::free(loader::Span span) {
-  allocations().remove(span.host);
   (void)dev_.memory().free(span.host);
 }
 

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -45,7 +47,7 @@ hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Hea
                ? rt->memory().allocate_small(r)
                : rt->memory().allocate(r);
   if (!p) return alloc_error(api, p.error());
-  allocations().add({reinterpret_cast<uintptr_t>(*p), size, AllocKind::Device, flags, dev.index(),
+  allocations().add(rt->memory(), {reinterpret_cast<uintptr_t>(*p), size, AllocKind::Device, flags, dev.index(),
                      c == mem::Coherence::Coherent});
   *out = *p;
   return hipSuccess;
@@ -68,37 +70,53 @@ bool host_coherent(unsigned flags) {
 
 // ---- AllocTable ----
 
-void AllocTable::add(const AllocEntry& e) {
-  std::unique_lock lk(mu_);
-  by_base_[e.base] = e;
+namespace {
+
+constexpr int kMaxCountedDevices = 64;
+std::atomic<size_t> g_device_bytes[kMaxCountedDevices];
+
+// An entry as the allocator keeps it: a hipMalloc allocation counts toward its device's bytes
+// for as long as the allocator holds the record.
+struct CountedEntry : AllocEntry {
+  explicit CountedEntry(const AllocEntry& e) : AllocEntry(e) {
+    if (counted()) g_device_bytes[device].fetch_add(size, std::memory_order_relaxed);
+  }
+  ~CountedEntry() {
+    if (counted()) g_device_bytes[device].fetch_sub(size, std::memory_order_relaxed);
+  }
+  bool counted() const { return kind == AllocKind::Device && device >= 0 && device < kMaxCountedDevices; }
+};
+
+mem::Context* allocator() {
+  hipError_t err = hipSuccess;
+  Runtime* rt = Runtime::get(&err);
+  return rt ? &rt->memory() : nullptr;
 }
 
-std::optional<AllocEntry> AllocTable::remove(const void* base) {
-  std::unique_lock lk(mu_);
-  auto it = by_base_.find(reinterpret_cast<uintptr_t>(base));
-  if (it == by_base_.end()) return std::nullopt;
-  AllocEntry e = it->second;
-  by_base_.erase(it);
+}  // namespace
+
+void AllocTable::add(mem::Context& m, const AllocEntry& e) {
+  const uintptr_t at = e.map_base ? e.map_base : e.base;
+  if (auto st = m.set_tag(reinterpret_cast<const void*>(at), std::make_shared<CountedEntry>(e)); !st)
+    debug_log("allocation table", st.message());
+}
+
+std::shared_ptr<AllocEntry> AllocTable::tagged(const void* p) const {
+  mem::Context* m = allocator();
+  if (!m) return nullptr;
+  auto info = m->lookup(p);
+  if (!info || !info->tag) return nullptr;
+  auto e = std::static_pointer_cast<AllocEntry>(info->tag);
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  if (a < e->base || a >= e->base + std::max<size_t>(e->size, 1)) return nullptr;
   return e;
 }
 
 std::optional<AllocEntry> AllocTable::find(const void* p) const {
-  auto a = reinterpret_cast<uintptr_t>(p);
-  std::shared_lock lk(mu_);
-  auto it = by_base_.upper_bound(a);
-  if (it == by_base_.begin()) return std::nullopt;
-  --it;
-  const AllocEntry& e = it->second;
-  if (a >= e.base && a < e.base + std::max<size_t>(e.size, 1)) return e;
-  return std::nullopt;
-}
-
-AllocEntry* AllocTable::locate(uintptr_t a) {
-  auto it = by_base_.upper_bound(a);
-  if (it == by_base_.begin()) return nullptr;
-  --it;
-  AllocEntry& e = it->second;
-  return a >= e.base && a < e.base + std::max<size_t>(e.size, 1) ? &e : nullptr;
+  auto e = tagged(p);
+  if (!e) return std::nullopt;
+  std::lock_guard lk(mu_);
+  return *e;
 }
 
 std::optional<bool> AllocTable::covers(const void* p, size_t n) const {
@@ -108,11 +126,8 @@ std::optional<bool> AllocTable::covers(const void* p, size_t n) const {
 }
 
 size_t AllocTable::device_bytes(int device) const {
-  std::shared_lock lk(mu_);
-  size_t sum = 0;
-  for (const auto& [b, e] : by_base_)
-    if (e.kind == AllocKind::Device && e.device == device) sum += e.size;
-  return sum;
+  if (device < 0 || device >= kMaxCountedDevices) return 0;
+  return g_device_bytes[device].load(std::memory_order_relaxed);
 }
 
 AllocTable& allocations() {
@@ -132,7 +147,7 @@ hipError_t alloc_managed(size_t size, void** out) {
   r.map_all = true;
   auto p = rt->memory().allocate(r);
   if (!p) return alloc_error("hipMallocManaged", p.error());
-  allocations().add({reinterpret_cast<uintptr_t>(*p), size, AllocKind::Managed, hipMemAttachGlobal,
+  allocations().add(rt->memory(), {reinterpret_cast<uintptr_t>(*p), size, AllocKind::Managed, hipMemAttachGlobal,
                      dev.index(), true});
   *out = *p;
   return hipSuccess;
@@ -193,7 +208,6 @@ HIP_EXPORT hipError_t hipFree(void* ptr) {
       (e->kind != AllocKind::Device && e->kind != AllocKind::Managed))
     return ret(hipErrorInvalidValue);
   sync_all_devices(rt, "hipFree");
-  allocations().remove(ptr);
   if (auto st = rt->memory().free(ptr); !st) return ret(alloc_error("hipFree", st.error()));
   return hipSuccess;
 }
@@ -220,7 +234,7 @@ HIP_EXPORT hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags)
     return ret(alloc_error("hipHostMalloc", reg.error()));
   }
   // hipHostMalloc always sets Portable and Mapped.
-  allocations().add({reinterpret_cast<uintptr_t>(p), size, AllocKind::Host,
+  allocations().add(rt->memory(), {reinterpret_cast<uintptr_t>(p), size, AllocKind::Host,
                      flags | hipHostMallocPortable | hipHostMallocMapped, rt->current_index(),
                      coherent, reinterpret_cast<uintptr_t>(p), len});
   *ptr = p;
@@ -239,8 +253,8 @@ HIP_EXPORT hipError_t hipHostFree(void* ptr) {
   if (!e || e->base != reinterpret_cast<uintptr_t>(ptr) || e->kind != AllocKind::Host)
     return ret(hipErrorInvalidValue);
   sync_all_devices(rt, "hipHostFree");
-  allocations().remove(ptr);
-  (void)rt->memory().free(ptr);
+  // The pages go back to the system only once the GPUs no longer map them.
+  if (auto st = rt->memory().free(ptr); !st) return ret(alloc_error("hipHostFree", st.error()));
   munmap(ptr, e->map_size);
   return hipSuccess;
 }
@@ -264,7 +278,7 @@ HIP_EXPORT hipError_t hipHostRegister(void* host, size_t size, unsigned int flag
     debug_log("hipHostRegister", reg.message());
     return ret(reg.err() == EEXIST ? hipErrorHostMemoryAlreadyRegistered : hipErrorInvalidValue);
   }
-  allocations().add({p, size, AllocKind::Registered, flags, rt->current_index(), true, lo, hi - lo});
+  allocations().add(rt->memory(), {p, size, AllocKind::Registered, flags, rt->current_index(), true, lo, hi - lo});
   return hipSuccess;
 }
 
@@ -275,7 +289,6 @@ HIP_EXPORT hipError_t hipHostUnregister(void* host) {
   if (!e || e->kind != AllocKind::Registered || e->base != reinterpret_cast<uintptr_t>(host))
     return ret(hipErrorHostMemoryNotRegistered);
   sync_all_devices(rt, "hipHostUnregister");
-  allocations().remove(host);
   if (auto st = rt->memory().free(reinterpret_cast<void*>(e->map_base)); !st)
     return ret(alloc_error("hipHostUnregister", st.error()));
   return hipSuccess;
