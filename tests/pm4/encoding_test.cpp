@@ -92,6 +92,22 @@ TEST(Type3, AcquireMemHasBothForms) {
   EXPECT_EQ(back.size, 0x1100u);  // rounded up to 256-byte units
 }
 
+// An AQL fence's cache actions done by a PM4 queue: agent scope leaves the L2 alone, a
+// system-scope acquire invalidates it without writing back, a system-scope release writes it
+// back without invalidating (soc15d.h bit numbers).
+TEST(Type3, FenceScopesAsPm4CacheActions) {
+  EXPECT_EQ(pm4::acquire_for_scope(gfx90a(), 0).coher_cntl, 0u);
+  EXPECT_EQ(pm4::acquire_for_scope(gfx90a(), 1).coher_cntl, 1u << 29 | 1u << 27 | 1u << 22);  // I$, K$, TCL1
+  EXPECT_EQ(pm4::acquire_for_scope(gfx90a(), 2).coher_cntl,
+            1u << 29 | 1u << 27 | 1u << 22 | 1u << 23 | 1u << 3);  // + TC, TC_NC; no TC_WB (bit 18)
+  EXPECT_EQ(pm4::acquire_for_scope(gfx1100(), 1).gcr_cntl, 1u | 1u << 7 | 1u << 8 | 1u << 9);
+  EXPECT_EQ(pm4::acquire_for_scope(gfx1100(), 2).gcr_cntl, 1u | 1u << 7 | 1u << 8 | 1u << 9 | 1u << 14);
+  EXPECT_EQ(pm4::release_for_scope(gfx90a(), 0), 0u);
+  EXPECT_EQ(pm4::release_for_scope(gfx90a(), 1), 0u);
+  EXPECT_EQ(pm4::release_for_scope(gfx90a(), 2), 1u << 15);  // TC_WB without TC (bit 17)
+  EXPECT_EQ(pm4::release_for_scope(gfx1100(), 2), ((1u << 10) | (1u << 9)) << 12);  // SEQ 1, GL2_WB
+}
+
 TEST(Type3, WaitRegMemIndirectBufferCopyDataRoundTrip) {
   uint32_t p[8];
   pm4::WaitRegMem w;
