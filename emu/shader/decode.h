@@ -17,8 +17,6 @@ struct OpTable {
   const char* mimg[128] = {};  // image instructions: named only (none is implemented)
 };
 const OpTable& op_table(Target t);
-// Names per encoding as produced from llvm-mc-15 (opnames_*.cpp); "-" marks an invalid opcode.
-const char* const* opnames(Target t);  // 16 strings (one per Enc), space separated
 
 // Decodes the instruction at dw[0..2] (`avail` dwords readable). Returns false if undecodable
 // (then `in` describes the failure via exec_invalid).
