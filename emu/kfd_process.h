@@ -18,6 +18,7 @@
 
 #include "emu/arena.h"
 #include "emu/device_model.h"
+#include "kfd/uapi_ext.h"
 
 struct kfdemu_counts;
 
@@ -169,7 +170,10 @@ class Process {
   void abandon_for_child_locked();
   void ensure_devices_locked();
 
-  int dispatch(unsigned nr, void* arg);
+  // The handler of an ioctl number (kfd/ioctl_table.h), or nullptr when the emulator has none.
+  // `size` is the argument buffer's size (the caller's when larger than the kernel's struct).
+  using Handler = int (*)(Process& p, void* args, size_t size);
+  static Handler handler(unsigned nr);
   // ioctl handlers (kfd_ioctls.cpp, kfd_memory.cpp, kfd_events.cpp, kfd_queues.cpp)
   int get_version(kfd_ioctl_get_version_args* a);
   int get_apertures_new(kfd_ioctl_get_process_apertures_new_args* a);
@@ -197,7 +201,7 @@ class Process {
   int alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a);
   int set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a);
   int available_memory(kfd_ioctl_get_available_memory_args* a);
-  int runtime_enable(void* a);
+  int runtime_enable(kfd::uapi::RuntimeEnableArgs* a);
   int svm(kfd_ioctl_svm_args* a, size_t size);
 
   // SVM ranges (kfd_svm.cpp), in pages [start, last] as kfd_svm.c keeps them.

@@ -23,6 +23,10 @@ constexpr uint32_t kRuntimeEnableModeEnable = 1u << 0;
 constexpr uint32_t kRuntimeEnableModeTtmpSave = 1u << 1;
 constexpr unsigned long kIocRuntimeEnable = AMDKFD_IOWR(0x25, RuntimeEnableArgs);
 
+// Numbers of the newer ioctls kfdrt neither calls nor emulates (their arguments are not used).
+constexpr unsigned kIocNrExportDmabuf = 0x24;  // AMDKFD_IOC_EXPORT_DMABUF, KFD >= 1.12
+constexpr unsigned kIocNrDbgTrap = 0x26;       // AMDKFD_IOC_DBG_TRAP, KFD >= 1.13
+
 // kfd_event_data's union gained signal_event_data.last_event_age in 1.14; same size.
 struct SignalEventData {
   uint64_t last_event_age;
