@@ -49,11 +49,12 @@ constexpr uint32_t mmap_gpu_id(uint64_t offset) {
   return uint32_t((offset & kMmapGpuIdMask) >> kMmapGpuIdShift);
 }
 
-// Doorbells: gfx9+ gives each process 1024 doorbells of 8 bytes (an 8 KiB slice).
+// Doorbells: gfx9+ gives each process 1024 doorbells of 8 bytes (an 8 KiB slice; kfd_priv.h
+// KFD_MAX_NUM_OF_QUEUES_PER_PROCESS, kfd_doorbell.c).
 constexpr uint64_t kDoorbellSliceSize = 8192;
 constexpr uint32_t kDoorbellSize = 8;
 
-// The events page: 4096 slots of 8 bytes; slot 0 is reserved.
+// The events page: 4096 slots of 8 bytes (kfd_ioctl.h KFD_SIGNAL_EVENT_LIMIT); slot 0 is reserved.
 constexpr uint32_t kEventSlots = 4096;
 constexpr uint64_t kEventPageSize = kEventSlots * 8;
 
