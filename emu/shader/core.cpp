@@ -191,7 +191,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
       }
     }
     if (resident.empty()) break;
-    bool stalled = false;
+    bool stalled = false, ended = false;
     for (size_t r = 0; r < resident.size();) {
       Resident& rg = resident[r];
       const Step s = step_group(*rg.g, code);
@@ -202,7 +202,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
         }
         free_slots.push_back(rg.k);
         resident.erase(resident.begin() + static_cast<std::ptrdiff_t>(r));
-        admit = true;
+        ended = true;
         continue;
       }
       stalled |= s == Step::Stalled;
@@ -212,7 +212,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
       resident.clear();
       break;
     }
-    admit = stalled;
+    admit = stalled || ended;
     if (stalled && free_slots.empty()) std::this_thread::yield();  // waits on other workers
   }
   if (l1) ctx.cache->release_l1(l1);
