@@ -63,9 +63,14 @@ shader::ShaderCore& core_for(DeviceState& d) {
   std::lock_guard<std::mutex> lk(mu);
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
-    d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers);
+    d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus);
   }
   return *d.shader;
+}
+
+// Whether `q` is the queue ALLOC_QUEUE_GWS gave the device's global wave sync to.
+bool holds_gws(const DeviceState& d, const Queue& q) {
+  return d.gws_queue.load(std::memory_order_acquire) == &q;
 }
 
 }  // namespace
@@ -102,8 +107,9 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
   DeviceHooks hooks(p);
   // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
   const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
-  return result_of(core_for(d).run(
-      shader::Dispatch{packet_va, queue_va, dispatch_id, private_base, &q.dead}, mem, hooks));
+  shader::Dispatch sd{packet_va, queue_va, dispatch_id, private_base, &q.dead};
+  sd.gws = holds_gws(d, q);
+  return result_of(core_for(d).run(sd, mem, hooks));
 }
 
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {

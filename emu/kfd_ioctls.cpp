@@ -447,6 +447,7 @@ int Process::alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a) {
   if (a->num_gws && held) return -EBUSY;
   if (!a->num_gws && !held) return -EINVAL;
   d->gws_holder = a->num_gws ? it->second : std::shared_ptr<Queue>();
+  d->gws_queue.store(a->num_gws ? it->second.get() : nullptr, std::memory_order_release);
   a->first_gws = 0;
   return 0;
 }

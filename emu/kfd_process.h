@@ -117,6 +117,7 @@ struct DeviceState {
   std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
   uint64_t tba = 0, tma = 0;
   std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
+  std::atomic<const Queue*> gws_queue{nullptr};  // the same for the CP (no process lock)
   std::atomic<uint64_t> scratch_va{0};  // SET_SCRATCH_BACKING_VA va_addr (base >> 16); CP reads it
   std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
   std::vector<bool> sdma_used, sdma_xgmi_used;  // SDMA queue slots (kfd dqm sdma bitmaps)

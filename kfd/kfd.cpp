@@ -237,6 +237,15 @@ base::Status Kfd::destroy_queue(uint32_t queue_id) const {
               [&] { return "queue_id=" + std::to_string(queue_id); });
 }
 
+base::Status Kfd::alloc_queue_gws(uint32_t queue_id, uint32_t num_gws) const {
+  kfd_ioctl_alloc_queue_gws_args a{};
+  a.queue_id = queue_id;
+  a.num_gws = num_gws;
+  return call(AMDKFD_IOC_ALLOC_QUEUE_GWS, "AMDKFD_IOC_ALLOC_QUEUE_GWS", &a, [&] {
+    return "queue_id=" + std::to_string(queue_id) + " num_gws=" + std::to_string(num_gws);
+  });
+}
+
 base::Status Kfd::update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
                          uint32_t queue_percentage, uint32_t queue_priority) const {
   kfd_ioctl_update_queue_args a{};

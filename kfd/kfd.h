@@ -127,6 +127,8 @@ class Kfd {
 
   base::Result<QueueInfo> create_queue(const QueueArgs& args) const;
   base::Status destroy_queue(uint32_t queue_id) const;
+  // AMDKFD_IOC_ALLOC_QUEUE_GWS: gives the queue the device's global wave sync (num_gws 0: back).
+  base::Status alloc_queue_gws(uint32_t queue_id, uint32_t num_gws) const;
   base::Status update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
                       uint32_t queue_percentage, uint32_t queue_priority) const;
 

@@ -146,6 +146,8 @@ hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t
   uint64_t hostcall = 0;
   if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
   write_hidden(ka, k, d, dev, s->hw().queue_address(), hostcall);
+  for (const KernelInfo::Hidden& h : k.hidden)
+    if (h.kind == loader::ValueKind::HiddenMultigridSyncArg) put<uint64_t>(ka, h, args.multigrid_sync);
   return s->launch(d);
 }
 

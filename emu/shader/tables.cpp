@@ -18,7 +18,7 @@ const std::unordered_map<std::string, ExecFn>& registry() {
     auto* m = new std::unordered_map<std::string, ExecFn>;
     for (HandlerList l : {sop2_handlers(), sop1_handlers(), sopp_handlers(), smem_handlers(),
                           vop_handlers(), vop3_handlers(), vop16_handlers(), vop_media_handlers(),
-                          vopc_handlers(), ds_handlers(), flat_handlers(), mubuf_handlers()})
+                          vopc_handlers(), ds_handlers(), gws_handlers(), flat_handlers(), mubuf_handlers()})
       for (const HandlerEntry* e = l.begin; e != l.end; ++e) (*m)[e->name] = e->fn;
     return m;
   }();
