@@ -241,7 +241,7 @@ base::Status Kfd::alloc_queue_gws(uint32_t queue_id, uint32_t num_gws) const {
   kfd_ioctl_alloc_queue_gws_args a{};
   a.queue_id = queue_id;
   a.num_gws = num_gws;
-  return call(AMDKFD_IOC_ALLOC_QUEUE_GWS, "AMDKFD_IOC_ALLOC_QUEUE_GWS", &a, [&] {
+  return call(ioctls::kAllocQueueGws, &a, [&] {
     return "queue_id=" + std::to_string(queue_id) + " num_gws=" + std::to_string(num_gws);
   });
 }
