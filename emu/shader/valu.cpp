@@ -195,7 +195,9 @@ void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
     return;
   }
   if (ex == ~uint64_t{0}) { std::memcpy(d, r, 256); return; }
-  VLOOP d[l] = ((ex >> l) & 1) ? r[l] : d[l];
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  VLOOP d[l] = (r[l] & sel[l]) | (d[l] & ~sel[l]);
 }
 
 void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp) {
@@ -215,7 +217,16 @@ void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp) {
   unsigned drow = w.vrow(in.dst, 3);
   uint32_t* lo = w.v[drow];
   uint32_t* hi = w.v[(drow + 1) & (kVRows - 1)];
-  VLOOP if ((ex >> l) & 1) { lo[l] = static_cast<uint32_t>(r[l]); hi[l] = static_cast<uint32_t>(r[l] >> 32); }
+  if (ex == ~uint64_t{0}) {
+    VLOOP { lo[l] = static_cast<uint32_t>(r[l]); hi[l] = static_cast<uint32_t>(r[l] >> 32); }
+    return;
+  }
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  VLOOP {
+    lo[l] = (static_cast<uint32_t>(r[l]) & sel[l]) | (lo[l] & ~sel[l]);
+    hi[l] = (static_cast<uint32_t>(r[l] >> 32) & sel[l]) | (hi[l] & ~sel[l]);
+  }
 }
 
 uint64_t mask_source(const Wave& w, const Inst& in) {

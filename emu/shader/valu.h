@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "emu/shader/decode.h"
 
@@ -43,5 +46,39 @@ uint16_t f64_to_f16(double d);   // single rounding from double
 
 // Lane loops. The bodies are written per lane; compilers vectorize the simple ones.
 #define VLOOP for (unsigned l = 0; l < 64; ++l)
+
+// A lane mask as one word per lane (all ones where the lane's bit is set), so that selects
+// and masked writes become vectorised blends instead of a shift and branch per lane.
+inline void mask_lanes(uint64_t m, uint32_t* sel) {
+  const uint32_t lo = static_cast<uint32_t>(m), hi = static_cast<uint32_t>(m >> 32);
+  for (unsigned l = 0; l < 32; ++l) sel[l] = 0u - ((lo >> l) & 1u);
+  for (unsigned l = 0; l < 32; ++l) sel[32 + l] = 0u - ((hi >> l) & 1u);
+}
+// The inverse: bit l set where c[l] != 0 (carry-outs, compare results).
+inline uint64_t lanes_mask(const uint32_t* c) {
+#if defined(__AVX2__)
+  uint64_t m = 0;
+  const __m256i zero = _mm256_setzero_si256();
+  for (unsigned g = 0; g < 8; ++g) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 8 * g));
+    unsigned z = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))));
+    m |= uint64_t{~z & 0xFFu} << (8 * g);
+  }
+  return m;
+#elif defined(__SSE2__)
+  uint64_t m = 0;
+  const __m128i zero = _mm_setzero_si128();
+  for (unsigned g = 0; g < 16; ++g) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 4 * g));
+    unsigned z = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, zero))));
+    m |= uint64_t{~z & 0xFu} << (4 * g);
+  }
+  return m;
+#else
+  uint64_t m = 0;
+  for (unsigned l = 0; l < 64; ++l) m |= uint64_t{c[l] != 0} << l;
+  return m;
+#endif
+}
 
 }  // namespace emu::shader

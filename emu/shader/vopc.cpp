@@ -59,7 +59,8 @@ void finish(Wave& w, const Inst& in, uint64_t ex, uint64_t m, bool x) {
 // Kind: 0 f16, 1 f32, 2 f64, 3 i16, 4 u16, 5 i32, 6 u32, 7 i64, 8 u64.
 template <int K, Cond C, bool X>
 void cmp(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), m = 0;
+  uint64_t ex = valu_active(w, in);
+  uint32_t c[64];  // per-lane results, packed once (the lane loops vectorise)
   if constexpr (K == 2 || K == 7 || K == 8) {
     uint64_t A[64], B[64];
     fetch64(w, in, 0, K == 2, A);
@@ -69,7 +70,7 @@ void cmp(Wave& w, const Inst& in) {
       if constexpr (K == 2) r = fcmp(C, f64(A[l]), f64(B[l]));
       else if constexpr (K == 7) r = icmp(C, static_cast<int64_t>(A[l]), static_cast<int64_t>(B[l]));
       else r = icmp(C, A[l], B[l]);
-      m |= uint64_t{r} << l;
+      c[l] = r;
     }
   } else {
     constexpr Ty t = K == 0 ? Ty::F16 : K == 1 ? Ty::F32 : (K == 3 || K == 4) ? Ty::B16 : Ty::B32;
@@ -84,10 +85,10 @@ void cmp(Wave& w, const Inst& in) {
       else if constexpr (K == 4) r = icmp(C, static_cast<uint16_t>(A[l]), static_cast<uint16_t>(B[l]));
       else if constexpr (K == 5) r = icmp(C, static_cast<int32_t>(A[l]), static_cast<int32_t>(B[l]));
       else r = icmp(C, A[l], B[l]);
-      m |= uint64_t{r} << l;
+      c[l] = r;
     }
   }
-  finish(w, in, ex, m, X);
+  finish(w, in, ex, lanes_mask(c), X);
 }
 
 // v_cmp_class: S1 bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
