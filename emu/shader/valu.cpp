@@ -66,9 +66,8 @@ void apply_fp_mods(const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
 
 }  // namespace
 
-uint64_t valu_active(const Wave& w, const Inst& in) {
+uint64_t valu_active_dpp(const Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  if (!(in.flags & kDpp)) return ex;
   uint64_t m = 0;
   for (unsigned l = 0; l < 64; ++l) {
     if (!dpp_lane_enabled(in, l)) continue;
@@ -79,7 +78,7 @@ uint64_t valu_active(const Wave& w, const Inst& in) {
   return ex & m;
 }
 
-const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
+const uint32_t* fetch32_any(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
   unsigned code = in.src[i];
   bool mods = ((in.abs | in.neg) >> i) & 1;
   if (code >= 256) {
@@ -174,7 +173,7 @@ uint32_t sdwa_merge(const Inst& in, uint32_t old, uint32_t v) {
 
 }  // namespace
 
-void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
+void store32_any(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
   bool saturated = t == Ty::B32Sat || t == Ty::B16Sat;
   if (saturated) t = t == Ty::B32Sat ? Ty::B32 : Ty::B16;
   if (in.omod || (in.clamp && !saturated)) {

@@ -14,36 +14,6 @@
 
 namespace emu::shader {
 
-// How an operand is interpreted: selects which sign bit abs/neg touch and opsel halves.
-// M32: f32 abs/neg modifiers but no denormal flushing (bit moves such as v_cndmask, classify).
-// B32Sat/B16Sat (store32 only): integer results the handler already saturated for the clamp
-// bit (integer add/sub/dot: clamp means saturate instead of wrap).
-enum class Ty : uint8_t { B32, F32, F16, B16, M32, B32Sat, B16Sat };
-
-// EXEC for this instruction, minus lanes DPP disables (row/bank masks, invalid source lanes
-// without bound_ctrl).
-uint64_t valu_active(const Wave& w, const Inst& in);
-// Source i as 64 32-bit lanes: a pointer into the register file when no modifier applies,
-// else `tmp` filled.
-const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp);
-// Source i as 64 64-bit lanes (VGPR pairs, SGPR pairs, inline constants as f64/i64).
-void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out);
-// Writes r to in.dst for the lanes in `ex` (applies omod/clamp for F32/F16, SDWA dst_sel).
-void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t);
-void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp);
-// Mask (carry-in / cndmask selector): VCC for VOP2, the SGPR pair in src2 for VOP3.
-uint64_t mask_source(const Wave& w, const Inst& in);
-// Writes a lane mask (compare result, carry out) to in.sdst; inactive lanes read 0.
-void store_mask(Wave& w, const Inst& in, uint64_t m);
-
-inline float f32(uint32_t x) { return std::bit_cast<float>(x); }
-inline uint32_t u32(float x) { return std::bit_cast<uint32_t>(x); }
-inline double f64(uint64_t x) { return std::bit_cast<double>(x); }
-inline uint64_t u64(double x) { return std::bit_cast<uint64_t>(x); }
-float f16_to_f32(uint16_t h);
-uint16_t f32_to_f16(float f);    // round to nearest even
-uint16_t f64_to_f16(double d);   // single rounding from double
-
 // Lane loops. The bodies are written per lane; compilers vectorize the simple ones.
 #define VLOOP for (unsigned l = 0; l < 64; ++l)
 
@@ -80,5 +50,64 @@ inline uint64_t lanes_mask(const uint32_t* c) {
   return m;
 #endif
 }
+
+// How an operand is interpreted: selects which sign bit abs/neg touch and opsel halves.
+// M32: f32 abs/neg modifiers but no denormal flushing (bit moves such as v_cndmask, classify).
+// B32Sat/B16Sat (store32 only): integer results the handler already saturated for the clamp
+// bit (integer add/sub/dot: clamp means saturate instead of wrap).
+enum class Ty : uint8_t { B32, F32, F16, B16, M32, B32Sat, B16Sat };
+
+// EXEC for this instruction, minus lanes DPP disables (row/bank masks, invalid source lanes
+// without bound_ctrl).
+uint64_t valu_active_dpp(const Wave& w, const Inst& in);
+inline uint64_t valu_active(const Wave& w, const Inst& in) {
+  return (in.flags & kDpp) ? valu_active_dpp(w, in) : w.exec();
+}
+// Source i as 64 32-bit lanes: a pointer into the register file when no modifier applies,
+// else `tmp` filled.
+const uint32_t* fetch32_any(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp);
+// The common case inline: a plain VGPR (no modifier, DPP, SDWA, op_sel, GPR indexing or
+// input flushing) is read in place; everything else goes to fetch32_any.
+inline const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
+  const unsigned code = in.src[i];
+  if (code >= 256 && !(in.flags & (kDpp | kSdwa)) && !w.gpr_idx &&
+      !(((in.abs | in.neg | in.opsel) >> i) & 1) && !(t == Ty::F32 && !(w.mode & 0x10)) &&
+      !(t == Ty::F16 && !(w.mode & 0x40)))
+    return w.v[code - 256];
+  return fetch32_any(w, in, i, t, tmp);
+}
+// Source i as 64 64-bit lanes (VGPR pairs, SGPR pairs, inline constants as f64/i64).
+void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out);
+// Writes r to in.dst for the lanes in `ex` (applies omod/clamp for F32/F16, SDWA dst_sel).
+void store32_any(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t);
+// The common case inline: a 32-bit result without output modifiers, SDWA, GPR indexing or
+// output flushing; everything else goes to store32_any.
+inline void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
+  if (!((t == Ty::B32 || (t == Ty::F32 && (w.mode & 0x20))) && !in.omod && !in.clamp &&
+        !(in.flags & kSdwa) && !w.gpr_idx)) {
+    store32_any(w, in, ex, r, t);
+    return;
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  uint32_t* d = w.v[in.dst];
+  if (ex == ~uint64_t{0}) { std::memcpy(d, r, 256); return; }
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  VLOOP d[l] = (r[l] & sel[l]) | (d[l] & ~sel[l]);
+}
+void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp);
+// Mask (carry-in / cndmask selector): VCC for VOP2, the SGPR pair in src2 for VOP3.
+uint64_t mask_source(const Wave& w, const Inst& in);
+// Writes a lane mask (compare result, carry out) to in.sdst; inactive lanes read 0.
+void store_mask(Wave& w, const Inst& in, uint64_t m);
+
+inline float f32(uint32_t x) { return std::bit_cast<float>(x); }
+inline uint32_t u32(float x) { return std::bit_cast<uint32_t>(x); }
+inline double f64(uint64_t x) { return std::bit_cast<double>(x); }
+inline uint64_t u64(double x) { return std::bit_cast<uint64_t>(x); }
+float f16_to_f32(uint16_t h);
+uint16_t f32_to_f16(float f);    // round to nearest even
+uint16_t f64_to_f16(double d);   // single rounding from double
+
 
 }  // namespace emu::shader
