@@ -311,7 +311,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   return true;
 }
 
-const Inst* DecodeCache::fetch(Wave& w, uint64_t pc) {
+const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
   uint64_t base = pc & ~uint64_t{4095};
   CodePage* p = w.page;
   if (!p || p->base != base) {

@@ -58,12 +58,19 @@ const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bo
     }
     if (!all_global) return nullptr;
   }
-  if (!have_bounds) {
+  if (!have_bounds) {  // unsigned 64-bit min/max as signed ones (biased), which AVX2 vectorises
+    constexpr uint64_t kBias = uint64_t{1} << 63;
+    uint32_t sel[64];
+    mask_lanes(ex, sel);
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
     VLOOP {
-      bool on = (ex >> l) & 1;
-      lo = std::min(lo, on ? addr[l] : ~uint64_t{0});
-      hi = std::max(hi, on ? addr[l] : 0);
+      const uint64_t on = 0 - static_cast<uint64_t>(sel[l] & 1);
+      const int64_t x = static_cast<int64_t>(addr[l] ^ kBias);
+      mn = std::min(mn, static_cast<int64_t>((static_cast<uint64_t>(x) & on) | (~on & uint64_t{INT64_MAX})));
+      mx = std::max(mx, static_cast<int64_t>((static_cast<uint64_t>(x) & on) | (~on & kBias)));
     }
+    lo = static_cast<uint64_t>(mn) ^ kBias;
+    hi = static_cast<uint64_t>(mx) ^ kBias;
   }
   if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return nullptr;
   if (lo_out) *lo_out = lo, *hi_out = hi;
