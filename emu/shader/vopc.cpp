@@ -104,6 +104,14 @@ unsigned fp_class(T x, bool quiet) {
     default: return neg ? 5 : 6;
   }
 }
+// fp_class of an f32 from its bits, without branches.
+inline uint32_t fp_class_bits32(uint32_t x) {
+  const uint32_t e = (x >> 23) & 0xFF, m = x & 0x7FFFFF, neg = x >> 31;
+  const uint32_t normal = neg ? 3 : 8, denorm = neg ? 4 : 7, zero = neg ? 5 : 6, inf = neg ? 2 : 9;
+  const uint32_t nan = (m >> 22) & 1;  // quiet bit: 1 qNaN, 0 sNaN
+  const uint32_t low = m ? denorm : zero, high = m ? nan : inf;
+  return e == 0 ? low : e == 0xFF ? high : normal;
+}
 template <int K, bool X>
 void cmp_class(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in), m = 0;
@@ -116,12 +124,16 @@ void cmp_class(Wave& w, const Inst& in) {
     fetch64(w, in, 0, true, A);
     w.mode = saved;
     VLOOP m |= uint64_t{(B[l] >> fp_class(f64(A[l]), (A[l] >> 51) & 1)) & 1} << l;
+  } else if constexpr (K == 1) {
+    uint32_t t0[64], c[64];
+    const uint32_t* A = fetch32(w, in, 0, Ty::M32, t0);
+    VLOOP c[l] = (B[l] >> fp_class_bits32(A[l])) & 1;  // from the bits: vectorises
+    m = lanes_mask(c);
   } else {
     uint32_t t0[64];
-    const uint32_t* A = fetch32(w, in, 0, K == 0 ? Ty::F16 : Ty::M32, t0);
+    const uint32_t* A = fetch32(w, in, 0, Ty::F16, t0);
     VLOOP {
-      unsigned c = K == 0 ? fp_class(f16_to_f32(static_cast<uint16_t>(A[l])), (A[l] >> 9) & 1)
-                          : fp_class(f32(A[l]), (A[l] >> 22) & 1);
+      unsigned c = fp_class(f16_to_f32(static_cast<uint16_t>(A[l])), (A[l] >> 9) & 1);
       m |= uint64_t{(B[l] >> c) & 1} << l;
     }
   }
