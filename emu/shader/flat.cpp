@@ -157,6 +157,16 @@ bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
   return true;
 }
 
+// Whether every lane is active and lane l's `bytes` start at ptrs[0] + bytes*l (a unit-stride
+// access, the usual global array access): the data then moves as one block / strided copy.
+inline bool unit_stride(uint64_t ex, uint8_t* const* ptrs, unsigned bytes) {
+  if (ex != ~uint64_t{0}) return false;
+  const uintptr_t p0 = reinterpret_cast<uintptr_t>(ptrs[0]);
+  bool same = true;
+  VLOOP same &= reinterpret_cast<uintptr_t>(ptrs[l]) == p0 + uintptr_t{bytes} * l;
+  return same;
+}
+
 // Loads of N dwords, or sub-dword with extension and d16 placement.
 enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
 
@@ -183,10 +193,14 @@ void load(Wave& w, const Inst& in) {
     if (scratch_fast<N, false>(w, in, ex)) return;
     uint8_t* ptrs[64];
     if (load_ptrs(w, in, ex, bytes, ptrs)) {
-      for (unsigned i = 0; i < N; ++i) {
-        uint32_t* d = data_row(w, in, in.dst + i);
-        for (unsigned l = 0; l < 64; ++l)
-          if ((ex >> l) & 1) std::memcpy(&d[l], ptrs[l] + 4 * i, 4);
+      if (N == 1 && unit_stride(ex, ptrs, bytes)) {
+        std::memcpy(data_row(w, in, in.dst), ptrs[0], 256);
+      } else {
+        for (unsigned i = 0; i < N; ++i) {
+          uint32_t* d = data_row(w, in, in.dst + i);
+          for (unsigned l = 0; l < 64; ++l)
+            if ((ex >> l) & 1) std::memcpy(&d[l], ptrs[l] + 4 * i, 4);
+        }
       }
       w.lane_ops += static_cast<unsigned>(std::popcount(ex));
       return;
@@ -222,6 +236,10 @@ void store(Wave& w, const Inst& in) {
   if constexpr (Bytes == 0) {
     if (scratch_fast<N, true>(w, in, ex)) return;
     auto copy = [&](uint8_t** ptrs) {
+      if (N == 1 && unit_stride(ex, ptrs, 4)) {
+        std::memcpy(ptrs[0], data_row(w, in, in.vdata), 256);
+        return;
+      }
       for (unsigned i = 0; i < N; ++i) {
         const uint32_t* s = data_row(w, in, in.vdata + i);
         for (unsigned l = 0; l < 64; ++l)
