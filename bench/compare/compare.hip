@@ -2,6 +2,7 @@
 // Host-side HIP figures measured the same way against any HIP runtime (built with kfdcc and hipcc).
 //
 // compare            one line per figure: "<name> <median ns> <p99 ns> <samples>"
+// compare --only G   one group of figures (launch, copy, event, stream, memcpy), for profiling
 // compare --first    runs one empty kernel and prints ns since KFDRT_BENCH_T0 (CLOCK_MONOTONIC
 //                    ns taken by the parent just before it started this process)
 // Each sample times one operation (or the mean of a small batch where one operation is too short
@@ -175,22 +176,28 @@ int first_kernel() {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--first") == 0) return first_kernel();
-  if (argc > 1) {
-    std::fprintf(stderr, "usage: %s [--first]\n", argv[0]);
+  // --only GROUP (launch, copy, event, stream, memcpy): one group of figures, for profiling.
+  const char* only = argc > 2 && std::strcmp(argv[1], "--only") == 0 ? argv[2] : nullptr;
+  if (argc > 1 && !only) {
+    std::fprintf(stderr, "usage: %s [--first | --only launch|copy|event|stream|memcpy]\n", argv[0]);
     return 2;
   }
+  auto want = [&](const char* g) { return !only || std::strcmp(only, g) == 0; };
   hipStream_t s;
   CHECK(hipStreamCreate(&s));
   hipLaunchKernelGGL(empty_kernel, dim3(1), dim3(64), 0, s);  // warm up: code object, queue
   CHECK(hipStreamSynchronize(s));
-  launch_async(s);
-  launch_sync(s);
-  memcpy_async(s);
-  event_record_query(s);
-  stream_create_destroy();
-  for (size_t bytes : {size_t{4096}, size_t{1} << 20, size_t{64} << 20})
-    for (bool pinned : {true, false})
-      for (bool h2d : {true, false}) memcpy_figure(bytes, pinned, h2d);
+  if (want("launch")) {
+    launch_async(s);
+    launch_sync(s);
+  }
+  if (want("copy")) memcpy_async(s);
+  if (want("event")) event_record_query(s);
+  if (want("stream")) stream_create_destroy();
+  if (want("memcpy"))
+    for (size_t bytes : {size_t{4096}, size_t{1} << 20, size_t{64} << 20})
+      for (bool pinned : {true, false})
+        for (bool h2d : {true, false}) memcpy_figure(bytes, pinned, h2d);
   CHECK(hipStreamDestroy(s));
   return 0;
 }
