@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -68,10 +69,24 @@ class Pool {
   bool quit_ = false;
 };
 
+// A shader library built for x86-64-v3 (emu/shader/meson.build) stops here, naming what is
+// missing, on a CPU without AVX2/FMA/BMI2 rather than dying of SIGILL in a lane loop.
+void require_host_isa() {
+#if defined(EMU_SHADER_X86_V3)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi2")) {
+    std::fprintf(stderr, "kfdemu: the shader core was built for x86-64-v3 (AVX2, FMA, BMI2) and this CPU "
+                 "lacks them; rebuild with -Demu_shader_isa=baseline\n");
+    std::abort();
+  }
+#endif
+}
+
 class Core {
  public:
   Core(Target t, unsigned workers, unsigned compute_units)
       : target(t), code(t), nworkers(workers), cus(compute_units) {
+    require_host_isa();
     if (nworkers == 0) nworkers = std::max(1u, std::thread::hardware_concurrency());
     (void)op_table(t);
   }

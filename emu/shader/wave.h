@@ -62,6 +62,11 @@ struct CodePage {
   std::atomic<uint64_t> epoch{0};  // dispatch epoch in which the slots were last validated
   std::atomic<uint8_t> ready[1024];
   Inst inst[1024];
+  // The page's bytes as of the last validation, when the whole page was mapped and every decoded
+  // slot lies inside it and matches them (`snap`): revalidation is then one comparison. Guarded
+  // by the DecodeCache's mutex.
+  bool snap = false;
+  uint8_t bytes[4096];
   CodePage() { for (auto& r : ready) r.store(0, std::memory_order_relaxed); }
 };
 
