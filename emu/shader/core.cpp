@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ShaderCore: takes a dispatch (AQL packet or PM4 registers) and runs its workgroups on worker threads.
+#include <time.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -136,6 +138,12 @@ void run_group(Group& g, DecodeCache& code) {
 
 struct WorkerResult { uint64_t insts = 0, lane_ops = 0; };
 
+uint64_t boot_ns() {  // the trace's clock (emu/trace_emu.h)
+  timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
 void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index,
             std::atomic<uint64_t>& next, WorkerResult& res) {
   // Register files and LDS are reused across dispatches on this thread; the translation caches
@@ -152,7 +160,9 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
     Group g;
     setup_group(l, ctx, index, i, st, g);
     g.l1 = l1;
+    const uint64_t t0 = ctx.hooks->trace_groups ? boot_ns() : 0;
     run_group(g, code);
+    if (t0) ctx.hooks->group_ran(ctx.kernel_object, g.id, index, t0, boot_ns());
     for (unsigned w = 0; w < g.nwaves; ++w) {
       res.insts += st.waves[w].instructions;
       res.lane_ops += st.waves[w].lane_ops;
