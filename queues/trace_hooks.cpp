@@ -172,7 +172,7 @@ std::span<Packet> trace_aql_slow(Runtime& rt, AqlQueue& q, std::span<Packet> pkt
     r.t0 = t;
     r.gpu = q.gpu_id();
     r.queue = q.queue_id();
-    r.index = first + out.size();
+    r.index = first + out.size();  // a scratch grow's packets, written first, shift it
     r.probe = take_probe(rt);
     if (int(i) == old_dispatch) dispatch = int(out.size());
     if (r.probe) store64(p, offsetof(aql::KernelDispatchPacket, completion_signal), r.probe);
@@ -220,8 +220,7 @@ void trace_pm4(uint32_t gpu_id, uint32_t queue_id, bool dispatch, uint64_t dword
   r.gpu = gpu_id;
   r.queue = queue_id;
   r.op = dispatch ? trace::Op::Pm4Dispatch : trace::Op::Pm4Commands;
-  r.object = 0;
-  r.index = dwords;
+  r.object = dwords;
   trace::emit(r);
 }
 

@@ -233,7 +233,6 @@ void WaitScope::end() {
   r.object = signal_;
   r.operand = operand_;
   r.queue = t_local.woken;
-  r.flags = failed_ ? kFlagTimeout : 0;
   t_local.woken = 0;
   emit(r);
 }

@@ -72,7 +72,7 @@ struct Record {
 };
 
 constexpr uint8_t kFlagHarvested = 1;  // dev_start/dev_end valid
-constexpr uint8_t kFlagTimeout = 2;    // Wait/WaitEvents: ended without the condition
+constexpr uint8_t kFlagTimeout = 2;    // WaitEvents: timed out
 
 // Appends a copy of `r` to the calling thread's buffer (tracing on). Returns the stored record,
 // valid for the whole session (probes are written into it by harvest()).
@@ -118,8 +118,8 @@ class ApiScope {
 };
 
 // A host wait on a signal: the phase it ended in (spin, yield, block) is derived from the
-// policy's spin and yield budgets and the time it took; block() marks that it slept in
-// WAIT_EVENTS, woke() names the event that ended the sleep.
+// policy's spin and yield budgets and the time it took; the event that woke its last
+// WAIT_EVENTS on this thread, if any, is recorded with it.
 class WaitScope {
  public:
   WaitScope(uint64_t signal, int64_t operand, int64_t spin_ns, int64_t yield_ns)
@@ -127,7 +127,6 @@ class WaitScope {
   ~WaitScope() {
     if (t0_) end();
   }
-  void fail() { failed_ = true; }
   WaitScope(const WaitScope&) = delete;
   WaitScope& operator=(const WaitScope&) = delete;
 
@@ -136,14 +135,14 @@ class WaitScope {
   uint64_t signal_;
   int64_t operand_, spin_ns_, yield_ns_;
   uint64_t t0_;
-  bool failed_ = false;
 };
 
-// One AMDKFD_IOC_WAIT_EVENTS: the event waited for (0: fault events only) and whether it woke
-// for an event (set_woken) or timed out.
+// One AMDKFD_IOC_WAIT_EVENTS that may sleep (`sleeps`: a non-zero timeout; the zero-timeout
+// fault polls are not recorded): the event waited for (0: fault events only) and whether it
+// woke for an event (set_woken) or timed out.
 class WaitEventsScope {
  public:
-  explicit WaitEventsScope(uint32_t event_id) : event_(event_id), t0_(on() ? now_ns() : 0) {}
+  WaitEventsScope(uint32_t event_id, bool sleeps) : event_(event_id), t0_(sleeps && on() ? now_ns() : 0) {}
   ~WaitEventsScope() {
     if (t0_) end();
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # The trace suite: KFDRT_TRACE of a known HIP program and of copy engine work, kfdtrace summary and html.
-"""trace_test.py KFDTRACE TRACE_KNOWN TRACE_COPIES emu|kfd
+"""trace_test.py KFDTRACE TRACE_KNOWN TRACE_COPIES emu|kfd STREAMS_DEMO
 
 Every check prints PASS/FAIL; the script exits non-zero on any failure."""
 
@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-KFDTRACE, KNOWN, COPIES, DEVICE = sys.argv[1:5]
+KFDTRACE, KNOWN, COPIES, DEVICE, DEMO = sys.argv[1:6]
 EMU = DEVICE == "emu"
 SCALE, ADD = 3, 2          # launches of trace_scale and trace_add in trace_known.hip
 GROUPS = 4096 // 256       # workgroups per launch
@@ -170,6 +170,17 @@ def summary(trace):
           "percentiles are ordered")
 
 
+def demo(tmp):
+    """The README's check: the streams demo's trace counts its 5 launches (4 scale, 1 add_into)."""
+    path = os.path.join(tmp, "demo.json")
+    p = run([DEMO], {"KFDRT_TRACE": path})
+    if not check(p.returncode == 0 and os.path.exists(path), "the streams demo wrote its trace"):
+        return
+    p = run([KFDTRACE, "summary", path, "--json"])
+    counts = {k.split("(")[0]: v["count"] for k, v in json.loads(p.stdout)["kernels"].items()}
+    check(counts == {"scale": 4, "add_into": 1}, "the demo's trace holds its launches %s" % counts)
+
+
 def bad_input(tmp):
     junk = os.path.join(tmp, "junk.json")
     with open(junk, "w") as f:
@@ -212,6 +223,7 @@ def main():
         if trace:
             summary(trace)
             html(tmp, trace)
+        demo(tmp)
         bad_input(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
