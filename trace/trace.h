@@ -33,10 +33,9 @@ enum class Kind : uint8_t {
   Packet,      // an AQL packet (host submit; device start/end from its probe)
   Pm4,         // a PM4 dispatch or command stream
   Copy,        // a copy engine operation (SDMA or blit kernels)
-  Api,         // a HIP entry point, t0..t1
+  Api,         // a HIP entry point or a stream's host operation (callback, copy), t0..t1
   Wait,        // a host wait on a signal, t0..t1, phase in `name`
   WaitEvents,  // one AMDKFD_IOC_WAIT_EVENTS, t0..t1
-  Host,        // a host operation of a stream (a copy or callback run by the host)
 };
 
 // What a packet or an operation is (the "kind" argument of its trace event).
@@ -51,7 +50,7 @@ const char* op_name(Op op);
 // One trace event. Plain data so that appending is a copy; meaning of fields per Kind.
 struct Record {
   uint64_t t0 = 0;          // host ns: submit time (Packet, Pm4, Copy) or start (Api, Wait, ...)
-  uint64_t t1 = 0;          // host ns: end (Api, Wait, WaitEvents, Host); 0 for submissions
+  uint64_t t1 = 0;          // host ns: end (Api, Wait, WaitEvents); 0 for submissions
   const char* name = nullptr;  // static string: API name, wait phase, path ("sdma", "blit")
   Kind kind = Kind::Packet;
   Op op = Op::None;

@@ -128,7 +128,6 @@ struct Renderer {
       case Kind::Pm4:
       case Kind::Copy: device(r, tid); break;
       case Kind::Api: host(r, tid, "hip", r.name ? r.name : "?", ""); break;
-      case Kind::Host: host(r, tid, "host-op", r.name ? r.name : "host operation", ""); break;
       case Kind::Wait:
         host(r, tid, "wait", r.name, "\"signal\":" + hex(r.object) + ",\"operand\":" + std::to_string(r.operand) +
                                           ",\"woken_by_event\":" + std::to_string(r.queue));
