@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // queues::Runtime: opens the memory context and events, creates queues and signals, device errors.
 #include "queues/runtime.h"
+#include "queues/trace_hooks.h"
 
 #include <sys/mman.h>
 
@@ -24,6 +25,7 @@ base::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts)
 }
 
 Runtime::~Runtime() {
+  trace_runtime_closing(*this);  // before the memory of its probes goes
   copy_engines_.clear();  // their queues and buffers first
   for (auto& [gpu, p] : doorbells_) munmap(p, kfd::uapi::kDoorbellSliceSize);
   events_.reset();

@@ -106,13 +106,14 @@ hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t
 hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t shared,
                         hipStream_t stream, const ArgSource& args, const char* api) {
   if (!f) return hipErrorInvalidDeviceFunction;
-  HIP_INIT(rt);
+  HIP_INIT_NAMED(rt, api);
   std::shared_ptr<Stream> s;
   if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return e;
   Device& dev = s->device();
   auto ki = f->info(dev);
   if (!ki) return kernel_error(api, ki.error());
   const KernelInfo& k = **ki;
+  if (trace::on()) trace::name_kernel(k.kernel_object, k.name.c_str());
   if (hipError_t e = check_config(dev, k, items, block, shared); e != hipSuccess) return e;
 
   alignas(64) uint8_t local[HwQueue::kSlotSize];

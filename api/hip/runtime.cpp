@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "api/hip/stream.h"
+#include "queues/trace_hooks.h"
 
 namespace hip {
 namespace {
@@ -265,6 +266,7 @@ base::Status HwQueue::release_scratch() {
 base::Status HwQueue::submit(std::span<queues::Packet> pkts, int dispatch, const uint8_t* kernarg,
                             size_t kernarg_size) {
   std::lock_guard lk(mu_);
+  pkts = queues::trace_aql(dev_->qrt(), *q_, pkts, dispatch);
   uint32_t scratch = 0;  // the largest private_segment_size of the dispatches
   for (const queues::Packet& p : pkts)
     if (aql::header_type(p.header()) == aql::kTypeKernelDispatch)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ShaderCore: takes a dispatch (AQL packet or PM4 registers) and runs its workgroups, co-resident as a GPU holds them, on worker threads.
+#include <time.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -158,12 +160,19 @@ Step step_group(Group& g, DecodeCache& code) {
 
 struct WorkerResult { uint64_t insts = 0, lane_ops = 0; };
 
+uint64_t boot_ns() {  // the trace's clock (emu/trace_emu.h)
+  timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
 // A workgroup resident on a worker: its waves, register files and LDS, and its scratch slots.
 // The group stays put (its waves point at it) while the resident list changes.
 struct Resident {
   WorkerStorage* st = nullptr;
   unsigned k = 0;  // index in the worker's storage
   std::unique_ptr<Group> g;
+  uint64_t t0 = 0;  // when it became resident (boot clock), while the emulator traces workgroups
 };
 
 // Workgroups resident on worker `index` at most: slots index, index + workers, ... below the
@@ -203,6 +212,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
         resident.push_back(Resident{&st, k, std::make_unique<Group>()});
         setup_group(l, ctx, slot, i, st, *resident.back().g);
         resident.back().g->l1 = l1;
+        if (ctx.hooks->trace_groups) resident.back().t0 = boot_ns();
       }
     }
     if (resident.empty()) break;
@@ -211,6 +221,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
       Resident& rg = resident[r];
       const Step s = step_group(*rg.g, code);
       if (s == Step::Done) {
+        if (rg.t0) ctx.hooks->group_ran(ctx.kernel_object, rg.g->id, index, rg.t0, boot_ns());
         for (unsigned w = 0; w < rg.g->nwaves; ++w) {
           res.insts += rg.st->waves[w].instructions;
           res.lane_ops += rg.st->waves[w].lane_ops;

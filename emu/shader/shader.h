@@ -125,6 +125,13 @@ class Hooks {
   // s_sendmsg MSG_INTERRUPT: M0 holds the payload; the ROCm convention (hsa signal
   // interrupt) puts the KFD event id in M0[23:0]. Called from worker threads.
   virtual void interrupt(uint32_t m0) = 0;
+  // A workgroup ran on worker `worker` in [t0_ns, t1_ns] (CLOCK_BOOTTIME): called only when
+  // trace_groups is set (the emulator's trace), from worker threads.
+  virtual void group_ran(uint64_t kernel_object, const uint32_t id[3], unsigned worker, uint64_t t0_ns,
+                         uint64_t t1_ns) {
+    (void)kernel_object, (void)id, (void)worker, (void)t0_ns, (void)t1_ns;
+  }
+  bool trace_groups = false;
 };
 
 // One AQL kernel dispatch. All three addresses are GPU virtual addresses read through Memory.
