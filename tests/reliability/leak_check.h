@@ -64,18 +64,18 @@ constexpr uint64_t kRssSlack = 8ull << 20;
 
 }  // namespace leak
 
-// Runs `body` for a warm-up (first-use allocations: pools, size classes, queues, code: the first
-// 64 iterations, or n when fewer), snapshots, runs it `n` times more, and checks that the counts
-// are back at the snapshot and RSS grew by at most the slack. `body` sees its iteration in leak_i_.
-#define EXPECT_NO_LEAK(n, body)                                                              \
+// Runs the body (the arguments after n) for a warm-up (first-use allocations: pools, size classes, queues, code: the first
+// 128 iterations, or n when fewer), snapshots, runs it `n` times more, and checks that the counts
+// are back at the snapshot and RSS grew by at most the slack. The body sees its iteration in leak_i_.
+#define EXPECT_NO_LEAK(n, ...)                                                              \
   do {                                                                                       \
-    const int leak_warm_ = (n) < 64 ? (n) : 64;                                              \
+    const int leak_warm_ = (n) < 128 ? (n) : 128;                                              \
     for (int leak_i_ = 0; leak_i_ < leak_warm_; ++leak_i_) {                                 \
-      body;                                                                                  \
+      __VA_ARGS__;                                                                            \
     }                                                                                        \
     const leak::Snapshot leak_before_ = leak::snapshot();                                    \
     for (int leak_i_ = leak_warm_; leak_i_ < leak_warm_ + (n); ++leak_i_) {                  \
-      body;                                                                                  \
+      __VA_ARGS__;                                                                            \
       if (::testing::Test::HasFatalFailure() || ::testing::Test::HasNonfatalFailure()) break; \
     }                                                                                        \
     const leak::Snapshot leak_after_ = leak::snapshot();                                     \

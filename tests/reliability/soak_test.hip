@@ -2,12 +2,14 @@
 // A bounded soak: threads on every GPU run random mixes of kernels, copies (host<->device, device
 // to device, across GPUs), memsets, events (cross-stream and cross-GPU waits) and host callbacks
 // on their own streams, with random sizes, and check every result against a host model.
-// KFDRT_SOAK_SECONDS (default 3) sets the length, KFDRT_SOAK_THREADS (default 4) the threads.
+// KFDRT_SOAK_SECONDS (default 3) sets the length, KFDRT_SOAK_THREADS (default 4) the threads,
+// KFDRT_SOAK_TRACE=1 prints every operation.
 #include <gtest/gtest.h>
 #include <hip/hip_runtime.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -62,9 +64,11 @@ std::string worker(int id, int gpus, std::chrono::steady_clock::time_point end, 
   SOAK_HIP(hipStreamSynchronize(ps));
   std::atomic<long> cbs{0};
   long cbs_expected = 0;
+  const bool trace = std::getenv("KFDRT_SOAK_TRACE") != nullptr;  // each op on stderr
   while (std::chrono::steady_clock::now() < end) {
     const int n = 1 + int(rng() % max_n);
     const int op = int(rng() % 7);
+    if (trace) std::fprintf(stderr, "soak %d: op %d n %d\n", id, op, n);
     switch (op) {
       case 0: case 1: {  // kernel on a
         const int mul = 1 + int(rng() % 3), add = int(rng() % 100);
@@ -89,8 +93,10 @@ std::string worker(int id, int gpus, std::chrono::steady_clock::time_point end, 
         break;
       }
       case 3: {  // a -> b on the peer GPU, ordered by an event; then a kernel there
+        // Results consumed by another device need a system-scope release: hipStreamWaitEvent
+        // carries no fence (tests/hip/visibility_test.hip), hipEventReleaseToSystem asks for it.
         hipEvent_t e;
-        SOAK_HIP(hipEventCreateWithFlags(&e, hipEventDisableTiming));
+        SOAK_HIP(hipEventCreateWithFlags(&e, hipEventDisableTiming | hipEventReleaseToSystem));
         SOAK_HIP(hipEventRecord(e, s));
         SOAK_HIP(hipStreamWaitEvent(ps, e, 0));
         SOAK_HIP(hipMemcpyAsync(b, a, n * sizeof(int), hipMemcpyDeviceToDevice, ps));
@@ -112,7 +118,7 @@ std::string worker(int id, int gpus, std::chrono::steady_clock::time_point end, 
       case 4: {  // b -> a back, ordered by an event on the peer stream
         hipEvent_t e;
         SOAK_HIP(hipSetDevice(peer));
-        SOAK_HIP(hipEventCreate(&e));
+        SOAK_HIP(hipEventCreateWithFlags(&e, hipEventReleaseToSystem));
         SOAK_HIP(hipEventRecord(e, ps));
         SOAK_HIP(hipSetDevice(dev));
         SOAK_HIP(hipStreamWaitEvent(s, e, 0));
