@@ -61,7 +61,9 @@ for t in "${targets[@]}"; do
     grep -E 'stat::number_of_executed_units' "$out/$t.log" | tail -n 1 || true
   else
     echo "kfdrt: FOUND: $t failed (exit $?); see $out/$t.log and its reproducer:" >&2
-    ls "$out/$t"-* 2>/dev/null | grep -v '\.log$' >&2 || true
+    for f in "$out/$t"-crash-* "$out/$t"-timeout-* "$out/$t"-leak-* "$out/$t"-oom-*; do
+      [ -e "$f" ] && echo "  $f" >&2
+    done
     grep -E 'ERROR: |SUMMARY: |runtime error|==[0-9]+== ' "$out/$t.log" | head -n 20 >&2 || true
     tail -n 30 "$out/$t.log" >&2
     status=1
