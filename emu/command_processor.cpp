@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The engine thread loop, the memory helpers every engine uses, and the command processor's AQL queues.
+#include "emu/trace_emu.h"
 #include "emu/command_processor.h"
 
 #include <sched.h>
@@ -277,6 +278,10 @@ bool CommandProcessor::service(Queue& q) {
   return q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? service_aql(q) : service_pm4(q);
 }
 
+namespace {
+const char* packet_kind(uint16_t header, const uint8_t* pkt);
+}  // namespace
+
 // Executes the published packets of one queue; true when at least one packet retired.
 bool CommandProcessor::service_aql(Queue& q) {
   auto* rptr = reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
@@ -291,6 +296,7 @@ bool CommandProcessor::service_aql(Queue& q) {
   // past the doorbell still runs when its header is valid and a producer has claimed its slot
   // (below write_dispatch_id, read only then: the producers' atomic add hits that cache line).
   uint64_t end = doorbell(q) + 1;
+  if (trace_emu::on()) trace_emu::doorbell(q.gpu_id, q.id, end - 1);
   bool read_wptr = false;
   uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
   uint64_t npackets = q.ring_size / kPacketSize;
@@ -308,7 +314,9 @@ bool CommandProcessor::service_aql(Queue& q) {
       if (int64_t(w - end) > 0) end = w;
       if (int64_t(end - rd) <= 0) break;
     }
+    const uint64_t t0 = trace_emu::on() ? trace_emu::now_ns() : 0;
     Step s = execute(q, pkt, rd);
+    if (t0) trace_emu::packet(q.gpu_id, q.id, packet_kind(header, pkt), rd, t0);
     if (s != Step::Done) {
       progressed |= s == Step::Yield;  // a long PM4 IB: continued next turn
       break;

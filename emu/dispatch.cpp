@@ -3,6 +3,7 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "emu/trace_emu.h"
 #include "emu/command_processor.h"
 #include "emu/shader/shader.h"
 #include "pm4/queue_error.h"
@@ -41,12 +42,16 @@ class DeviceMemory final : public shader::Memory {
 
 class DeviceHooks final : public shader::Hooks {
  public:
-  explicit DeviceHooks(Process& p) : p_(p) {}
+  DeviceHooks(Process& p, uint32_t gpu_id) : p_(p), gpu_id_(gpu_id) { trace_groups = trace_emu::on(); }
   // SQ_INTERRUPT_MSG: the event id is the message's 24 low bits (kfd_int_process_v9.c).
   void interrupt(uint32_t m0) override { p_.raise_signal_event(m0 & 0xffffff, 24); }
+  void group_ran(uint64_t kernel_object, const uint32_t id[3], unsigned worker, uint64_t t0, uint64_t t1) override {
+    trace_emu::workgroup(gpu_id_, kernel_object, id, worker, t0, t1);
+  }
 
  private:
   Process& p_;
+  uint32_t gpu_id_;
 };
 
 shader::Target target_of(const TargetInfo& t) {
@@ -63,9 +68,14 @@ shader::ShaderCore& core_for(DeviceState& d) {
   std::lock_guard<std::mutex> lk(mu);
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
-    d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers);
+    d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus);
   }
   return *d.shader;
+}
+
+// Whether `q` is the queue ALLOC_QUEUE_GWS gave the device's global wave sync to.
+bool holds_gws(const DeviceState& d, const Queue& q) {
+  return d.gws_queue.load(std::memory_order_acquire) == &q;
 }
 
 }  // namespace
@@ -99,16 +109,17 @@ DispatchResult result_of(const shader::Outcome& o) {
 DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, uint64_t packet_va,
                                    uint64_t queue_va, uint64_t dispatch_id) {
   DeviceMemory mem(d);
-  DeviceHooks hooks(p);
+  DeviceHooks hooks(p, d.model->gpu_id);
   // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
   const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
-  return result_of(core_for(d).run(
-      shader::Dispatch{packet_va, queue_va, dispatch_id, private_base, &q.dead}, mem, hooks));
+  shader::Dispatch sd{packet_va, queue_va, dispatch_id, private_base, &q.dead};
+  sd.gws = holds_gws(d, q);
+  return result_of(core_for(d).run(sd, mem, hooks));
 }
 
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {
   DeviceMemory mem(d);
-  DeviceHooks hooks(p);
+  DeviceHooks hooks(p, d.model->gpu_id);
   return result_of(core_for(d).run_registers(r, mem, hooks));
 }
 

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: MIT
-// The emulated /dev/kfd ioctl table and the small ioctls (version, apertures, VM, clocks, policies).
+// The emulated /dev/kfd ioctl dispatch (on kfd/ioctl_table.h) and the small ioctls (version,
+// apertures, VM, clocks, policies).
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "emu/command_processor.h"
 #include "emu/kfd_process.h"
 #include "emu/fd_table.h"
 #include "emu/user_copy.h"
+#include "kfd/ioctl_table.h"
 #include "kfd/uapi_ext.h"
 
 namespace emu {
@@ -26,81 +32,43 @@ constexpr uint64_t kApertureSize = 1ull << 32;
 constexpr uint64_t kGpuvmBase = 1ull << 21;
 constexpr uint64_t kGpuvmLimit = (1ull << 47) - 1;
 
-struct IoctlEntry {
-  const char* name;
-  size_t size;  // kernel's argument size
-};
+using kfd::IoctlInfo;
+namespace ioc = kfd::ioctls;
 
-// Argument sizes of the kernel's table; the kernel zero-fills a short struct and copies back
-// only the caller's size, so one binary spans versions.
-constexpr IoctlEntry kTable[] = {
-    {"", 0},
-    {"GET_VERSION", sizeof(kfd_ioctl_get_version_args)},
-    {"CREATE_QUEUE", sizeof(kfd_ioctl_create_queue_args)},
-    {"DESTROY_QUEUE", sizeof(kfd_ioctl_destroy_queue_args)},
-    {"SET_MEMORY_POLICY", sizeof(kfd_ioctl_set_memory_policy_args)},
-    {"GET_CLOCK_COUNTERS", sizeof(kfd_ioctl_get_clock_counters_args)},
-    {"GET_PROCESS_APERTURES", sizeof(kfd_ioctl_get_process_apertures_args)},
-    {"UPDATE_QUEUE", sizeof(kfd_ioctl_update_queue_args)},
-    {"CREATE_EVENT", sizeof(kfd_ioctl_create_event_args)},
-    {"DESTROY_EVENT", sizeof(kfd_ioctl_destroy_event_args)},
-    {"SET_EVENT", sizeof(kfd_ioctl_set_event_args)},
-    {"RESET_EVENT", sizeof(kfd_ioctl_reset_event_args)},
-    {"WAIT_EVENTS", sizeof(kfd_ioctl_wait_events_args)},
-    {"DBG_REGISTER", 0}, {"DBG_UNREGISTER", 0}, {"DBG_ADDRESS_WATCH", 0},
-    {"DBG_WAVE_CONTROL", 0},
-    {"SET_SCRATCH_BACKING_VA", sizeof(kfd_ioctl_set_scratch_backing_va_args)},
-    {"GET_TILE_CONFIG", sizeof(kfd_ioctl_get_tile_config_args)},
-    {"SET_TRAP_HANDLER", sizeof(kfd_ioctl_set_trap_handler_args)},
-    {"GET_PROCESS_APERTURES_NEW", sizeof(kfd_ioctl_get_process_apertures_new_args)},
-    {"ACQUIRE_VM", sizeof(kfd_ioctl_acquire_vm_args)},
-    {"ALLOC_MEMORY_OF_GPU", sizeof(kfd_ioctl_alloc_memory_of_gpu_args)},
-    {"FREE_MEMORY_OF_GPU", sizeof(kfd_ioctl_free_memory_of_gpu_args)},
-    {"MAP_MEMORY_TO_GPU", sizeof(kfd_ioctl_map_memory_to_gpu_args)},
-    {"UNMAP_MEMORY_FROM_GPU", sizeof(kfd_ioctl_unmap_memory_from_gpu_args)},
-    {"SET_CU_MASK", sizeof(kfd_ioctl_set_cu_mask_args)}, {"GET_QUEUE_WAVE_STATE", 0}, {"GET_DMABUF_INFO", 0},
-    {"IMPORT_DMABUF", 0}, {"ALLOC_QUEUE_GWS", sizeof(kfd_ioctl_alloc_queue_gws_args)}, {"SMI_EVENTS", 0}, {"SVM", sizeof(kfd_ioctl_svm_args)},
-    {"SET_XNACK_MODE", sizeof(kfd_ioctl_set_xnack_mode_args)},
-    {"CRIU_OP", 0},
-    {"AVAILABLE_MEMORY", sizeof(kfd_ioctl_get_available_memory_args)},
-    {"EXPORT_DMABUF", 0},
-    {"RUNTIME_ENABLE", sizeof(kfd::uapi::RuntimeEnableArgs)},
-    {"DBG_TRAP", 0},
-};
+// The argument struct of a table row, for the handler casts below.
+template <const auto& Row>
+auto* args_of(void* a) {
+  return static_cast<typename std::remove_cvref_t<decltype(Row)>::Args*>(a);
+}
 
-// The largest argument struct (GET_PROCESS_APERTURES: 400 bytes), for the kernel-side copy.
+// The largest argument struct of the kernel's table (GET_PROCESS_APERTURES: 400 bytes), for the
+// kernel-side copy.
 constexpr size_t max_arg_size() {
   size_t m = 0;
-  for (const IoctlEntry& e : kTable) m = e.size > m ? e.size : m;
+  for (const IoctlInfo& e : kfd::kIoctlTable) m = e.arg_size > m ? e.arg_size : m;
   return m;
 }
 
-// One past the last ioctl number a KFD 1.minor kernel knows (uapi kfd_ioctl.h change log:
-// 1.9 AVAILABLE_MEMORY 0x23, 1.12 EXPORT_DMABUF 0x24, 1.13 RUNTIME_ENABLE 0x25 and DBG_TRAP 0x26).
-unsigned table_size(int minor) {
-  if (minor >= 13) return 0x27;
-  if (minor >= 12) return 0x25;
-  if (minor >= 9) return 0x24;
-  return 0x23;
-}
+// Whether a KFD 1.minor kernel knows this ioctl (the table's first version of each).
+bool known_to(const IoctlInfo* e, int minor) { return e && e->min_minor <= uint32_t(minor); }
 
 // The arguments worth seeing in a KFDEMU_LOG=2 trace, as "key=value ...", after the handler ran.
-std::string describe(unsigned nr, const void* a) {
+std::string describe(unsigned nr, void* a) {
   char b[160] = "";
   switch (nr) {
-    case 0x02: {
-      auto* q = static_cast<const kfd_ioctl_create_queue_args*>(a);
+    case ioc::kCreateQueue.nr(): {
+      auto* q = args_of<ioc::kCreateQueue>(a);
       std::snprintf(b, sizeof b, " gpu_id=0x%x type=%u ring=0x%llx size=0x%x -> queue %u", q->gpu_id,
                     q->queue_type, (unsigned long long)q->ring_base_address, q->ring_size, q->queue_id);
       break;
     }
-    case 0x08: {
-      auto* e = static_cast<const kfd_ioctl_create_event_args*>(a);
+    case ioc::kCreateEvent.nr(): {
+      auto* e = args_of<ioc::kCreateEvent>(a);
       std::snprintf(b, sizeof b, " type=%u auto_reset=%u -> id %u", e->event_type, e->auto_reset, e->event_id);
       break;
     }
-    case 0x16: {
-      auto* m = static_cast<const kfd_ioctl_alloc_memory_of_gpu_args*>(a);
+    case ioc::kAllocMemoryOfGpu.nr(): {
+      auto* m = args_of<ioc::kAllocMemoryOfGpu>(a);
       std::snprintf(b, sizeof b, " gpu_id=0x%x va=0x%llx size=0x%llx flags=0x%x", m->gpu_id,
                     (unsigned long long)m->va_addr, (unsigned long long)m->size, m->flags);
       break;
@@ -220,14 +188,15 @@ int Process::ioctl(unsigned long request, void* arg) {
     log("unknown ioctl 0x%lx on /dev/kfd (nr 0x%x): EINVAL", request, nr);
     return -EINVAL;
   }
-  if (nr == 0 || nr >= table_size(model().config.kfd_minor)) {
+  const IoctlInfo* e = kfd::ioctl_info(nr);
+  if (!known_to(e, model().config.kfd_minor)) {
     log("ioctl nr 0x%x is past the table of KFD 1.%d: ENOTTY", nr, model().config.kfd_minor);
     return -ENOTTY;
   }
-  const IoctlEntry& e = kTable[nr];
-  if (nr >= 0x0D && nr <= 0x10) return -EPERM;  // the deprecated DBG_* ioctls
-  if (e.size == 0) {
-    log("AMDKFD_IOC_%s is not implemented by the emulator: ENOTTY", e.name);
+  if (e->deprecated) return -EPERM;  // the old debugger's DBG_* ioctls
+  Handler h = handler(nr);
+  if (!h) {
+    log("%s is not implemented by the emulator: ENOTTY", e->name);
     return -ENOTTY;
   }
   // The kernel copies in the caller's size and works on max(that, its own size), zero-filled
@@ -235,52 +204,73 @@ int Process::ioctl(unsigned long request, void* arg) {
   alignas(8) unsigned char small[max_arg_size()] = {};
   std::vector<uint64_t> large;
   unsigned char* buf = small;
-  size_t asize = usize > e.size ? usize : e.size;
+  size_t asize = usize > e->arg_size ? usize : e->arg_size;
   if (asize > sizeof small) {
     large.assign((asize + 7) / 8, 0);
     buf = reinterpret_cast<unsigned char*>(large.data());
   }
   size_t n = usize;
   if (n && (_IOC_DIR(request) & _IOC_WRITE) && !copy_from_user(buf, arg, n)) return -EFAULT;
-  int r = nr == 0x20 ? svm(reinterpret_cast<kfd_ioctl_svm_args*>(buf), asize) : dispatch(nr, buf);
+  int r = h(*this, buf, asize);
   // The kernel copies the arguments back whatever the handler returned: callers read n_success
   // after a partly failed MAP/UNMAP, wait_result after a failed WAIT_EVENTS, a clamped ring_size.
   if (n && (_IOC_DIR(request) & _IOC_READ) && !copy_to_user(arg, buf, n)) r = -EFAULT;
-  if (r != 0) log("AMDKFD_IOC_%s -> %s", e.name, std::strerror(-r));
-  else if (model().log >= 2) trace("AMDKFD_IOC_%s%s -> 0", e.name, describe(nr, buf).c_str());
+  if (r != 0) log("%s -> %s", e->name, std::strerror(-r));
+  else if (model().log >= 2) trace("%s%s -> 0", e->name, describe(nr, buf).c_str());
   return r;
 }
 
-int Process::dispatch(unsigned nr, void* a) {
-  switch (nr) {
-    case 0x01: return get_version(static_cast<kfd_ioctl_get_version_args*>(a));
-    case 0x02: return create_queue(static_cast<kfd_ioctl_create_queue_args*>(a));
-    case 0x03: return destroy_queue(static_cast<kfd_ioctl_destroy_queue_args*>(a));
-    case 0x04: return set_memory_policy(static_cast<kfd_ioctl_set_memory_policy_args*>(a));
-    case 0x05: return get_clock_counters(static_cast<kfd_ioctl_get_clock_counters_args*>(a));
-    case 0x06: return get_apertures_old(static_cast<kfd_ioctl_get_process_apertures_args*>(a));
-    case 0x07: return update_queue(static_cast<kfd_ioctl_update_queue_args*>(a));
-    case 0x08: return create_event(static_cast<kfd_ioctl_create_event_args*>(a));
-    case 0x09: return destroy_event(static_cast<kfd_ioctl_destroy_event_args*>(a));
-    case 0x0A: return set_event(static_cast<kfd_ioctl_set_event_args*>(a));
-    case 0x0B: return reset_event(static_cast<kfd_ioctl_reset_event_args*>(a));
-    case 0x0C: return wait_events(static_cast<kfd_ioctl_wait_events_args*>(a));
-    case 0x11: return set_scratch_backing_va(static_cast<kfd_ioctl_set_scratch_backing_va_args*>(a));
-    case 0x12: return get_tile_config(static_cast<kfd_ioctl_get_tile_config_args*>(a));
-    case 0x13: return set_trap_handler(static_cast<kfd_ioctl_set_trap_handler_args*>(a));
-    case 0x14: return get_apertures_new(static_cast<kfd_ioctl_get_process_apertures_new_args*>(a));
-    case 0x15: return acquire_vm(static_cast<kfd_ioctl_acquire_vm_args*>(a));
-    case 0x16: return alloc_memory(static_cast<kfd_ioctl_alloc_memory_of_gpu_args*>(a));
-    case 0x17: return free_memory(static_cast<kfd_ioctl_free_memory_of_gpu_args*>(a));
-    case 0x18: return map_memory(static_cast<kfd_ioctl_map_memory_to_gpu_args*>(a));
-    case 0x19: return unmap_memory(static_cast<kfd_ioctl_unmap_memory_from_gpu_args*>(a));
-    case 0x1A: return set_cu_mask(static_cast<kfd_ioctl_set_cu_mask_args*>(a));
-    case 0x1E: return alloc_queue_gws(static_cast<kfd_ioctl_alloc_queue_gws_args*>(a));
-    case 0x21: return set_xnack_mode(static_cast<kfd_ioctl_set_xnack_mode_args*>(a));
-    case 0x23: return available_memory(static_cast<kfd_ioctl_get_available_memory_args*>(a));
-    case 0x25: return runtime_enable(a);
-    default: return -EINVAL;
-  }
+// One handler per implemented ioctl; each cast names the table row whose argument struct the
+// handler takes, so a row and its handler cannot disagree.
+Process::Handler Process::handler(unsigned nr) {
+  static const auto table = [] {
+    std::array<Handler, kfd::kIoctlCount> t{};
+    auto on = [&t](unsigned n, Handler h) { t[n] = h; };
+    on(ioc::kGetVersion.nr(), [](Process& p, void* a, size_t) { return p.get_version(args_of<ioc::kGetVersion>(a)); });
+    on(ioc::kCreateQueue.nr(), [](Process& p, void* a, size_t) { return p.create_queue(args_of<ioc::kCreateQueue>(a)); });
+    on(ioc::kDestroyQueue.nr(), [](Process& p, void* a, size_t) { return p.destroy_queue(args_of<ioc::kDestroyQueue>(a)); });
+    on(ioc::kSetMemoryPolicy.nr(),
+       [](Process& p, void* a, size_t) { return p.set_memory_policy(args_of<ioc::kSetMemoryPolicy>(a)); });
+    on(ioc::kGetClockCounters.nr(),
+       [](Process& p, void* a, size_t) { return p.get_clock_counters(args_of<ioc::kGetClockCounters>(a)); });
+    on(ioc::kGetProcessApertures.nr(),
+       [](Process& p, void* a, size_t) { return p.get_apertures_old(args_of<ioc::kGetProcessApertures>(a)); });
+    on(ioc::kUpdateQueue.nr(), [](Process& p, void* a, size_t) { return p.update_queue(args_of<ioc::kUpdateQueue>(a)); });
+    on(ioc::kCreateEvent.nr(), [](Process& p, void* a, size_t) { return p.create_event(args_of<ioc::kCreateEvent>(a)); });
+    on(ioc::kDestroyEvent.nr(), [](Process& p, void* a, size_t) { return p.destroy_event(args_of<ioc::kDestroyEvent>(a)); });
+    on(ioc::kSetEvent.nr(), [](Process& p, void* a, size_t) { return p.set_event(args_of<ioc::kSetEvent>(a)); });
+    on(ioc::kResetEvent.nr(), [](Process& p, void* a, size_t) { return p.reset_event(args_of<ioc::kResetEvent>(a)); });
+    on(ioc::kWaitEvents.nr(), [](Process& p, void* a, size_t) { return p.wait_events(args_of<ioc::kWaitEvents>(a)); });
+    on(ioc::kSetScratchBackingVa.nr(),
+       [](Process& p, void* a, size_t) { return p.set_scratch_backing_va(args_of<ioc::kSetScratchBackingVa>(a)); });
+    on(ioc::kGetTileConfig.nr(),
+       [](Process& p, void* a, size_t) { return p.get_tile_config(args_of<ioc::kGetTileConfig>(a)); });
+    on(ioc::kSetTrapHandler.nr(),
+       [](Process& p, void* a, size_t) { return p.set_trap_handler(args_of<ioc::kSetTrapHandler>(a)); });
+    on(ioc::kGetProcessAperturesNew.nr(),
+       [](Process& p, void* a, size_t) { return p.get_apertures_new(args_of<ioc::kGetProcessAperturesNew>(a)); });
+    on(ioc::kAcquireVm.nr(), [](Process& p, void* a, size_t) { return p.acquire_vm(args_of<ioc::kAcquireVm>(a)); });
+    on(ioc::kAllocMemoryOfGpu.nr(),
+       [](Process& p, void* a, size_t) { return p.alloc_memory(args_of<ioc::kAllocMemoryOfGpu>(a)); });
+    on(ioc::kFreeMemoryOfGpu.nr(),
+       [](Process& p, void* a, size_t) { return p.free_memory(args_of<ioc::kFreeMemoryOfGpu>(a)); });
+    on(ioc::kMapMemoryToGpu.nr(),
+       [](Process& p, void* a, size_t) { return p.map_memory(args_of<ioc::kMapMemoryToGpu>(a)); });
+    on(ioc::kUnmapMemoryFromGpu.nr(),
+       [](Process& p, void* a, size_t) { return p.unmap_memory(args_of<ioc::kUnmapMemoryFromGpu>(a)); });
+    on(ioc::kSetCuMask.nr(), [](Process& p, void* a, size_t) { return p.set_cu_mask(args_of<ioc::kSetCuMask>(a)); });
+    on(ioc::kAllocQueueGws.nr(),
+       [](Process& p, void* a, size_t) { return p.alloc_queue_gws(args_of<ioc::kAllocQueueGws>(a)); });
+    on(ioc::kSvm.nr(), [](Process& p, void* a, size_t n) { return p.svm(args_of<ioc::kSvm>(a), n); });
+    on(ioc::kSetXnackMode.nr(),
+       [](Process& p, void* a, size_t) { return p.set_xnack_mode(args_of<ioc::kSetXnackMode>(a)); });
+    on(ioc::kAvailableMemory.nr(),
+       [](Process& p, void* a, size_t) { return p.available_memory(args_of<ioc::kAvailableMemory>(a)); });
+    on(ioc::kRuntimeEnable.nr(),
+       [](Process& p, void* a, size_t) { return p.runtime_enable(args_of<ioc::kRuntimeEnable>(a)); });
+    return t;
+  }();
+  return nr < table.size() ? table[nr] : nullptr;
 }
 
 int Process::get_version(kfd_ioctl_get_version_args* a) {
@@ -457,6 +447,7 @@ int Process::alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a) {
   if (a->num_gws && held) return -EBUSY;
   if (!a->num_gws && !held) return -EINVAL;
   d->gws_holder = a->num_gws ? it->second : std::shared_ptr<Queue>();
+  d->gws_queue.store(a->num_gws ? it->second.get() : nullptr, std::memory_order_release);
   a->first_gws = 0;
   return 0;
 }
@@ -484,8 +475,7 @@ int Process::available_memory(kfd_ioctl_get_available_memory_args* a) {
   return 0;
 }
 
-int Process::runtime_enable(void* p) {
-  auto* a = static_cast<kfd::uapi::RuntimeEnableArgs*>(p);
+int Process::runtime_enable(kfd::uapi::RuntimeEnableArgs* a) {
   std::lock_guard<std::mutex> lk(mu);
   if (a->mode_mask & kfd::uapi::kRuntimeEnableModeEnable) {
     if (runtime_enabled_) return -EBUSY;

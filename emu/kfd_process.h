@@ -18,6 +18,7 @@
 
 #include "emu/arena.h"
 #include "emu/device_model.h"
+#include "kfd/uapi_ext.h"
 
 struct kfdemu_counts;
 
@@ -116,6 +117,7 @@ struct DeviceState {
   std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
   uint64_t tba = 0, tma = 0;
   std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
+  std::atomic<const Queue*> gws_queue{nullptr};  // the same for the CP (no process lock)
   std::atomic<uint64_t> scratch_va{0};  // SET_SCRATCH_BACKING_VA va_addr (base >> 16); CP reads it
   std::vector<std::pair<uint64_t, uint64_t>> injected_faults;  // [va, size)
   std::vector<bool> sdma_used, sdma_xgmi_used;  // SDMA queue slots (kfd dqm sdma bitmaps)
@@ -169,7 +171,10 @@ class Process {
   void abandon_for_child_locked();
   void ensure_devices_locked();
 
-  int dispatch(unsigned nr, void* arg);
+  // The handler of an ioctl number (kfd/ioctl_table.h), or nullptr when the emulator has none.
+  // `size` is the argument buffer's size (the caller's when larger than the kernel's struct).
+  using Handler = int (*)(Process& p, void* args, size_t size);
+  static Handler handler(unsigned nr);
   // ioctl handlers (kfd_ioctls.cpp, kfd_memory.cpp, kfd_events.cpp, kfd_queues.cpp)
   int get_version(kfd_ioctl_get_version_args* a);
   int get_apertures_new(kfd_ioctl_get_process_apertures_new_args* a);
@@ -197,7 +202,7 @@ class Process {
   int alloc_queue_gws(kfd_ioctl_alloc_queue_gws_args* a);
   int set_xnack_mode(kfd_ioctl_set_xnack_mode_args* a);
   int available_memory(kfd_ioctl_get_available_memory_args* a);
-  int runtime_enable(void* a);
+  int runtime_enable(kfd::uapi::RuntimeEnableArgs* a);
   int svm(kfd_ioctl_svm_args* a, size_t size);
 
   // SVM ranges (kfd_svm.cpp), in pages [start, last] as kfd_svm.c keeps them.

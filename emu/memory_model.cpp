@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The memory model on the device side: configuration from the environment, MTYPE per buffer, each GPU's caches, the CP's accesses and fences.
+#include "emu/trace_emu.h"
 #include "emu/memory_model.h"
 
 #include <cstdio>
@@ -150,10 +151,13 @@ void cp_write(DeviceState& d, uint64_t va, uint8_t* host, const void* src, unsig
 
 // ---- fences ---------------------------------------------------------------------------------
 
-bool tracing(const DeviceState&) { return model().config.trace_fences != 0; }
+bool tracing(const DeviceState&) { return model().config.trace_fences != 0 || trace_emu::on(); }
 
+// On stderr with KFDEMU_TRACE_FENCES, in the trace file while a trace is recorded.
 void trace(const DeviceState& d, const std::string& line) {
-  std::fprintf(stderr, "kfdemu: GPU %s: %s\n", hex(d.model->gpu_id).c_str(), line.c_str());
+  if (trace_emu::on()) trace_emu::cache(d.model->gpu_id, line);
+  if (model().config.trace_fences)
+    std::fprintf(stderr, "kfdemu: GPU %s: %s\n", hex(d.model->gpu_id).c_str(), line.c_str());
 }
 
 void cp_acquire(DeviceState& d, unsigned scope, const char* what, uint64_t where) {

@@ -50,43 +50,8 @@ int ioctl_retry(int fd, unsigned long request, void* arg) {
 }
 
 const char* ioctl_name(unsigned long request) {
-  switch (_IOC_NR(request)) {
-    case 0x01: return "AMDKFD_IOC_GET_VERSION";
-    case 0x02: return "AMDKFD_IOC_CREATE_QUEUE";
-    case 0x03: return "AMDKFD_IOC_DESTROY_QUEUE";
-    case 0x04: return "AMDKFD_IOC_SET_MEMORY_POLICY";
-    case 0x05: return "AMDKFD_IOC_GET_CLOCK_COUNTERS";
-    case 0x06: return "AMDKFD_IOC_GET_PROCESS_APERTURES";
-    case 0x07: return "AMDKFD_IOC_UPDATE_QUEUE";
-    case 0x08: return "AMDKFD_IOC_CREATE_EVENT";
-    case 0x09: return "AMDKFD_IOC_DESTROY_EVENT";
-    case 0x0A: return "AMDKFD_IOC_SET_EVENT";
-    case 0x0B: return "AMDKFD_IOC_RESET_EVENT";
-    case 0x0C: return "AMDKFD_IOC_WAIT_EVENTS";
-    case 0x11: return "AMDKFD_IOC_SET_SCRATCH_BACKING_VA";
-    case 0x12: return "AMDKFD_IOC_GET_TILE_CONFIG";
-    case 0x13: return "AMDKFD_IOC_SET_TRAP_HANDLER";
-    case 0x14: return "AMDKFD_IOC_GET_PROCESS_APERTURES_NEW";
-    case 0x15: return "AMDKFD_IOC_ACQUIRE_VM";
-    case 0x16: return "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU";
-    case 0x17: return "AMDKFD_IOC_FREE_MEMORY_OF_GPU";
-    case 0x18: return "AMDKFD_IOC_MAP_MEMORY_TO_GPU";
-    case 0x19: return "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU";
-    case 0x1A: return "AMDKFD_IOC_SET_CU_MASK";
-    case 0x1B: return "AMDKFD_IOC_GET_QUEUE_WAVE_STATE";
-    case 0x1C: return "AMDKFD_IOC_GET_DMABUF_INFO";
-    case 0x1D: return "AMDKFD_IOC_IMPORT_DMABUF";
-    case 0x1E: return "AMDKFD_IOC_ALLOC_QUEUE_GWS";
-    case 0x1F: return "AMDKFD_IOC_SMI_EVENTS";
-    case 0x20: return "AMDKFD_IOC_SVM";
-    case 0x21: return "AMDKFD_IOC_SET_XNACK_MODE";
-    case 0x22: return "AMDKFD_IOC_CRIU_OP";
-    case 0x23: return "AMDKFD_IOC_AVAILABLE_MEMORY";
-    case 0x24: return "AMDKFD_IOC_EXPORT_DMABUF";
-    case 0x25: return "AMDKFD_IOC_RUNTIME_ENABLE";
-    case 0x26: return "AMDKFD_IOC_DBG_TRAP";
-    default: return "AMDKFD_IOC_UNKNOWN";
-  }
+  const IoctlInfo* e = ioctl_info(_IOC_NR(request));
+  return e ? e->name : "AMDKFD_IOC_UNKNOWN";
 }
 
 // --- lifetime ------------------------------------------------------------------------------
@@ -103,7 +68,7 @@ base::Result<Kfd> Kfd::open(const char* path) {
   Kfd k(fd, Version{}, int(::getpid()));
   KFD_ASSIGN(k.version_, k.get_version());
   if (k.version_.major != 1)
-    return base::Error::msg("AMDKFD_IOC_GET_VERSION: unsupported KFD interface " + k.version_.str() +
+    return base::Error::msg(std::string(ioctls::kGetVersion.name) + ": unsupported KFD interface " + k.version_.str() +
                           " (kfdrt speaks 1.x)", EPROTO);
   return k;
 }
@@ -135,10 +100,12 @@ base::Error Kfd::error(const char* name, int err, const std::string& details) co
   return base::Error::from_errno(name, err, d);
 }
 
-template <class Args, class Details>
-base::Status Kfd::call(unsigned long request, const char* name, Args* args, Details details) const {
-  int e = ioctl_retry(fd_, request, args);
-  if (e != 0) return error(name, e, details());
+// Ioctls newer than the initial interface are gated on the KFD's minor version first.
+template <class A, class Details>
+base::Status Kfd::call(const Ioctl<A>& io, A* args, Details details) const {
+  if (io.min_minor > kInitialMinor) KFD_TRY(gate(io.name, io.min_minor));
+  int e = ioctl_retry(fd_, io.request, args);
+  if (e != 0) return error(io.name, e, details());
   return {};
 }
 
@@ -152,20 +119,19 @@ base::Status Kfd::gate(const char* name, uint32_t minor_needed) const {
 
 base::Result<Version> Kfd::get_version() const {
   kfd_ioctl_get_version_args a{};
-  KFD_TRY(call(AMDKFD_IOC_GET_VERSION, "AMDKFD_IOC_GET_VERSION", &a, [] { return std::string(); }));
+  KFD_TRY(call(ioctls::kGetVersion, &a, [] { return std::string(); }));
   return Version{a.major_version, a.minor_version};
 }
 
 base::Result<std::vector<Apertures>> Kfd::get_process_apertures() const {
-  const char* name = "AMDKFD_IOC_GET_PROCESS_APERTURES_NEW";
   // First ask for the count (num_of_nodes = 0), then fetch that many.
   kfd_ioctl_get_process_apertures_new_args a{};
-  KFD_TRY(call(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, name, &a, [] { return kv("num_of_nodes", 0); }));
+  KFD_TRY(call(ioctls::kGetProcessAperturesNew, &a, [] { return kv("num_of_nodes", 0); }));
   std::vector<Apertures> out(a.num_of_nodes);
   if (out.empty()) return out;
   a.kfd_process_device_apertures_ptr = reinterpret_cast<uintptr_t>(out.data());
   const uint32_t n = a.num_of_nodes;
-  KFD_TRY(call(AMDKFD_IOC_GET_PROCESS_APERTURES_NEW, name, &a, [&] { return kv("num_of_nodes", n); }));
+  KFD_TRY(call(ioctls::kGetProcessAperturesNew, &a, [&] { return kv("num_of_nodes", n); }));
   out.resize(a.num_of_nodes < n ? a.num_of_nodes : n);
   return out;
 }
@@ -174,7 +140,7 @@ base::Status Kfd::acquire_vm(uint32_t gpu_id, int drm_fd) const {
   kfd_ioctl_acquire_vm_args a{};
   a.drm_fd = uint32_t(drm_fd);
   a.gpu_id = gpu_id;
-  return call(AMDKFD_IOC_ACQUIRE_VM, "AMDKFD_IOC_ACQUIRE_VM", &a, [&] {
+  return call(ioctls::kAcquireVm, &a, [&] {
     return "drm_fd=" + std::to_string(drm_fd) + ", " + kv("gpu_id", gpu_id);
   });
 }
@@ -189,7 +155,7 @@ base::Result<Allocation> Kfd::alloc_memory(uint32_t gpu_id, uint64_t va, uint64_
   a.mmap_offset = mmap_offset;
   a.gpu_id = gpu_id;
   a.flags = flags;
-  KFD_TRY(call(AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, "AMDKFD_IOC_ALLOC_MEMORY_OF_GPU", &a, [&] {
+  KFD_TRY(call(ioctls::kAllocMemoryOfGpu, &a, [&] {
     std::string d = kv("va", va, "size", size, "flags", flags, "gpu_id", gpu_id);
     if (flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) d += ", " + kv("userptr", mmap_offset);
     return d;
@@ -200,20 +166,20 @@ base::Result<Allocation> Kfd::alloc_memory(uint32_t gpu_id, uint64_t va, uint64_
 base::Status Kfd::free_memory(uint64_t handle) const {
   kfd_ioctl_free_memory_of_gpu_args a{};
   a.handle = handle;
-  return call(AMDKFD_IOC_FREE_MEMORY_OF_GPU, "AMDKFD_IOC_FREE_MEMORY_OF_GPU", &a,
+  return call(ioctls::kFreeMemoryOfGpu, &a,
               [&] { return kv("handle", handle); });
 }
 
 // MAP and UNMAP take the same arguments; n_success comes back even from a failed call.
 template <class Args>
-base::Result<uint32_t> Kfd::map_call(unsigned long request, const char* name, uint64_t handle,
+base::Result<uint32_t> Kfd::map_call(const Ioctl<Args>& io, uint64_t handle,
                                std::span<const uint32_t> gpu_ids, uint32_t already_done) const {
   Args a{};
   a.handle = handle;
   a.device_ids_array_ptr = reinterpret_cast<uintptr_t>(gpu_ids.data());
   a.n_devices = uint32_t(gpu_ids.size());
   a.n_success = already_done;
-  KFD_TRY(call(request, name, &a, [&] {
+  KFD_TRY(call(io, &a, [&] {
     std::string d = kv("handle", handle, "n_devices", gpu_ids.size(), "n_success", a.n_success);
     if (!gpu_ids.empty()) d += ", " + kv("gpu_id[0]", gpu_ids[0]);
     return d;
@@ -223,23 +189,18 @@ base::Result<uint32_t> Kfd::map_call(unsigned long request, const char* name, ui
 
 base::Result<uint32_t> Kfd::map_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
                                  uint32_t already_done) const {
-  return map_call<kfd_ioctl_map_memory_to_gpu_args>(
-      AMDKFD_IOC_MAP_MEMORY_TO_GPU, "AMDKFD_IOC_MAP_MEMORY_TO_GPU", handle, gpu_ids, already_done);
+  return map_call(ioctls::kMapMemoryToGpu, handle, gpu_ids, already_done);
 }
 
 base::Result<uint32_t> Kfd::unmap_memory(uint64_t handle, std::span<const uint32_t> gpu_ids,
                                    uint32_t already_done) const {
-  return map_call<kfd_ioctl_unmap_memory_from_gpu_args>(AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU,
-                                                        "AMDKFD_IOC_UNMAP_MEMORY_FROM_GPU", handle,
-                                                        gpu_ids, already_done);
+  return map_call(ioctls::kUnmapMemoryFromGpu, handle, gpu_ids, already_done);
 }
 
 base::Result<uint64_t> Kfd::available_memory(uint32_t gpu_id) const {
-  const char* name = "AMDKFD_IOC_AVAILABLE_MEMORY";
-  KFD_TRY(gate(name, minor::kAvailableMemory));
   kfd_ioctl_get_available_memory_args a{};
   a.gpu_id = gpu_id;
-  KFD_TRY(call(AMDKFD_IOC_AVAILABLE_MEMORY, name, &a, [&] { return kv("gpu_id", gpu_id); }));
+  KFD_TRY(call(ioctls::kAvailableMemory, &a, [&] { return kv("gpu_id", gpu_id); }));
   return uint64_t(a.available);
 }
 
@@ -260,7 +221,7 @@ base::Result<QueueInfo> Kfd::create_queue(const QueueArgs& q) const {
   a.ctx_save_restore_address = q.ctx_save_restore_address;
   a.ctx_save_restore_size = q.ctx_save_restore_size;
   a.ctl_stack_size = q.ctl_stack_size;
-  KFD_TRY(call(AMDKFD_IOC_CREATE_QUEUE, "AMDKFD_IOC_CREATE_QUEUE", &a, [&] {
+  KFD_TRY(call(ioctls::kCreateQueue, &a, [&] {
     return kv("ring_size", q.ring_size, "gpu_id", q.gpu_id, "type", q.queue_type, "ring",
               q.ring_base_address) +
            ", " + kv("eop_size", q.eop_buffer_size, "ctx_save_restore_size",
@@ -272,8 +233,17 @@ base::Result<QueueInfo> Kfd::create_queue(const QueueArgs& q) const {
 base::Status Kfd::destroy_queue(uint32_t queue_id) const {
   kfd_ioctl_destroy_queue_args a{};
   a.queue_id = queue_id;
-  return call(AMDKFD_IOC_DESTROY_QUEUE, "AMDKFD_IOC_DESTROY_QUEUE", &a,
+  return call(ioctls::kDestroyQueue, &a,
               [&] { return "queue_id=" + std::to_string(queue_id); });
+}
+
+base::Status Kfd::alloc_queue_gws(uint32_t queue_id, uint32_t num_gws) const {
+  kfd_ioctl_alloc_queue_gws_args a{};
+  a.queue_id = queue_id;
+  a.num_gws = num_gws;
+  return call(ioctls::kAllocQueueGws, &a, [&] {
+    return "queue_id=" + std::to_string(queue_id) + " num_gws=" + std::to_string(num_gws);
+  });
 }
 
 base::Status Kfd::update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
@@ -284,7 +254,7 @@ base::Status Kfd::update_queue(uint32_t queue_id, uint64_t ring_base_address, ui
   a.ring_size = ring_size;
   a.queue_percentage = queue_percentage;
   a.queue_priority = queue_priority;
-  return call(AMDKFD_IOC_UPDATE_QUEUE, "AMDKFD_IOC_UPDATE_QUEUE", &a, [&] {
+  return call(ioctls::kUpdateQueue, &a, [&] {
     return "queue_id=" + std::to_string(queue_id) + ", " +
            kv("ring_size", ring_size, "percentage", queue_percentage, "priority", queue_priority);
   });
@@ -299,7 +269,7 @@ base::Result<EventInfo> Kfd::create_event(uint32_t event_type, bool auto_reset, 
   a.event_type = event_type;
   a.auto_reset = auto_reset ? 1 : 0;
   a.node_id = node_id;
-  KFD_TRY(call(AMDKFD_IOC_CREATE_EVENT, "AMDKFD_IOC_CREATE_EVENT", &a, [&] {
+  KFD_TRY(call(ioctls::kCreateEvent, &a, [&] {
     return "event_type=" + std::to_string(event_type) + ", auto_reset=" +
            std::to_string(auto_reset) + ", node_id=" + std::to_string(node_id) + ", " +
            kv("event_page", event_page_handle);
@@ -310,21 +280,21 @@ base::Result<EventInfo> Kfd::create_event(uint32_t event_type, bool auto_reset, 
 base::Status Kfd::destroy_event(uint32_t event_id) const {
   kfd_ioctl_destroy_event_args a{};
   a.event_id = event_id;
-  return call(AMDKFD_IOC_DESTROY_EVENT, "AMDKFD_IOC_DESTROY_EVENT", &a,
+  return call(ioctls::kDestroyEvent, &a,
               [&] { return "event_id=" + std::to_string(event_id); });
 }
 
 base::Status Kfd::set_event(uint32_t event_id) const {
   kfd_ioctl_set_event_args a{};
   a.event_id = event_id;
-  return call(AMDKFD_IOC_SET_EVENT, "AMDKFD_IOC_SET_EVENT", &a,
+  return call(ioctls::kSetEvent, &a,
               [&] { return "event_id=" + std::to_string(event_id); });
 }
 
 base::Status Kfd::reset_event(uint32_t event_id) const {
   kfd_ioctl_reset_event_args a{};
   a.event_id = event_id;
-  return call(AMDKFD_IOC_RESET_EVENT, "AMDKFD_IOC_RESET_EVENT", &a,
+  return call(ioctls::kResetEvent, &a,
               [&] { return "event_id=" + std::to_string(event_id); });
 }
 
@@ -335,7 +305,7 @@ base::Result<WaitResult> Kfd::wait_events(std::span<EventData> events, bool wait
   a.num_events = uint32_t(events.size());
   a.wait_for_all = wait_for_all ? 1 : 0;
   a.timeout = timeout_ms;
-  KFD_TRY(call(AMDKFD_IOC_WAIT_EVENTS, "AMDKFD_IOC_WAIT_EVENTS", &a, [&] {
+  KFD_TRY(call(ioctls::kWaitEvents, &a, [&] {
     std::string d = "num_events=" + std::to_string(events.size()) +
                     ", timeout_ms=" + std::to_string(timeout_ms);
     if (!events.empty()) d += ", event_id[0]=" + std::to_string(events[0].event_id);
@@ -349,7 +319,7 @@ base::Result<WaitResult> Kfd::wait_events(std::span<EventData> events, bool wait
 base::Result<ClockCounters> Kfd::get_clock_counters(uint32_t gpu_id) const {
   kfd_ioctl_get_clock_counters_args a{};
   a.gpu_id = gpu_id;
-  KFD_TRY(call(AMDKFD_IOC_GET_CLOCK_COUNTERS, "AMDKFD_IOC_GET_CLOCK_COUNTERS", &a,
+  KFD_TRY(call(ioctls::kGetClockCounters, &a,
                [&] { return kv("gpu_id", gpu_id); }));
   return ClockCounters{a.gpu_clock_counter, a.cpu_clock_counter, a.system_clock_counter,
                        a.system_clock_freq};
@@ -364,7 +334,7 @@ base::Status Kfd::set_memory_policy(uint32_t gpu_id, uint32_t default_policy, ui
   a.gpu_id = gpu_id;
   a.default_policy = default_policy;
   a.alternate_policy = alternate_policy;
-  return call(AMDKFD_IOC_SET_MEMORY_POLICY, "AMDKFD_IOC_SET_MEMORY_POLICY", &a, [&] {
+  return call(ioctls::kSetMemoryPolicy, &a, [&] {
     return kv("gpu_id", gpu_id, "default_policy", default_policy, "alternate_policy",
               alternate_policy, "alternate_base", alternate_aperture_base);
   });
@@ -374,7 +344,7 @@ base::Status Kfd::set_scratch_backing_va(uint32_t gpu_id, uint64_t va) const {
   kfd_ioctl_set_scratch_backing_va_args a{};
   a.va_addr = va;
   a.gpu_id = gpu_id;
-  return call(AMDKFD_IOC_SET_SCRATCH_BACKING_VA, "AMDKFD_IOC_SET_SCRATCH_BACKING_VA", &a,
+  return call(ioctls::kSetScratchBackingVa, &a,
               [&] { return kv("va", va, "gpu_id", gpu_id); });
 }
 
@@ -383,35 +353,29 @@ base::Status Kfd::set_trap_handler(uint32_t gpu_id, uint64_t tba_addr, uint64_t 
   a.tba_addr = tba_addr;
   a.tma_addr = tma_addr;
   a.gpu_id = gpu_id;
-  return call(AMDKFD_IOC_SET_TRAP_HANDLER, "AMDKFD_IOC_SET_TRAP_HANDLER", &a,
+  return call(ioctls::kSetTrapHandler, &a,
               [&] { return kv("tba", tba_addr, "tma", tma_addr, "gpu_id", gpu_id); });
 }
 
 base::Status Kfd::set_xnack_mode(bool enabled) const {
-  const char* name = "AMDKFD_IOC_SET_XNACK_MODE";
-  KFD_TRY(gate(name, minor::kXnackMode));
   kfd_ioctl_set_xnack_mode_args a{};
   a.xnack_enabled = enabled ? 1 : 0;
-  return call(AMDKFD_IOC_SET_XNACK_MODE, name, &a,
+  return call(ioctls::kSetXnackMode, &a,
               [&] { return "xnack_enabled=" + std::to_string(enabled); });
 }
 
 base::Result<bool> Kfd::get_xnack_mode() const {
-  const char* name = "AMDKFD_IOC_SET_XNACK_MODE";
-  KFD_TRY(gate(name, minor::kXnackMode));
   kfd_ioctl_set_xnack_mode_args a{};
   a.xnack_enabled = -1;  // query
-  KFD_TRY(call(AMDKFD_IOC_SET_XNACK_MODE, name, &a, [] { return std::string("xnack_enabled=-1"); }));
+  KFD_TRY(call(ioctls::kSetXnackMode, &a, [] { return std::string("xnack_enabled=-1"); }));
   return a.xnack_enabled != 0;
 }
 
 base::Result<uint32_t> Kfd::runtime_enable(uint64_t r_debug, uint32_t mode_mask) const {
-  const char* name = "AMDKFD_IOC_RUNTIME_ENABLE";
-  KFD_TRY(gate(name, minor::kRuntimeEnable));
   uapi::RuntimeEnableArgs a{};
   a.r_debug = r_debug;
   a.mode_mask = mode_mask;
-  KFD_TRY(call(uapi::kIocRuntimeEnable, name, &a,
+  KFD_TRY(call(ioctls::kRuntimeEnable, &a,
                [&] { return kv("r_debug", r_debug, "mode_mask", mode_mask); }));
   return a.capabilities_mask;
 }

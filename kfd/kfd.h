@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "kfd/ioctl_table.h"
 #include "kfd/uapi_ext.h"
 
 namespace kfd {
@@ -23,11 +24,11 @@ struct Version {
   std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
 };
 
-// Minor versions that introduced what the wrappers below gate on.
+// Minor versions that introduced what callers gate on (the ioctls' from the ioctl table).
 namespace minor {
-constexpr uint32_t kXnackMode = 5;        // SET_XNACK_MODE, SVM
-constexpr uint32_t kAvailableMemory = 9;  // AVAILABLE_MEMORY
-constexpr uint32_t kRuntimeEnable = 13;   // RUNTIME_ENABLE, DBG_TRAP
+constexpr uint32_t kXnackMode = ioctls::kSetXnackMode.min_minor;          // SET_XNACK_MODE, SVM
+constexpr uint32_t kAvailableMemory = ioctls::kAvailableMemory.min_minor;  // AVAILABLE_MEMORY
+constexpr uint32_t kRuntimeEnable = ioctls::kRuntimeEnable.min_minor;      // RUNTIME_ENABLE, DBG_TRAP
 constexpr uint32_t kLastEventAge = 14;    // kfd_event_data.signal_event_data.last_event_age
 constexpr uint32_t kContiguous = 16;      // KFD_IOC_ALLOC_MEM_FLAGS_CONTIGUOUS
 }  // namespace minor
@@ -126,6 +127,8 @@ class Kfd {
 
   base::Result<QueueInfo> create_queue(const QueueArgs& args) const;
   base::Status destroy_queue(uint32_t queue_id) const;
+  // AMDKFD_IOC_ALLOC_QUEUE_GWS: gives the queue the device's global wave sync (num_gws 0: back).
+  base::Status alloc_queue_gws(uint32_t queue_id, uint32_t num_gws) const;
   base::Status update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
                       uint32_t queue_percentage, uint32_t queue_priority) const;
 
@@ -162,13 +165,14 @@ class Kfd {
 
  private:
   Kfd(int fd, Version v, int pid) : fd_(fd), version_(v), pid_(pid) {}
-  // Issues one ioctl with EINTR/EAGAIN retry; on failure formats "<name>: <strerror> (<details>)"
-  // and, on EBADF from a forked child, says so. `details` is only evaluated on failure.
-  template <class Args, class Details>
-  base::Status call(unsigned long request, const char* name, Args* args, Details details) const;
+  // Issues one ioctl of the table (kfd/ioctl_table.h) with EINTR/EAGAIN retry, after its version
+  // gate; on failure formats "<name>: <strerror> (<details>)" and, on EBADF from a forked child,
+  // says so. `details` is only evaluated on failure.
+  template <class A, class Details>
+  base::Status call(const Ioctl<A>& io, A* args, Details details) const;
   base::Status gate(const char* name, uint32_t minor_needed) const;
   template <class Args>
-  base::Result<uint32_t> map_call(unsigned long request, const char* name, uint64_t handle,
+  base::Result<uint32_t> map_call(const Ioctl<Args>& io, uint64_t handle,
                             std::span<const uint32_t> gpu_ids, uint32_t already_done) const;
   base::Error error(const char* name, int err, const std::string& details) const;
 

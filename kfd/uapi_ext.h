@@ -23,6 +23,10 @@ constexpr uint32_t kRuntimeEnableModeEnable = 1u << 0;
 constexpr uint32_t kRuntimeEnableModeTtmpSave = 1u << 1;
 constexpr unsigned long kIocRuntimeEnable = AMDKFD_IOWR(0x25, RuntimeEnableArgs);
 
+// Numbers of the newer ioctls kfdrt neither calls nor emulates (their arguments are not used).
+constexpr unsigned kIocNrExportDmabuf = 0x24;  // AMDKFD_IOC_EXPORT_DMABUF, KFD >= 1.12
+constexpr unsigned kIocNrDbgTrap = 0x26;       // AMDKFD_IOC_DBG_TRAP, KFD >= 1.13
+
 // kfd_event_data's union gained signal_event_data.last_event_age in 1.14; same size.
 struct SignalEventData {
   uint64_t last_event_age;
@@ -45,11 +49,12 @@ constexpr uint32_t mmap_gpu_id(uint64_t offset) {
   return uint32_t((offset & kMmapGpuIdMask) >> kMmapGpuIdShift);
 }
 
-// Doorbells: gfx9+ gives each process 1024 doorbells of 8 bytes (an 8 KiB slice).
+// Doorbells: gfx9+ gives each process 1024 doorbells of 8 bytes (an 8 KiB slice; kfd_priv.h
+// KFD_MAX_NUM_OF_QUEUES_PER_PROCESS, kfd_doorbell.c).
 constexpr uint64_t kDoorbellSliceSize = 8192;
 constexpr uint32_t kDoorbellSize = 8;
 
-// The events page: 4096 slots of 8 bytes; slot 0 is reserved.
+// The events page: 4096 slots of 8 bytes (kfd_ioctl.h KFD_SIGNAL_EVENT_LIMIT); slot 0 is reserved.
 constexpr uint32_t kEventSlots = 4096;
 constexpr uint64_t kEventPageSize = kEventSlots * 8;
 

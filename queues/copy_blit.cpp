@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "queues/trace_hooks.h"
 #include "queues/copy_backends.h"
 #include "queues/runtime.h"
 
@@ -116,11 +117,15 @@ base::Status BlitCopier::submit(std::span<const CopyPiece> in, const CopyOrder& 
     pieces = split;
   }
   const bool signal = o.done.value_address != 0;
-  const uint64_t completion = signal ? o.done.value_address - offsetof(aql::AmdSignal, value) : 0;
+  const uint64_t done_signal = signal ? o.done.value_address - offsetof(aql::AmdSignal, value) : 0;
   const size_t marker = pieces.empty() && signal ? 1 : 0;
-  const size_t total = o.waits.size() + pieces.size() + marker;
-  if (total == 0) return {};
+  if (o.waits.size() + pieces.size() + marker == 0) return {};
   std::lock_guard lk(mu_);  // one operation's packets stay together (the temp buffer is shared)
+  // Traced: the operation's last packet completes a probe the CP stamps, a barrier-AND forwards.
+  const uint64_t probe = trace_copy(rt_.memory(), gpu_.gpu_id, q_->queue_id(), "blit", pieces, o, q_.get());
+  const uint64_t completion = probe ? probe : done_signal;
+  const size_t forward = probe && signal ? 1 : 0;
+  const size_t total = o.waits.size() + pieces.size() + marker + forward;
   const size_t batch = std::max<size_t>(1, q_->size() / 2);
   size_t done = 0;
   while (done < total) {
@@ -130,11 +135,14 @@ base::Status BlitCopier::submit(std::span<const CopyPiece> in, const CopyOrder& 
       const size_t k = done + i;
       const bool last = k + 1 == total;
       Packet pkt;
-      if (k < o.waits.size()) {
+      const bool end = k + 1 + forward == total;  // the operation's own last packet
+      if (forward && last) {
+        pkt = *make_barrier_and(std::span<const uint64_t>(&probe, 1), done_signal, kOrdered);
+      } else if (k < o.waits.size()) {
         const CopyWait& w = o.waits[k];
-        pkt = make_barrier_value(w.signal, barrier_cond(w.cond), w.operand, -1, last ? completion : 0, kOrdered);
+        pkt = make_barrier_value(w.signal, barrier_cond(w.cond), w.operand, -1, end ? completion : 0, kOrdered);
       } else if (k - o.waits.size() < pieces.size()) {
-        auto d = dispatch(pieces[k - o.waits.size()], index + i, last ? completion : 0);
+        auto d = dispatch(pieces[k - o.waits.size()], index + i, end ? completion : 0);
         if (!d) {  // every claimed slot must be written: a marker stands in
           pkt = make_marker(0, kOrdered);
           for (uint32_t j = i; j < n; ++j) q_->write(index + j, pkt);

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "queues/trace_hooks.h"
 #include "queues/copy_backends.h"
 #include "queues/runtime.h"
 
@@ -218,20 +219,22 @@ base::Status SdmaCopier::submit(std::span<const CopyPiece> pieces, const CopyOrd
   const uint32_t wait_dw = uint32_t(o.waits.size()) * kSdmaWaitSignalDwords;
   const uint32_t hdp_dw = q_->hdp_flush() && !ends_.empty() ? pm4::sdma::kPollRegMemDwords : 0;
   if (ends_.empty() && !signal && o.waits.empty()) return {};
-  const uint32_t budget = std::max<uint32_t>(q_->ring_bytes() / 16, wait_dw + hdp_dw + sig_dw +
+  const uint64_t probe = trace_copy(rt_.memory(), gpu_.gpu_id, q_->queue_id(), "sdma", pieces, o);
+  const uint32_t ts_dw = probe ? pm4::sdma::kTimestampDwords : 0;  // each of start and end
+  const uint32_t budget = std::max<uint32_t>(q_->ring_bytes() / 16, wait_dw + hdp_dw + sig_dw + 2 * ts_dw +
                                                                          pm4::sdma::kCopyLinearRectDwords);
   size_t pk = 0;
   uint32_t from = 0;  // dword offset in body_ of packet pk
   bool first = true;
   for (;;) {
-    const uint32_t head = first ? wait_dw + hdp_dw : 0;
+    const uint32_t head = first ? wait_dw + hdp_dw + ts_dw : 0;
     size_t end = pk;
     uint32_t upto = from;
     while (end < ends_.size() &&
-           (end == pk || head + (ends_[end] - from) + (end + 1 == ends_.size() ? sig_dw : 0) <= budget))
+           (end == pk || head + (ends_[end] - from) + (end + 1 == ends_.size() ? sig_dw + ts_dw : 0) <= budget))
       upto = ends_[end++];
     const bool last = end == ends_.size();
-    const uint32_t n = head + (upto - from) + (last ? sig_dw : 0);
+    const uint32_t n = head + (upto - from) + (last ? sig_dw + ts_dw : 0);
     KFD_TRY(q_->emit(n, [&](uint32_t* out) -> size_t {
       size_t k = 0;
       if (first) {
@@ -240,9 +243,11 @@ base::Status SdmaCopier::submit(std::span<const CopyPiece> pieces, const CopyOrd
           k += r ? *r : 0;  // validated by can_wait
         }
         if (hdp_dw) k += pm4::sdma::write_hdp_flush(out + k);
+        if (ts_dw) k += pm4::sdma::write_timestamp(out + k, pm4::sdma::kSubTimestampGetGlobal, probe + offsetof(aql::AmdSignal, start_ts));
       }
       std::memcpy(out + k, body_.data() + from, (upto - from) * sizeof(uint32_t));
       k += upto - from;
+      if (last && ts_dw) k += pm4::sdma::write_timestamp(out + k, pm4::sdma::kSubTimestampGetGlobal, probe + offsetof(aql::AmdSignal, end_ts));
       if (last && signal) k += write_sdma_signal(out + k, done);
       return k;
     }));

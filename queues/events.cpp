@@ -2,6 +2,8 @@
 // EventManager: events page, shared interrupt events within a budget, MEMORY / HW_EXCEPTION faults.
 #include "queues/events.h"
 
+#include "trace/trace.h"
+
 #include <cerrno>
 #include <cstring>
 
@@ -170,7 +172,9 @@ base::Result<WakeReason> EventManager::wait(InterruptEvent* ev, uint64_t age, ui
   // WAIT_EVENTS copies a signaled HW_EXCEPTION event's data back (Linux 6.8+), all zero when the
   // driver raised it without details: a marker tells "signaled, no data" from "not signaled".
   data.back().hw_exception_data.gpu_id = kNoHwData;
+  trace::WaitEventsScope traced(ev ? ev->event_id : 0, timeout_ms != 0);
   KFD_ASSIGN(kfd::WaitResult res, kfd_.wait_events(data, false, timeout_ms));
+  if (res == kfd::WaitResult::Complete) traced.set_woken(ev ? ev->event_id : queue_error_.event_id);
   if (ev && use_age_) {
     kfd::uapi::SignalEventData s{};
     std::memcpy(&s, &data[0].memory_exception_data, sizeof s);

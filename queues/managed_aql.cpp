@@ -10,6 +10,7 @@
 
 #include "queues/aql_queue.h"
 #include "queues/managed_backends.h"
+#include "queues/trace_hooks.h"
 
 namespace queues {
 namespace {
@@ -65,6 +66,13 @@ class AqlManaged final : public ManagedQueue {
   void start_grow(Grow g);
   void grow_thread();
   void reap_big(uint64_t next_index);
+  base::Status submit_traced(std::span<const Command> cmds, void* big);  // mu_ held
+  // Writes packet `p` at ring index `index`, or appends it to sink_ while a traced submission
+  // builds its packets first.
+  void put(uint64_t index, const Packet& p) {
+    if (sink_) sink_->push_back(p);
+    else q_->write(index, p);
+  }
 
   mem::Context& mem_;
   EventManager* events_ = nullptr;
@@ -78,6 +86,7 @@ class AqlManaged final : public ManagedQueue {
   std::deque<Grow> grows_;           // grow_mu_
   bool stopping_ = false;            // grow_mu_
   std::thread grower_;
+  std::vector<Packet>* sink_ = nullptr;  // mu_
   uint8_t* kernarg_ = nullptr;
   uint32_t slots_ = 0;
   std::deque<BigArgs> big_;          // mu_
@@ -149,10 +158,10 @@ uint64_t AqlManaged::write_barrier(const Command& c, uint64_t index) {
   for (uint32_t i = 0; i < c.wait_count; ++i) {
     const WaitCondition& w = c.waits[i];
     if (w.cond == Cond::Eq && w.value == 0) continue;
-    q_->write(index++, make_barrier_value(w.signal->handle(), barrier_cond(w.cond), w.value, -1, done(k), fence(k)));
+    put(index++, make_barrier_value(w.signal->handle(), barrier_cond(w.cond), w.value, -1, done(k), fence(k)));
     ++k;
   }
-  if (and_packet) q_->write(index++, *make_barrier_and(std::span<const uint64_t>(zero, nzero), done(k), fence(k)));
+  if (and_packet) put(index++, *make_barrier_and(std::span<const uint64_t>(zero, nzero), done(k), fence(k)));
   return index;
 }
 
@@ -178,7 +187,7 @@ void AqlManaged::write_dispatch(const Command& c, uint64_t index, void* big) {
   Packet p;
   static_assert(sizeof k == sizeof p);
   std::memcpy(p.dw, &k, sizeof k);
-  q_->write(index, p);
+  put(index, p);
 }
 
 uint64_t AqlManaged::write_commands(std::span<const Command> cmds, uint64_t index, void* big) {
@@ -321,7 +330,12 @@ base::Status AqlManaged::submit(std::span<const Command> cmds) {
   if (launch && launch->kernarg_size > ManagedQueueOptions::kKernargSlot) {
     KFD_ASSIGN(big, mem_.allocate_kernarg(launch->kernarg_size, std::max<size_t>(launch->kernarg_align, 64)));
   }
+  if (trace::on() && launch && !big) {  // the traced path needs arguments that stay where they are
+    KFD_ASSIGN(big, mem_.allocate_kernarg(std::max<size_t>(launch->kernarg_size, 1),
+                                          std::max<size_t>(launch->kernarg_align, 64)));
+  }
   std::lock_guard lk(mu_);
+  if (trace::on() && !(launch && launch->private_segment_bytes > lane_bytes_)) return submit_traced(cmds, big);
   if (launch && launch->private_segment_bytes > lane_bytes_) return submit_growing(cmds, total, big);
   auto first = q_->reserve(total);
   if (!first) {
@@ -330,6 +344,34 @@ base::Status AqlManaged::submit(std::span<const Command> cmds) {
   }
   if (!big_.empty()) reap_big(*first);
   q_->ring_doorbell(write_commands(cmds, *first, big) - 1);
+  return {};
+}
+
+// While tracing: the packets are built first (a dispatch's arguments in memory of their own, so
+// their place does not depend on the ring index), given probes by the trace hooks (which add a
+// barrier per packet), then written. A dispatch that grows scratch takes the untraced path.
+base::Status AqlManaged::submit_traced(std::span<const Command> cmds, void* big) {
+  std::vector<Packet> pkts;
+  sink_ = &pkts;
+  (void)write_commands(cmds, 0, big);
+  sink_ = nullptr;
+  int dispatch = -1;
+  for (size_t i = 0; i < pkts.size(); ++i)
+    if (aql::header_type(pkts[i].header()) == aql::kTypeKernelDispatch) dispatch = int(i);
+  std::span<Packet> out = trace_aql(mem_, *q_, std::span<Packet>(pkts), dispatch);
+  auto first = q_->reserve(uint32_t(out.size()));
+  if (!first) {
+    if (big) {
+      if (!big_.empty() && big_.back().mem == big) big_.pop_back();
+      (void)mem_.free(big);
+    }
+    return first.error();
+  }
+  if (big && !big_.empty() && big_.back().mem == big) big_.back().index = *first + out.size() - 1;
+  if (!big_.empty()) reap_big(*first);
+  uint64_t index = *first;
+  for (const Packet& p : out) q_->write(index++, p);
+  q_->ring_doorbell(index - 1);
   return {};
 }
 

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <string>
 
+#include "gpu/device.h"
+#include "kfd/kfd.h"
 #include "queues/managed_backends.h"
 
 namespace queues {
@@ -43,6 +45,10 @@ base::Result<std::unique_ptr<ManagedQueue>> ManagedQueue::create(const gpu::Devi
                                                                  const ManagedQueueOptions& opts) {
   if (opts.engine == Engine::Pm4) return make_pm4_managed(gpu, memory, events, scratch, opts);
   return make_aql_managed(gpu, memory, events, scratch, opts);
+}
+
+base::Status ManagedQueue::set_global_wave_sync(bool on) const {
+  return gpu_.kfd().alloc_queue_gws(queue_id(), on ? 1 : 0);
 }
 
 }  // namespace queues

@@ -140,6 +140,10 @@ class ManagedQueue {
   // scratch stays, while work or a scratch grow is pending.
   virtual base::Status release_scratch() = 0;
 
+  // Gives the queue the device's global wave sync (GWS) a grid barrier needs (`on`), or gives it
+  // back (AMDKFD_IOC_ALLOC_QUEUE_GWS; EBUSY while another queue holds it).
+  base::Status set_global_wave_sync(bool on) const;
+
  protected:
   ManagedQueue(Engine e, const gpu::Device& gpu) : engine_(e), gpu_(gpu) {}
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Pm4Queue: creation with its amd_queue_t and scratch, raw packets, dispatches with fences, idle waits.
+#include "queues/trace_hooks.h"
 #include "queues/pm4_queue.h"
 
 #include <linux/kfd_ioctl.h>
@@ -112,6 +113,7 @@ base::Status Pm4Queue::finish_emit(uint32_t dwords, size_t written) {
 
 base::Status Pm4Queue::submit(std::span<const uint32_t> packets, std::chrono::nanoseconds timeout) {
   if (packets.empty()) return base::Error::msg("PM4 queue submit: no packets", EINVAL);
+  trace_pm4(gpu_id(), queue_id(), false, packets.size());
   return emit(uint32_t(packets.size()), [&](uint32_t* out) {
     std::memcpy(out, packets.data(), packets.size_bytes());
     return packets.size();
@@ -165,6 +167,7 @@ void Pm4Queue::reap_scratch() {
 base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds timeout) {
   std::lock_guard lk(ring_.mutex());
   KFD_TRY(ring_.check_alive("dispatch"));
+  trace_pm4(gpu_id(), queue_id(), true, 0);
   const auto deadline = spin::deadline_after(Clock::now(), timeout);
   if (!retired_.empty()) reap_scratch();
   Pm4QueueContext ctx = context();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // queues::Runtime: opens the platform, the allocator, events and scratch windows; creates queues and signals.
 #include "queues/runtime.h"
+#include "queues/trace_hooks.h"
 
 #include "queues/copy_engine.h"
 
@@ -18,6 +19,7 @@ base::Result<std::unique_ptr<Runtime>> Runtime::open(const RuntimeOptions& opts)
 }
 
 Runtime::~Runtime() {
+  trace_memory_closing(*memory_);  // before the memory of its probes goes
   copy_engines_.clear();  // their queues and buffers first
   events_.reset();
   memory_.reset();

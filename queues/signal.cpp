@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "queues/spin.h"
+#include "trace/trace.h"
 
 namespace queues {
 namespace {
@@ -91,6 +92,7 @@ base::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nano
                                   const WaitPolicy& policy) const {
   int64_t v = load();
   if (cond_holds(cond, v, operand)) return v;
+  trace::WaitScope traced(handle(), operand, policy.spin.count(), policy.yield.count());
   const auto start = Clock::now();
   const auto deadline = deadline_after(start, timeout);
   if (policy.block && policy.spin.count() <= 0 && policy.yield.count() <= 0)

@@ -29,7 +29,7 @@ bool valid_kind(hipMemcpyKind k) {
 // Runs `op` in stream order. Synchronous calls, and async calls touching pageable memory (which
 // the caller may reuse as soon as the call returns), complete before returning.
 hipError_t run(hipStream_t stream, bool async, bool pageable, Stream::HostOp op) {
-  HIP_INIT(rt);
+  HIP_INIT_NAMED(rt, async ? "hip copy/fill (async)" : "hip copy/fill");
   std::shared_ptr<Stream> s;
   if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return e;
   return s->host_op(std::move(op), !async || pageable ? Stream::Mode::Sync : Stream::Mode::Async);

@@ -58,11 +58,3 @@ HIP_EXPORT hipError_t hipExtLaunchKernel(const void* fn, dim3 grid, dim3 block, 
     return launch(f, grid, block, shared, stream, ArgSource{args, nullptr, 0}, "hipExtLaunchKernel");
   }));
 }
-
-// Grid-wide barriers need every block of the grid resident at once; kfdrt's queues (and the
-// emulator, which runs a block to its end before taking the next) give no such guarantee.
-HIP_EXPORT hipError_t hipLaunchCooperativeKernel(const void* fn, dim3, dim3, void**, unsigned int, hipStream_t) {
-  if (!fn || !Registry::get().function(fn)) return ret(hipErrorInvalidDeviceFunction);
-  debug_log("hipLaunchCooperativeKernel", "cooperative (co-resident) launches are not supported");
-  return ret(hipErrorNotSupported);
-}

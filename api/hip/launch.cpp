@@ -54,7 +54,7 @@ struct ArgWriter {
   }
 
   // Hidden arguments by value kind (AMDGPUUsage "Code Object V4/V5 Metadata"); kinds not listed
-  // stay zero (no printf buffer, default queue, heap or multigrid support).
+  // stay zero (no printf buffer, default queue or heap).
   void write_hidden(uint8_t* ka) const {
     using loader::ValueKind;
     const uint16_t bs[3] = {uint16_t(block.x), uint16_t(block.y), uint16_t(block.z)};
@@ -78,6 +78,7 @@ struct ArgWriter {
         case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, shared_base_hi); break;
         case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
         case ValueKind::HiddenHostcallBuffer: put<uint64_t>(ka, h, hostcall); break;
+        case ValueKind::HiddenMultigridSyncArg: put<uint64_t>(ka, h, args->multigrid_sync); break;
         default: break;  // global offsets are 0: HIP launches start at work-item 0
       }
     }
@@ -136,13 +137,14 @@ hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t
 hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t shared,
                         hipStream_t stream, const ArgSource& args, const char* api) {
   if (!f) return hipErrorInvalidDeviceFunction;
-  HIP_INIT(rt);
+  HIP_INIT_NAMED(rt, api);
   std::shared_ptr<Stream> s;
   if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return e;
   Device& dev = s->device();
   auto ki = f->info(dev);
   if (!ki) return kernel_error(api, ki.error());
   const KernelInfo& k = **ki;
+  if (trace::on()) trace::name_kernel(k.kernel_object, k.name.c_str());
   if (hipError_t e = check_config(dev, k, items, block, shared); e != hipSuccess) return e;
 
   // The argument sources are checked here: the queue writes them into their slot later, where

@@ -12,6 +12,7 @@ struct ArgSource {
   void** params = nullptr;
   const void* buffer = nullptr;
   size_t buffer_size = 0;
+  uint64_t multigrid_sync = 0;  // hidden_multigrid_sync_arg: 1 for a cooperative launch (cooperative.cpp)
 };
 
 // Checks the configuration, lays out the kernel arguments and submits the dispatch. `grid` is

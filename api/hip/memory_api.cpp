@@ -34,7 +34,7 @@ hipError_t alloc_error(const char* api, const base::Error& e) {
 // Device memory: VRAM the host can also reach (copies run on the CPU through that mapping).
 hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Heap heap, unsigned flags,
                         void** out) {
-  HIP_INIT(rt);
+  HIP_INIT_NAMED(rt, api);
   Device& dev = rt->current();
   mem::AllocRequest r;
   r.heap = heap;

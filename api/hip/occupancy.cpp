@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "api/hip/cooperative.h"
 #include "api/hip/launch.h"
 
 using namespace hip;
@@ -83,6 +84,12 @@ hipError_t potential_block_size(Function* f, size_t dyn, int limit, int* grid, i
 }
 
 }  // namespace
+
+namespace hip {
+int max_blocks_per_cu(Device& dev, const KernelInfo& k, int block, size_t dyn) {
+  return blocks_per_cu(limits_of(dev), k, block, dyn);
+}
+}  // namespace hip
 
 HIP_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* fn,
                                                                    int block_size, size_t dyn) {

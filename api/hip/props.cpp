@@ -179,6 +179,9 @@ void Device::fill_props() {
   d.canUseHostPointerForRegisteredMem = 1;
   d.sharedMemPerBlockOptin = d.sharedMemPerBlock;
   d.maxBlocksPerMultiProcessor = 32;
+  // Grid barriers are the global wave sync (ROCm's __ockl_grid_sync: ds_gws_barrier), which
+  // cooperative launches need the topology to offer (ROCr: HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES).
+  d.cooperativeLaunch = p.num_gws > 0;
   d.hostRegisterSupported = 1;
   d.maxSharedMemoryPerMultiProcessor = d.sharedMemPerBlock;
   d.clockInstructionRate = d.clockRate;

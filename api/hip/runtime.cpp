@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 #include "api/hip/stream.h"
 
@@ -90,7 +91,27 @@ Runtime* Runtime::get(hipError_t* err) {
   static Runtime* instance = nullptr;
   static hipError_t open_error = hipSuccess;
   static std::once_flag once;
-  std::call_once(once, [] { open_error = open(&instance); });
+  static pid_t owner = 0;
+  std::call_once(once, [] {
+    open_error = open(&instance);
+    owner = ::getpid();
+  });
+  if (instance && owner != ::getpid()) {
+    // A forked child: amdkfd binds the queues, memory and events to the process that opened
+    // /dev/kfd, so the runtime inherited from the parent is not the child's to use (its threads
+    // did not come along either). Every call fails at once instead of hanging or touching the
+    // parent's GPU state.
+    static std::once_flag told;
+    std::call_once(told, [] {
+      std::fprintf(stderr,
+                   "kfdrt: HIP was initialised by pid %d and this is its forked child pid %d: a child "
+                   "has no GPU context (amdkfd binds it to the process that opened /dev/kfd); HIP "
+                   "calls fail with hipErrorInitializationError\n",
+                   int(owner), int(::getpid()));
+    });
+    *err = hipErrorInitializationError;
+    return nullptr;
+  }
   if (!instance) *err = open_error;
   return instance;
 }

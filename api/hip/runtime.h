@@ -19,6 +19,7 @@
 #include "queues/managed_queue.h"
 #include "queues/runtime.h"
 #include "queues/signal.h"
+#include "trace/trace.h"
 
 namespace hip {
 
@@ -159,7 +160,10 @@ class Runtime {
 };
 
 // Runs `expr`'s usual prologue: the runtime, or return its error from the API function.
-#define HIP_INIT(rt)                              \
+#define HIP_INIT(rt) HIP_INIT_NAMED(rt, __func__)
+// The same in a helper that knows which entry point it serves (`api`: the name the trace shows).
+#define HIP_INIT_NAMED(rt, api)                   \
+  ::trace::ApiScope rt##_trace_(api);             \
   hipError_t rt##_err_ = hipSuccess;              \
   ::hip::Runtime* rt = ::hip::Runtime::get(&rt##_err_); \
   if (!rt) return ::hip::ret(rt##_err_)

@@ -263,9 +263,9 @@ hipError_t Stream::host_op(HostOp op, Mode mode) {
   for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
   tail_system_ = true;  // the gate adds no GPU writes after the system release
   lk.unlock();
-  auto task = [this, wait_count, gate, op = std::move(op)]() -> hipError_t {
+  auto task = [this, wait_count, gate, mode, op = std::move(op)]() -> hipError_t {
     hipError_t e = wait_for(wait_count, "stream host operation");
-    if (e == hipSuccess) e = op();
+    if (e == hipSuccess) e = (trace::ApiScope(mode == Mode::Worker ? "stream callback" : "stream host copy/fill"), op());
     host_progress_->store(int64_t(gate));
     return e;
   };

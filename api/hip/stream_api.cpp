@@ -37,7 +37,7 @@ hipError_t explicit_stream(Runtime* rt, hipStream_t h, std::shared_ptr<Stream>* 
 
 hipError_t create(hipStream_t* out, unsigned flags, int priority) {
   if (!out || (flags & ~unsigned(hipStreamNonBlocking))) return hipErrorInvalidValue;
-  HIP_INIT(rt);
+  HIP_INIT_NAMED(rt, "hipStreamCreate");
   auto s = rt->current().create_stream(flags, std::clamp(priority, -1, 0));
   if (!s) {
     debug_log("hipStreamCreate", s.message());
@@ -59,7 +59,7 @@ hipError_t wait_record(const EventRecord& rec, bool blocking) {
 }
 
 hipError_t add_host_fn(hipStream_t h, std::function<void()> fn) {
-  HIP_INIT(rt);
+  HIP_INIT_NAMED(rt, "hipStreamAddCallback");
   std::shared_ptr<Stream> s;
   if (hipError_t e = rt->stream(h, &s); e != hipSuccess) return e;
   return s->host_op(

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-// HIP runtime benchmarks: launch host cost, launch+sync round trip, hipMemcpy bandwidth against
+// HIP runtime benchmarks: launch host cost (tracing off and on), launch+sync round trip, hipMemcpy bandwidth against
 // memcpy (pinned and pageable), and process start to first kernel completed.
 #include <benchmark/benchmark.h>
 #include <hip/hip_runtime.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include "hc/detail/kfdrt_ext.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +45,37 @@ void BM_LaunchAsync(benchmark::State& state) {
   BENCH_HIP(hipStreamDestroy(s));
 }
 BENCHMARK(BM_LaunchAsync)->UseRealTime();
+
+// BM_LaunchAsync with tracing on (kfdrtTraceStart): each launch records its HIP call and its
+// dispatch packet (with a probe and the forwarding barrier); the difference to BM_LaunchAsync is
+// the host cost of tracing one packet. Fixed iterations: every one is kept until the file is
+// written (untimed, then deleted).
+void BM_LaunchAsyncTraced(benchmark::State& state) {
+  hipStream_t s;
+  BENCH_HIP(hipStreamCreate(&s));
+  char path[] = "/tmp/kfdrt-bench-trace-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    state.SkipWithError("mkstemp failed");
+    return;
+  }
+  close(fd);
+  BENCH_HIP(kfdrtTraceStart(path));
+  int n = 0;
+  for (auto _ : state) {
+    hipLaunchKernelGGL(empty_kernel, dim3(1), dim3(64), 0, s);
+    if (++n % 256 == 0) {
+      state.PauseTiming();
+      BENCH_HIP(hipStreamSynchronize(s));
+      state.ResumeTiming();
+    }
+  }
+  BENCH_HIP(hipStreamSynchronize(s));
+  BENCH_HIP(kfdrtTraceStop());
+  unlink(path);
+  BENCH_HIP(hipStreamDestroy(s));
+}
+BENCHMARK(BM_LaunchAsyncTraced)->UseRealTime()->Iterations(50000);
 
 // Launch of an empty kernel and hipStreamSynchronize until it completed.
 void BM_LaunchSync(benchmark::State& state) {

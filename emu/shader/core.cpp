@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// ShaderCore: takes a dispatch (AQL packet or PM4 registers) and runs its workgroups on worker threads.
+// ShaderCore: takes a dispatch (AQL packet or PM4 registers) and runs its workgroups, co-resident as a GPU holds them, on worker threads.
+#include <time.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -10,6 +13,7 @@
 #include "emu/shader/cache.h"
 #include "emu/shader/decode.h"
 #include "emu/shader/dispatch.h"
+#include "emu/shader/gws.h"
 
 namespace emu::shader {
 
@@ -67,26 +71,43 @@ class Pool {
   bool quit_ = false;
 };
 
+// A shader library built for x86-64-v3 (emu/shader/meson.build) stops here, naming what is
+// missing, on a CPU without AVX2/FMA/BMI2 rather than dying of SIGILL in a lane loop.
+void require_host_isa() {
+#if defined(EMU_SHADER_X86_V3)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi2")) {
+    std::fprintf(stderr, "kfdemu: the shader core was built for x86-64-v3 (AVX2, FMA, BMI2) and this CPU "
+                 "lacks them; rebuild with -Demu_shader_isa=baseline\n");
+    std::abort();
+  }
+#endif
+}
+
 class Core {
  public:
-  Core(Target t, unsigned workers) : target(t), code(t), nworkers(workers) {
+  Core(Target t, unsigned workers, unsigned compute_units)
+      : target(t), code(t), nworkers(workers), cus(compute_units) {
+    require_host_isa();
     if (nworkers == 0) nworkers = std::max(1u, std::thread::hardware_concurrency());
     (void)op_table(t);
   }
   Target target;
   DecodeCache code;
   unsigned nworkers;
+  unsigned cus;  // compute units workgroups are resident on (0: no limit but scratch)
+  Gws gws;       // the device's global wave sync resources
   std::atomic<uint64_t> epochs{0};
   Pool pool;
 };
 
 namespace {
 
-// Executes the wave until it waits at a barrier, ends, faults, sleeps (s_sleep) or has used
-// its time slice: switching waves lets a wave that spins on memory another wave of its
-// workgroup will write make progress.
+// Executes the wave until it waits at a barrier, ends, faults, sleeps (s_sleep, a global wave
+// sync wait) or has used its time slice: switching waves lets a wave that spins on memory another
+// wave writes make progress. Returns whether the wave gave up the core (slice used or yield).
 constexpr uint64_t kSlice = 1 << 14;
-void run_wave(Wave& w, DecodeCache& code) {
+bool run_wave(Wave& w, DecodeCache& code) {
   uint64_t n = 0;
   w.yield = false;
   while (w.state == WaveState::Running && !w.yield && n < kSlice) {
@@ -97,6 +118,7 @@ void run_wave(Wave& w, DecodeCache& code) {
     ++n;
   }
   w.instructions += n;
+  return w.state == WaveState::Running && (w.yield || n >= kSlice);
 }
 
 // Whether the dispatch was asked to stop (Dispatch::preempt); the first to see it records the
@@ -112,66 +134,129 @@ bool preempted(DispatchCtx& ctx) {
   return true;
 }
 
-// Runs all waves of one workgroup: round robin between barriers (AMD Vega ISA s_barrier: a barrier
-// releases when every wave that has not ended has arrived).
-void run_group(Group& g, DecodeCache& code) {
+enum class Step { Done, Ran, Stalled };
+
+// One round over the waves of a workgroup (AMD Vega ISA s_barrier: a barrier releases when every
+// wave that has not ended has arrived). Stalled: some wave slept, waits for another workgroup
+// (global wave sync) or spun through its whole slice, so another resident workgroup should run.
+Step step_group(Group& g, DecodeCache& code) {
   DispatchCtx& ctx = *g.ctx;
-  for (;;) {
-    unsigned live = 0, waiting = 0;
-    for (unsigned i = 0; i < g.nwaves; ++i) {
-      Wave& w = (*g.waves)[i];
-      if (preempted(ctx)) return;
-      if (w.state == WaveState::Running) run_wave(w, code);
-      if (w.yield && g.nwaves == 1) std::this_thread::yield();  // s_sleep: let others run
-      if (w.state == WaveState::Fault || ctx.stop.load(std::memory_order_relaxed)) return;
-      if (w.state != WaveState::Done) ++live;
-      if (w.state == WaveState::Barrier) ++waiting;
-    }
-    if (live == 0) return;
-    if (waiting == live)
-      for (unsigned i = 0; i < g.nwaves; ++i)
-        if ((*g.waves)[i].state == WaveState::Barrier) (*g.waves)[i].state = WaveState::Running;
+  unsigned live = 0, waiting = 0;
+  bool stalled = false;
+  for (unsigned i = 0; i < g.nwaves; ++i) {
+    Wave& w = (*g.waves)[i];
+    if (preempted(ctx)) return Step::Done;
+    if (w.state == WaveState::Running) stalled |= run_wave(w, code);
+    if (w.state == WaveState::Fault || ctx.stop.load(std::memory_order_relaxed)) return Step::Done;
+    if (w.state != WaveState::Done) ++live;
+    if (w.state == WaveState::Barrier) ++waiting;
   }
+  if (live == 0) return Step::Done;
+  if (waiting == live)
+    for (unsigned i = 0; i < g.nwaves; ++i)
+      if ((*g.waves)[i].state == WaveState::Barrier) (*g.waves)[i].state = WaveState::Running;
+  return stalled ? Step::Stalled : Step::Ran;
 }
 
 struct WorkerResult { uint64_t insts = 0, lane_ops = 0; };
 
-void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index,
+uint64_t boot_ns() {  // the trace's clock (emu/trace_emu.h)
+  timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// A workgroup resident on a worker: its waves, register files and LDS, and its scratch slots.
+// The group stays put (its waves point at it) while the resident list changes.
+struct Resident {
+  WorkerStorage* st = nullptr;
+  unsigned k = 0;  // index in the worker's storage
+  std::unique_ptr<Group> g;
+  uint64_t t0 = 0;  // when it became resident (boot clock), while the emulator traces workgroups
+};
+
+// Workgroups resident on worker `index` at most: slots index, index + workers, ... below the
+// dispatch's residency (Launch::resident).
+unsigned worker_slots(const Launch& l, unsigned index, unsigned workers) {
+  const uint64_t total = std::min<uint64_t>(l.resident, l.total_groups);
+  return total > index ? static_cast<unsigned>((total - index + workers - 1) / workers) : 0;
+}
+
+void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index, unsigned workers,
             std::atomic<uint64_t>& next, WorkerResult& res) {
   // Register files and LDS are reused across dispatches on this thread; the translation caches
   // and scratch slot views are not (mappings may have changed since the last dispatch).
-  thread_local WorkerStorage st;
-  for (Wave& w : st.waves)
-    for (Range& r : w.cache) r = Range{};
-  bind_scratch_slots(l, *ctx.mem, index, st);
-  // The worker is one CU: its workgroups share an L1, empty at the start of the dispatch.
+  thread_local std::vector<std::unique_ptr<WorkerStorage>> storage;
+  const unsigned cap = std::max(1u, worker_slots(l, index, workers));
+  // The worker stands for a share of the CUs: its workgroups share an L1, empty at the start.
   L1* l1 = ctx.cache ? ctx.cache->acquire_l1() : nullptr;
+  std::vector<Resident> resident;
+  std::vector<unsigned> free_slots;
+  for (unsigned k = cap; k-- > 0;) free_slots.push_back(k);
+  bool admit = true;
   for (;;) {
-    uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
-    if (i >= l.total_groups || ctx.stop.load(std::memory_order_relaxed) || preempted(ctx)) break;
-    Group g;
-    setup_group(l, ctx, index, i, st, g);
-    g.l1 = l1;
-    run_group(g, code);
-    for (unsigned w = 0; w < g.nwaves; ++w) {
-      res.insts += st.waves[w].instructions;
-      res.lane_ops += st.waves[w].lane_ops;
+    // A workgroup joins the resident ones when the worker has none, or when those it has stall
+    // (the hardware keeps every workgroup that fits resident; the emulator brings them in as
+    // the ones it runs wait on others).
+    if (admit && !free_slots.empty() && !ctx.stop.load(std::memory_order_relaxed) && !preempted(ctx)) {
+      uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
+      if (i < l.total_groups) {
+        const unsigned k = free_slots.back();
+        free_slots.pop_back();
+        while (storage.size() <= k) storage.push_back(std::make_unique<WorkerStorage>());
+        WorkerStorage& st = *storage[k];
+        for (Wave& w : st.waves)
+          for (Range& r : w.cache) r = Range{};
+        const unsigned slot = k * workers + index;  // the scratch slots it owns (dispatch.h)
+        bind_scratch_slots(l, *ctx.mem, slot, st);
+        resident.push_back(Resident{&st, k, std::make_unique<Group>()});
+        setup_group(l, ctx, slot, i, st, *resident.back().g);
+        resident.back().g->l1 = l1;
+        if (ctx.hooks->trace_groups) resident.back().t0 = boot_ns();
+      }
     }
+    if (resident.empty()) break;
+    bool stalled = false, ended = false;
+    for (size_t r = 0; r < resident.size();) {
+      Resident& rg = resident[r];
+      const Step s = step_group(*rg.g, code);
+      if (s == Step::Done) {
+        if (rg.t0) ctx.hooks->group_ran(ctx.kernel_object, rg.g->id, index, rg.t0, boot_ns());
+        for (unsigned w = 0; w < rg.g->nwaves; ++w) {
+          res.insts += rg.st->waves[w].instructions;
+          res.lane_ops += rg.st->waves[w].lane_ops;
+        }
+        free_slots.push_back(rg.k);
+        resident.erase(resident.begin() + static_cast<std::ptrdiff_t>(r));
+        ended = true;
+        continue;
+      }
+      stalled |= s == Step::Stalled;
+      ++r;
+    }
+    if (ctx.stop.load(std::memory_order_relaxed)) {
+      resident.clear();
+      break;
+    }
+    admit = stalled || ended;
+    if (stalled && free_slots.empty()) std::this_thread::yield();  // waits on other workers
   }
   if (l1) ctx.cache->release_l1(l1);
 }
 
 }  // namespace
 
-ShaderCore::ShaderCore(Target t, unsigned workers) : core_(std::make_unique<Core>(t, workers)) {}
+ShaderCore::ShaderCore(Target t, unsigned workers, unsigned cus)
+    : core_(std::make_unique<Core>(t, workers, cus)) {}
 ShaderCore::~ShaderCore() = default;
 unsigned ShaderCore::workers() const { return core_->nworkers; }
 void ShaderCore::flush_code_cache() { core_->code.clear(); }
 
 namespace {
 
-Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks,
-                   const std::atomic<bool>* preempt) {
+Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
+                   const std::atomic<bool>* preempt, bool dispatch_gws) {
+  l.resident = std::min<uint64_t>(l.max_workers, resident_groups(l, core.cus));
   DispatchCtx ctx;
   ctx.preempt = preempt;
   ctx.mem = &mem;
@@ -184,12 +269,14 @@ Outcome run_launch(Core& core, const Launch& l, Memory& mem, Hooks& hooks,
   ctx.kernel_object = l.kernel_object;
   if (ctx.cache) ctx.cache->dispatch_begin();
   std::atomic<uint64_t> next{0};
-  // Each worker runs one workgroup at a time on scratch slots of its own (dispatch.h).
-  unsigned n = static_cast<unsigned>(
-      std::min<uint64_t>(std::min(core.nworkers, l.max_workers), l.total_groups));
+  ctx.gws = dispatch_gws ? &core.gws : nullptr;
+  // Each worker keeps up to its share of the resident workgroups, each on scratch slots of its
+  // own (dispatch.h).
+  const unsigned n = static_cast<unsigned>(
+      std::min<uint64_t>(std::min<uint64_t>(core.nworkers, l.resident), l.total_groups));
   std::vector<WorkerResult> res(std::max(1u, n));
   std::function<void(unsigned)> job = [&](unsigned i) {
-    worker(l, ctx, core.code, i, next, res[i]);
+    worker(l, ctx, core.code, i, std::max(1u, n), next, res[i]);
   };
   std::unique_lock busy(core.pool.busy, std::try_to_lock);
   if (n <= 1) {
@@ -219,14 +306,14 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(d, core_->target, mem, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks, d.preempt);
+  return run_launch(*core_, l, mem, hooks, d.preempt, d.gws);
 }
 
 Outcome ShaderCore::run_registers(const RegisterDispatch& r, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(r, core_->target, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks, r.preempt);
+  return run_launch(*core_, l, mem, hooks, r.preempt, false);
 }
 
 }  // namespace emu::shader

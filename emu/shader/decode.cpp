@@ -311,7 +311,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   return true;
 }
 
-const Inst* DecodeCache::fetch(Wave& w, uint64_t pc) {
+const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
   uint64_t base = pc & ~uint64_t{4095};
   CodePage* p = w.page;
   if (!p || p->base != base) {
@@ -338,6 +338,9 @@ const Inst* DecodeCache::fetch(Wave& w, uint64_t pc) {
   std::lock_guard lock(mu_);
   if (!p->ready[slot].load(std::memory_order_relaxed)) {
     p->inst[slot] = in;
+    // The snapshot vouches only for slots inside the page whose bytes it holds.
+    const unsigned n = in.size ? in.size : 4;
+    if (p->snap && (4 * slot + n > 4096 || std::memcmp(p->bytes + 4 * slot, dw, n) != 0)) p->snap = false;
     p->ready[slot].store(1, std::memory_order_release);
   }
   return &p->inst[slot];
@@ -356,6 +359,13 @@ CodePage* DecodeCache::page_for(uint64_t base) {
 void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
   std::lock_guard lock(mu_);
   if (p->epoch.load(std::memory_order_relaxed) == epoch) return;
+  // Unchanged page bytes: every decoded slot is still valid.
+  const uint8_t* whole = mem_try(w, p->base, 4096);
+  if (p->snap && whole && std::memcmp(whole, p->bytes, 4096) == 0) {
+    p->epoch.store(epoch, std::memory_order_release);
+    return;
+  }
+  bool inside = true;
   for (unsigned slot = 0; slot < 1024; ++slot) {
     if (!p->ready[slot].load(std::memory_order_relaxed)) continue;
     const Inst& in = p->inst[slot];
@@ -368,7 +378,10 @@ void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
       same = h && d == in.raw[i];
     }
     if (!same) p->ready[slot].store(0, std::memory_order_relaxed);
+    else if (4 * slot + in.size > 4096) inside = false;
   }
+  p->snap = whole && inside;
+  if (p->snap) std::memcpy(p->bytes, whole, 4096);
   p->epoch.store(epoch, std::memory_order_release);
 }
 

@@ -17,8 +17,6 @@ struct OpTable {
   const char* mimg[128] = {};  // image instructions: named only (none is implemented)
 };
 const OpTable& op_table(Target t);
-// Names per encoding as produced from llvm-mc-15 (opnames_*.cpp); "-" marks an invalid opcode.
-const char* const* opnames(Target t);  // 16 strings (one per Enc), space separated
 
 // Decodes the instruction at dw[0..2] (`avail` dwords readable). Returns false if undecodable
 // (then `in` describes the failure via exec_invalid).
@@ -29,10 +27,19 @@ class DecodeCache {
  public:
   explicit DecodeCache(Target t) : target_(t) {}
   // The instruction at `pc` (decoded on first use); nullptr after a fault (wave failed).
-  const Inst* fetch(Wave& w, uint64_t pc);
+  // Inline: the wave's current page with the slot decoded; the rest in fetch_slow.
+  const Inst* fetch(Wave& w, uint64_t pc) {
+    CodePage* p = w.page;
+    if (p && p->base == (pc & ~uint64_t{4095})) {
+      const unsigned slot = (pc & 4095) >> 2;
+      if (p->ready[slot].load(std::memory_order_acquire)) return &p->inst[slot];
+    }
+    return fetch_slow(w, pc);
+  }
   void clear();
 
  private:
+  const Inst* fetch_slow(Wave& w, uint64_t pc);
   CodePage* page_for(uint64_t base);
   void revalidate(Wave& w, CodePage* p, uint64_t epoch);
   Target target_;

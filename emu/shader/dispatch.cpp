@@ -296,6 +296,26 @@ void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w)
 
 }  // namespace
 
+uint64_t resident_groups(const Launch& l, unsigned cus) {
+  if (cus == 0 || !l.family) return ~0ull;
+  const pm4::Family& f = *l.family;
+  constexpr unsigned kSimds = 4;  // per gfx9 CU (AMD Vega ISA "Compute Unit")
+  const pm4::Rsrc1 r1 = pm4::decode_rsrc1(l.rsrc1);
+  unsigned waves_per_simd = f.max_waves_per_simd;
+  const uint32_t vgprs = f.vgprs_from_rsrc1_blocks(r1.granulated_workitem_vgpr_count, false);
+  const uint32_t g = f.vgpr_alloc_granule_wave64 ? f.vgpr_alloc_granule_wave64 : 4;
+  waves_per_simd = std::min<unsigned>(waves_per_simd, f.vgprs_wave64 / ((vgprs + g - 1) / g * g));
+  if (f.sgprs) {  // gfx9 RSRC1: 2 * (ceil(sgprs / 16) - 1) (AMDGPUUsage "compute_pgm_rsrc1")
+    const uint32_t sg = f.sgpr_alloc_granule ? f.sgpr_alloc_granule : 16;
+    const uint32_t sgprs = (r1.granulated_wavefront_sgpr_count / 2 + 1) * 16;
+    waves_per_simd = std::min<unsigned>(waves_per_simd, f.sgprs / ((sgprs + sg - 1) / sg * sg));
+  }
+  uint64_t per_cu = uint64_t{waves_per_simd} * kSimds / std::max(1u, l.group_waves);
+  if (l.lds_bytes) per_cu = std::min<uint64_t>(per_cu, (64u * 1024) / l.lds_bytes);
+  per_cu = std::min<uint64_t>(per_cu, kMaxGroupsPerCu);
+  return std::max<uint64_t>(1, per_cu * cus);  // a dispatch always runs
+}
+
 void bind_scratch_slots(const Launch& l, Memory& mem, unsigned worker, WorkerStorage& st) {
   const QueueScratch& q = l.scratch;
   st.slot_host.assign(l.group_waves, nullptr);

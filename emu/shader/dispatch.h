@@ -44,7 +44,14 @@ struct Launch {
   unsigned group_waves = 1;       // waves of a whole workgroup
   QueueScratch scratch;
   unsigned max_workers = ~0u;     // workgroups that may run at once (scratch slots)
+  uint64_t resident = ~0ull;      // workgroups resident at once (compute units and scratch)
 };
+
+// Workgroups of the dispatch `cus` compute units hold at once, as the SPI places them: wave slots
+// per SIMD (the family's), VGPRs from RSRC1, SGPRs, LDS, and at most kMaxGroupsPerCu per CU
+// (the limit kfdrt's runtime reports as maxBlocksPerMultiProcessor). `cus` 0: no limit.
+inline constexpr unsigned kMaxGroupsPerCu = 32;
+uint64_t resident_groups(const Launch& l, unsigned cus);
 
 // Reads and validates the packet, descriptor and the queue's scratch; a non-Ok outcome explains
 // what is wrong (ScratchTooSmall names the bytes needed and available).

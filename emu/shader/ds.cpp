@@ -89,8 +89,12 @@ void ds_atomic(Wave& w, const Inst& in) {
     // One host thread runs all waves of a workgroup, so LDS needs no host atomics.
     uint64_t old = 0;
     if (p) {
-      if (Wide) { uint64_t x; std::memcpy(&x, p, 8); old = rmw64(Op, &x, v, c); std::memcpy(p, &x, 8); }
-      else { uint32_t x; std::memcpy(&x, p, 4); old = rmw32(Op, &x, static_cast<uint32_t>(v), static_cast<uint32_t>(c)); std::memcpy(p, &x, 4); }
+      if (Wide) { uint64_t x; std::memcpy(&x, p, 8); old = x; x = atomic_apply<uint64_t>(Op, x, v, c); std::memcpy(p, &x, 8); }
+      else {
+        uint32_t x; std::memcpy(&x, p, 4); old = x;
+        x = atomic_apply<uint32_t>(Op, x, static_cast<uint32_t>(v), static_cast<uint32_t>(c));
+        std::memcpy(p, &x, 4);
+      }
     }
     if (Rtn) {
       row(w, in, in.dst)[l] = static_cast<uint32_t>(old);

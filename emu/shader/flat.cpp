@@ -30,11 +30,21 @@ inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
 const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bool write, uint64_t* addr,
                         uint64_t* lo_out = nullptr, uint64_t* hi_out = nullptr) {
   if (in.seg == kSegScratch || ex == 0) return nullptr;
+  uint64_t lo = ~uint64_t{0}, hi = 0;
+  bool have_bounds = false;
   if (in.seg == kSegGlobal) {  // vectorizable address computation
     const uint32_t* vlo = w.v[in.vaddr];
     if (in.saddr != 0x7F) {
       uint64_t base = w.s64(in.saddr) + static_cast<int64_t>(in.offset);
       VLOOP addr[l] = base + vlo[l];
+      // Bounds from the 32-bit offsets (vectorised 32-bit min/max) unless the sum wraps.
+      uint32_t sel[64], mn = UINT32_MAX, mx = 0;
+      mask_lanes(ex, sel);
+      VLOOP {
+        mn = std::min(mn, vlo[l] | ~sel[l]);
+        mx = std::max(mx, vlo[l] & sel[l]);
+      }
+      if (base + mx >= base) lo = base + mn, hi = base + mx, have_bounds = true;
     } else {
       const uint32_t* vhi = w.v[(in.vaddr + 1) & 255];
       VLOOP addr[l] = (vlo[l] | (uint64_t{vhi[l]} << 32)) + static_cast<int64_t>(in.offset);
@@ -48,11 +58,19 @@ const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bo
     }
     if (!all_global) return nullptr;
   }
-  uint64_t lo = ~uint64_t{0}, hi = 0;
-  VLOOP {
-    bool on = (ex >> l) & 1;
-    lo = std::min(lo, on ? addr[l] : ~uint64_t{0});
-    hi = std::max(hi, on ? addr[l] : 0);
+  if (!have_bounds) {  // unsigned 64-bit min/max as signed ones (biased), which AVX2 vectorises
+    constexpr uint64_t kBias = uint64_t{1} << 63;
+    uint32_t sel[64];
+    mask_lanes(ex, sel);
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    VLOOP {
+      const uint64_t on = 0 - static_cast<uint64_t>(sel[l] & 1);
+      const int64_t x = static_cast<int64_t>(addr[l] ^ kBias);
+      mn = std::min(mn, static_cast<int64_t>((static_cast<uint64_t>(x) & on) | (~on & uint64_t{INT64_MAX})));
+      mx = std::max(mx, static_cast<int64_t>((static_cast<uint64_t>(x) & on) | (~on & kBias)));
+    }
+    lo = static_cast<uint64_t>(mn) ^ kBias;
+    hi = static_cast<uint64_t>(mx) ^ kBias;
   }
   if (!mem_host(w, lo, bytes, write) || w.state != WaveState::Running) return nullptr;
   if (lo_out) *lo_out = lo, *hi_out = hi;
@@ -90,6 +108,65 @@ bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) 
   return true;
 }
 
+// Scratch dword accesses (scratch_load/store_dword*, and flat ones whose lanes all address the
+// private aperture): when every active lane's dwords are
+// aligned and inside the wave's mapped slot, copies them directly (swizzled layout as in
+// memops.cpp: dword i of lane L at wave base + (o/4 + i)*256 + L*4); else false, and the
+// per-lane path does the access (and reports any fault).
+template <unsigned N, bool Write>
+bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
+  if (in.seg == kSegGlobal || !w.scratch_host || ex == 0) return false;
+  const uint64_t base = w.s64(102) - w.scratch_lo;  // the window's start in the slot (wraps)
+  uint32_t o[64];
+  if (in.seg == kSegFlat) {  // flat: only when every active lane is in the private aperture
+    const uint32_t* vlo = w.v[in.vaddr];
+    const uint32_t* vhi = w.v[(in.vaddr + 1) & 255];
+    if (vhi[std::countr_zero(ex)] != (kPrivateAperture >> 32)) return false;  // quick reject
+    bool all = true;
+    VLOOP {
+      const uint64_t a = (vlo[l] | (uint64_t{vhi[l]} << 32)) + static_cast<int64_t>(in.offset);
+      all &= !((ex >> l) & 1) || a - kPrivateAperture < kApertureSize;
+      o[l] = static_cast<uint32_t>(a - kPrivateAperture);
+    }
+    if (!all) return false;
+  } else if (in.saddr != 0x7F) {
+    const uint32_t v = w.s[in.saddr] + static_cast<uint32_t>(in.offset);
+    VLOOP o[l] = v;
+  } else {
+    const uint32_t* lo = w.v[in.vaddr];
+    VLOOP o[l] = lo[l] + static_cast<uint32_t>(in.offset);
+  }
+  uint64_t rel[64];
+  bool bad = false;
+  constexpr uint64_t span = (N - 1) * 256 + 4;
+  VLOOP {
+    rel[l] = base + uint64_t{o[l] >> 2} * 256 + l * 4;
+    const bool on = (ex >> l) & 1;
+    bad |= on && ((o[l] & 3) != 0 || rel[l] >= w.scratch_size || w.scratch_size - rel[l] < span);
+  }
+  if (bad) return false;
+  for (unsigned i = 0; i < N; ++i) {
+    uint32_t* d = data_row(w, in, (Write ? in.vdata : in.dst) + i);
+    for (unsigned l = 0; l < 64; ++l) {
+      if (!((ex >> l) & 1)) continue;
+      uint8_t* p = w.scratch_host + rel[l] + 256 * i;
+      if (Write) std::memcpy(p, &d[l], 4); else std::memcpy(&d[l], p, 4);
+    }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  return true;
+}
+
+// Whether every lane is active and lane l's `bytes` start at ptrs[0] + bytes*l (a unit-stride
+// access, the usual global array access): the data then moves as one block / strided copy.
+inline bool unit_stride(uint64_t ex, uint8_t* const* ptrs, unsigned bytes) {
+  if (ex != ~uint64_t{0}) return false;
+  const uintptr_t p0 = reinterpret_cast<uintptr_t>(ptrs[0]);
+  bool same = true;
+  VLOOP same &= reinterpret_cast<uintptr_t>(ptrs[l]) == p0 + uintptr_t{bytes} * l;
+  return same;
+}
+
 // Loads of N dwords, or sub-dword with extension and d16 placement.
 enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
 
@@ -113,12 +190,17 @@ void load(Wave& w, const Inst& in) {
   constexpr unsigned bytes = E == Ext::None ? 4 * N : (E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 ||
                                                       E == Ext::D16S8 || E == Ext::D16HiU8 || E == Ext::D16HiS8) ? 1 : 2;
   if constexpr (E == Ext::None) {
+    if (scratch_fast<N, false>(w, in, ex)) return;
     uint8_t* ptrs[64];
     if (load_ptrs(w, in, ex, bytes, ptrs)) {
-      for (unsigned i = 0; i < N; ++i) {
-        uint32_t* d = data_row(w, in, in.dst + i);
-        for (unsigned l = 0; l < 64; ++l)
-          if ((ex >> l) & 1) std::memcpy(&d[l], ptrs[l] + 4 * i, 4);
+      if (N == 1 && unit_stride(ex, ptrs, bytes)) {
+        std::memcpy(data_row(w, in, in.dst), ptrs[0], 256);
+      } else {
+        for (unsigned i = 0; i < N; ++i) {
+          uint32_t* d = data_row(w, in, in.dst + i);
+          for (unsigned l = 0; l < 64; ++l)
+            if ((ex >> l) & 1) std::memcpy(&d[l], ptrs[l] + 4 * i, 4);
+        }
       }
       w.lane_ops += static_cast<unsigned>(std::popcount(ex));
       return;
@@ -152,7 +234,12 @@ template <unsigned N, unsigned Bytes, bool Hi>
 void store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   if constexpr (Bytes == 0) {
+    if (scratch_fast<N, true>(w, in, ex)) return;
     auto copy = [&](uint8_t** ptrs) {
+      if (N == 1 && unit_stride(ex, ptrs, 4)) {
+        std::memcpy(ptrs[0], data_row(w, in, in.vdata), 256);
+        return;
+      }
       for (unsigned i = 0; i < N; ++i) {
         const uint32_t* s = data_row(w, in, in.vdata + i);
         for (unsigned l = 0; l < 64; ++l)

@@ -126,42 +126,6 @@ uint8_t* lane_atomic_ptr(Wave& w, const LaneAddr& a, unsigned size) {
 namespace {
 
 template <class T>
-T apply(AtomicOp op, T old, T v, T cmp) {
-  using S = std::make_signed_t<T>;
-  switch (op) {
-    case AtomicOp::Swap: return v;
-    case AtomicOp::CmpSwap: return old == cmp ? v : old;
-    case AtomicOp::Add: return old + v;
-    case AtomicOp::Sub: return old - v;
-    case AtomicOp::Rsub: return v - old;
-    case AtomicOp::SMin: return static_cast<S>(old) < static_cast<S>(v) ? old : v;
-    case AtomicOp::UMin: return old < v ? old : v;
-    case AtomicOp::SMax: return static_cast<S>(old) > static_cast<S>(v) ? old : v;
-    case AtomicOp::UMax: return old > v ? old : v;
-    case AtomicOp::And: return old & v;
-    case AtomicOp::Or: return old | v;
-    case AtomicOp::Xor: return old ^ v;
-    case AtomicOp::Inc: return old >= v ? 0 : old + 1;
-    case AtomicOp::Dec: return (old == 0 || old > v) ? v : old - 1;
-    case AtomicOp::FAdd:
-      if constexpr (sizeof(T) == 4) return u32(f32(old) + f32(v));
-      else return u64(f64(old) + f64(v));
-    case AtomicOp::FMin:
-      if constexpr (sizeof(T) == 4) return u32(std::fmin(f32(old), f32(v)));
-      else return u64(std::fmin(f64(old), f64(v)));
-    case AtomicOp::FMax:
-      if constexpr (sizeof(T) == 4) return u32(std::fmax(f32(old), f32(v)));
-      else return u64(std::fmax(f64(old), f64(v)));
-    case AtomicOp::PkAddF16: {
-      uint32_t lo = f32_to_f16(f16_to_f32(static_cast<uint16_t>(old)) + f16_to_f32(static_cast<uint16_t>(v)));
-      uint32_t hi = f32_to_f16(f16_to_f32(static_cast<uint16_t>(old >> 16)) + f16_to_f32(static_cast<uint16_t>(v >> 16)));
-      return static_cast<T>(lo | (hi << 16));
-    }
-  }
-  return old;
-}
-
-template <class T>
 T atomic_any(AtomicOp op, T* p, T v, T cmp) {
   switch (op) {  // the common integer ops map to single host atomics
     case AtomicOp::Swap: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
@@ -174,7 +138,7 @@ T atomic_any(AtomicOp op, T* p, T v, T cmp) {
   }
   T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
   for (;;) {
-    T n = apply(op, old, v, cmp);
+    T n = atomic_apply(op, old, v, cmp);
     if (op == AtomicOp::CmpSwap && n == old) return old;
     if (__atomic_compare_exchange_n(p, &old, n, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return old;
   }
@@ -198,7 +162,7 @@ bool lane_atomic_global(Wave& w, uint64_t va, unsigned bytes, AtomicOp op, uint6
 
 uint32_t atomic32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { return atomic_any(op, p, v, cmp); }
 uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { return atomic_any(op, p, v, cmp); }
-uint32_t rmw32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { uint32_t o = *p; *p = apply(op, o, v, cmp); return o; }
-uint64_t rmw64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { uint64_t o = *p; *p = apply(op, o, v, cmp); return o; }
+uint32_t rmw32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { uint32_t o = *p; *p = atomic_apply(op, o, v, cmp); return o; }
+uint64_t rmw64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { uint64_t o = *p; *p = atomic_apply(op, o, v, cmp); return o; }
 
 }  // namespace emu::shader

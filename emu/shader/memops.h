@@ -3,6 +3,8 @@
 // scratch layout in the wave's slot of the queue's backing store, LDS bounds, and atomics.
 #pragma once
 
+#include <type_traits>
+
 #include "emu/shader/valu.h"
 
 namespace emu::shader {
@@ -40,6 +42,44 @@ enum class AtomicOp : uint8_t {
   Swap, CmpSwap, Add, Sub, Rsub, SMin, UMin, SMax, UMax, And, Or, Xor, Inc, Dec, FAdd, FMin,
   FMax, PkAddF16
 };
+// The value `op` leaves in memory given the old value (inline, so that callers with a constant
+// `op` get just that operation).
+template <class T>
+inline T atomic_apply(AtomicOp op, T old, T v, T cmp) {
+  using S = std::make_signed_t<T>;
+  switch (op) {
+    case AtomicOp::Swap: return v;
+    case AtomicOp::CmpSwap: return old == cmp ? v : old;
+    case AtomicOp::Add: return old + v;
+    case AtomicOp::Sub: return old - v;
+    case AtomicOp::Rsub: return v - old;
+    case AtomicOp::SMin: return static_cast<S>(old) < static_cast<S>(v) ? old : v;
+    case AtomicOp::UMin: return old < v ? old : v;
+    case AtomicOp::SMax: return static_cast<S>(old) > static_cast<S>(v) ? old : v;
+    case AtomicOp::UMax: return old > v ? old : v;
+    case AtomicOp::And: return old & v;
+    case AtomicOp::Or: return old | v;
+    case AtomicOp::Xor: return old ^ v;
+    case AtomicOp::Inc: return old >= v ? 0 : old + 1;
+    case AtomicOp::Dec: return (old == 0 || old > v) ? v : old - 1;
+    case AtomicOp::FAdd:
+      if constexpr (sizeof(T) == 4) return u32(f32(old) + f32(v));
+      else return u64(f64(old) + f64(v));
+    case AtomicOp::FMin:
+      if constexpr (sizeof(T) == 4) return u32(std::fmin(f32(old), f32(v)));
+      else return u64(std::fmin(f64(old), f64(v)));
+    case AtomicOp::FMax:
+      if constexpr (sizeof(T) == 4) return u32(std::fmax(f32(old), f32(v)));
+      else return u64(std::fmax(f64(old), f64(v)));
+    case AtomicOp::PkAddF16: {
+      uint32_t lo = f32_to_f16(f16_to_f32(static_cast<uint16_t>(old)) + f16_to_f32(static_cast<uint16_t>(v)));
+      uint32_t hi = f32_to_f16(f16_to_f32(static_cast<uint16_t>(old >> 16)) + f16_to_f32(static_cast<uint16_t>(v >> 16)));
+      return static_cast<T>(lo | (hi << 16));
+    }
+  }
+  return old;
+}
+
 // Applies `op` to *p atomically; returns the previous value. `cmp` for CmpSwap.
 uint32_t atomic32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp);
 uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp);

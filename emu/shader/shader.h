@@ -74,9 +74,12 @@
 // * s_memtime/s_memrealtime: a constant 100 MHz clock (kShaderClockHz). s_sendmsg
 //   MSG_INTERRUPT calls Hooks::interrupt(M0); other messages are ignored. s_trap 2 ends the
 //   dispatch with Outcome::Trap; s_trap 3 is a no-op. Waves of a workgroup switch every 16 Ki
-//   instructions and at s_sleep, so a wave spinning on memory another wave writes progresses
-//   (workgroups, however, run to completion one after another on each worker: a workgroup
-//   spinning on another workgroup needs that one to be running on another worker).
+//   instructions and at s_sleep, so a wave spinning on memory another wave writes progresses.
+//   Workgroups are co-resident as on the hardware: as many as fit the compute units (waves,
+//   VGPRs, LDS, scratch slots; dispatch.h resident_groups) are in flight, each worker switching
+//   between its share whenever the one it runs sleeps, spins through a slice or waits at a
+//   global wave sync barrier (ds_gws_init / ds_gws_barrier, gws.h), so a workgroup spinning on
+//   another resident one progresses; workgroups beyond that start only as others end.
 // * Instructions are decoded once per code address (DecodeCache) into a pre-decoded form with a
 //   handler pointer. Undecodable dwords stop with IllegalInstruction; decodable instructions
 //   without a handler (MFMA, MTBUF, image, ...) stop with Unimplemented; both messages carry the
@@ -122,6 +125,13 @@ class Hooks {
   // s_sendmsg MSG_INTERRUPT: M0 holds the payload; the ROCm convention (hsa signal
   // interrupt) puts the KFD event id in M0[23:0]. Called from worker threads.
   virtual void interrupt(uint32_t m0) = 0;
+  // A workgroup ran on worker `worker` in [t0_ns, t1_ns] (CLOCK_BOOTTIME): called only when
+  // trace_groups is set (the emulator's trace), from worker threads.
+  virtual void group_ran(uint64_t kernel_object, const uint32_t id[3], unsigned worker, uint64_t t0_ns,
+                         uint64_t t1_ns) {
+    (void)kernel_object, (void)id, (void)worker, (void)t0_ns, (void)t1_ns;
+  }
+  bool trace_groups = false;
 };
 
 // One AQL kernel dispatch. All three addresses are GPU virtual addresses read through Memory.
@@ -137,6 +147,9 @@ struct Dispatch {
   // which amdkfd does by preempting the queue (its waves' state goes to the CWSR area, never to
   // be restored), so destroying a queue that runs an endless kernel returns.
   const std::atomic<bool>* preempt = nullptr;
+  // The queue holds the device's global wave sync (AMDKFD_IOC_ALLOC_QUEUE_GWS): without it the
+  // dispatch's ds_gws_* instructions stop it with Unimplemented.
+  bool gws = false;
 };
 
 // One kernel dispatch as a PM4 DISPATCH_DIRECT starts it: from the COMPUTE_* registers the queue's
@@ -205,7 +218,8 @@ class Core;  // private implementation
 // new opcodes are untested.
 class ShaderCore {
  public:
-  ShaderCore(Target t, unsigned workers /*0 = one per host core*/);
+  // `cus`: the compute units workgroups are resident on (0: as many as scratch allows).
+  ShaderCore(Target t, unsigned workers /*0 = one per host core*/, unsigned cus = 0);
   ~ShaderCore();
   ShaderCore(const ShaderCore&) = delete;
   ShaderCore& operator=(const ShaderCore&) = delete;

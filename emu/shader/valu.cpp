@@ -66,9 +66,8 @@ void apply_fp_mods(const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
 
 }  // namespace
 
-uint64_t valu_active(const Wave& w, const Inst& in) {
+uint64_t valu_active_dpp(const Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  if (!(in.flags & kDpp)) return ex;
   uint64_t m = 0;
   for (unsigned l = 0; l < 64; ++l) {
     if (!dpp_lane_enabled(in, l)) continue;
@@ -79,7 +78,7 @@ uint64_t valu_active(const Wave& w, const Inst& in) {
   return ex & m;
 }
 
-const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
+const uint32_t* fetch32_any(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
   unsigned code = in.src[i];
   bool mods = ((in.abs | in.neg) >> i) & 1;
   if (code >= 256) {
@@ -174,7 +173,7 @@ uint32_t sdwa_merge(const Inst& in, uint32_t old, uint32_t v) {
 
 }  // namespace
 
-void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
+void store32_any(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
   bool saturated = t == Ty::B32Sat || t == Ty::B16Sat;
   if (saturated) t = t == Ty::B32Sat ? Ty::B32 : Ty::B16;
   if (in.omod || (in.clamp && !saturated)) {
@@ -195,7 +194,9 @@ void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
     return;
   }
   if (ex == ~uint64_t{0}) { std::memcpy(d, r, 256); return; }
-  VLOOP d[l] = ((ex >> l) & 1) ? r[l] : d[l];
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  VLOOP d[l] = (r[l] & sel[l]) | (d[l] & ~sel[l]);
 }
 
 void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp) {
@@ -215,7 +216,16 @@ void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp) {
   unsigned drow = w.vrow(in.dst, 3);
   uint32_t* lo = w.v[drow];
   uint32_t* hi = w.v[(drow + 1) & (kVRows - 1)];
-  VLOOP if ((ex >> l) & 1) { lo[l] = static_cast<uint32_t>(r[l]); hi[l] = static_cast<uint32_t>(r[l] >> 32); }
+  if (ex == ~uint64_t{0}) {
+    VLOOP { lo[l] = static_cast<uint32_t>(r[l]); hi[l] = static_cast<uint32_t>(r[l] >> 32); }
+    return;
+  }
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  VLOOP {
+    lo[l] = (static_cast<uint32_t>(r[l]) & sel[l]) | (lo[l] & ~sel[l]);
+    hi[l] = (static_cast<uint32_t>(r[l] >> 32) & sel[l]) | (hi[l] & ~sel[l]);
+  }
 }
 
 uint64_t mask_source(const Wave& w, const Inst& in) {

@@ -6,10 +6,50 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "emu/shader/decode.h"
 
 namespace emu::shader {
+
+// Lane loops. The bodies are written per lane; compilers vectorize the simple ones.
+#define VLOOP for (unsigned l = 0; l < 64; ++l)
+
+// A lane mask as one word per lane (all ones where the lane's bit is set), so that selects
+// and masked writes become vectorised blends instead of a shift and branch per lane.
+inline void mask_lanes(uint64_t m, uint32_t* sel) {
+  const uint32_t lo = static_cast<uint32_t>(m), hi = static_cast<uint32_t>(m >> 32);
+  for (unsigned l = 0; l < 32; ++l) sel[l] = 0u - ((lo >> l) & 1u);
+  for (unsigned l = 0; l < 32; ++l) sel[32 + l] = 0u - ((hi >> l) & 1u);
+}
+// The inverse: bit l set where c[l] != 0 (carry-outs, compare results).
+inline uint64_t lanes_mask(const uint32_t* c) {
+#if defined(__AVX2__)
+  uint64_t m = 0;
+  const __m256i zero = _mm256_setzero_si256();
+  for (unsigned g = 0; g < 8; ++g) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 8 * g));
+    unsigned z = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))));
+    m |= uint64_t{~z & 0xFFu} << (8 * g);
+  }
+  return m;
+#elif defined(__SSE2__)
+  uint64_t m = 0;
+  const __m128i zero = _mm_setzero_si128();
+  for (unsigned g = 0; g < 16; ++g) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + 4 * g));
+    unsigned z = static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, zero))));
+    m |= uint64_t{~z & 0xFu} << (4 * g);
+  }
+  return m;
+#else
+  uint64_t m = 0;
+  for (unsigned l = 0; l < 64; ++l) m |= uint64_t{c[l] != 0} << l;
+  return m;
+#endif
+}
 
 // How an operand is interpreted: selects which sign bit abs/neg touch and opsel halves.
 // M32: f32 abs/neg modifiers but no denormal flushing (bit moves such as v_cndmask, classify).
@@ -19,14 +59,42 @@ enum class Ty : uint8_t { B32, F32, F16, B16, M32, B32Sat, B16Sat };
 
 // EXEC for this instruction, minus lanes DPP disables (row/bank masks, invalid source lanes
 // without bound_ctrl).
-uint64_t valu_active(const Wave& w, const Inst& in);
+uint64_t valu_active_dpp(const Wave& w, const Inst& in);
+inline uint64_t valu_active(const Wave& w, const Inst& in) {
+  return (in.flags & kDpp) ? valu_active_dpp(w, in) : w.exec();
+}
 // Source i as 64 32-bit lanes: a pointer into the register file when no modifier applies,
 // else `tmp` filled.
-const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp);
+const uint32_t* fetch32_any(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp);
+// The common case inline: a plain VGPR (no modifier, DPP, SDWA, op_sel, GPR indexing or
+// input flushing) is read in place; everything else goes to fetch32_any.
+inline const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
+  const unsigned code = in.src[i];
+  if (code >= 256 && !(in.flags & (kDpp | kSdwa)) && !w.gpr_idx &&
+      !(((in.abs | in.neg | in.opsel) >> i) & 1) && !(t == Ty::F32 && !(w.mode & 0x10)) &&
+      !(t == Ty::F16 && !(w.mode & 0x40)))
+    return w.v[code - 256];
+  return fetch32_any(w, in, i, t, tmp);
+}
 // Source i as 64 64-bit lanes (VGPR pairs, SGPR pairs, inline constants as f64/i64).
 void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out);
 // Writes r to in.dst for the lanes in `ex` (applies omod/clamp for F32/F16, SDWA dst_sel).
-void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t);
+void store32_any(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t);
+// The common case inline: a 32-bit result without output modifiers, SDWA, GPR indexing or
+// output flushing; everything else goes to store32_any.
+inline void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
+  if (!((t == Ty::B32 || (t == Ty::F32 && (w.mode & 0x20))) && !in.omod && !in.clamp &&
+        !(in.flags & kSdwa) && !w.gpr_idx)) {
+    store32_any(w, in, ex, r, t);
+    return;
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  uint32_t* d = w.v[in.dst];
+  if (ex == ~uint64_t{0}) { std::memcpy(d, r, 256); return; }
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  VLOOP d[l] = (r[l] & sel[l]) | (d[l] & ~sel[l]);
+}
 void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp);
 // Mask (carry-in / cndmask selector): VCC for VOP2, the SGPR pair in src2 for VOP3.
 uint64_t mask_source(const Wave& w, const Inst& in);
@@ -41,7 +109,5 @@ float f16_to_f32(uint16_t h);
 uint16_t f32_to_f16(float f);    // round to nearest even
 uint16_t f64_to_f16(double d);   // single rounding from double
 
-// Lane loops. The bodies are written per lane; compilers vectorize the simple ones.
-#define VLOOP for (unsigned l = 0; l < 64; ++l)
 
 }  // namespace emu::shader

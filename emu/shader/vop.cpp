@@ -211,48 +211,66 @@ void v_fmaak_f32(Wave& w, const Inst& in) {
 
 // Carry ops: carry-out to sdst (VCC for VOP2), carry-in from VCC or the VOP3 src2 pair. With
 // VOP3 clamp, lanes that carried (borrowed) get UINT32_MAX (0) instead of the wrapped sum.
-void store_carry(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, uint64_t co, uint32_t sat) {
-  if (in.clamp) VLOOP if ((co >> l) & 1) r[l] = sat;
+void store_carry(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, const uint32_t* c, uint32_t sat) {
+  if (in.clamp) VLOOP r[l] = c[l] ? sat : r[l];
   store32(w, in, ex, r, in.clamp ? Ty::B32Sat : Ty::B32);
-  store_mask(w, in, co & ex);
+  store_mask(w, in, lanes_mask(c) & ex);
 }
+// Carries are computed per lane as 0/1 words (32-bit arithmetic only, so the loops vectorise)
+// and packed into the lane mask afterwards.
 void v_add_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint64_t co = 0;
-  VLOOP { uint64_t s = uint64_t{A[l]} + B[l]; r[l] = static_cast<uint32_t>(s); co |= (s >> 32) << l; }
-  store_carry(w, in, ex, r, co, UINT32_MAX);
+  FETCH2(Ty::B32) uint32_t c[64];
+  VLOOP { r[l] = A[l] + B[l]; c[l] = r[l] < A[l]; }
+  store_carry(w, in, ex, r, c, UINT32_MAX);
 }
 void v_sub_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint64_t co = 0;
-  VLOOP { r[l] = A[l] - B[l]; co |= uint64_t{B[l] > A[l]} << l; }
-  store_carry(w, in, ex, r, co, 0);
+  FETCH2(Ty::B32) uint32_t c[64];
+  VLOOP { r[l] = A[l] - B[l]; c[l] = B[l] > A[l]; }
+  store_carry(w, in, ex, r, c, 0);
 }
 void v_subrev_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint64_t co = 0;
-  VLOOP { r[l] = B[l] - A[l]; co |= uint64_t{A[l] > B[l]} << l; }
-  store_carry(w, in, ex, r, co, 0);
+  FETCH2(Ty::B32) uint32_t c[64];
+  VLOOP { r[l] = B[l] - A[l]; c[l] = A[l] > B[l]; }
+  store_carry(w, in, ex, r, c, 0);
 }
 void v_addc_co_u32(Wave& w, const Inst& in) {
-  uint64_t ci = mask_source(w, in);
-  FETCH2(Ty::B32) uint64_t co = 0;
-  VLOOP { uint64_t s = uint64_t{A[l]} + B[l] + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(s); co |= (s >> 32) << l; }
-  store_carry(w, in, ex, r, co, UINT32_MAX);
+  uint32_t ci[64];
+  mask_lanes(mask_source(w, in), ci);
+  FETCH2(Ty::B32) uint32_t c[64];
+  VLOOP {
+    uint32_t t = A[l] + B[l], s = t - ci[l];  // ci[l] is 0 or ~0: s = t + carry-in
+    r[l] = s;
+    c[l] = (t < A[l]) | (s < t);
+  }
+  store_carry(w, in, ex, r, c, UINT32_MAX);
 }
 void v_subb_co_u32(Wave& w, const Inst& in) {
-  uint64_t ci = mask_source(w, in);
-  FETCH2(Ty::B32) uint64_t co = 0;
-  VLOOP { uint64_t b = uint64_t{B[l]} + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(A[l] - b); co |= uint64_t{b > A[l]} << l; }
-  store_carry(w, in, ex, r, co, 0);
+  uint32_t ci[64];
+  mask_lanes(mask_source(w, in), ci);
+  FETCH2(Ty::B32) uint32_t c[64];
+  VLOOP {  // borrow when B + carry-in > A
+    uint32_t b = B[l] - ci[l];
+    r[l] = A[l] - b;
+    c[l] = (b > A[l]) | (b < B[l]);  // b < B: B + carry-in wrapped
+  }
+  store_carry(w, in, ex, r, c, 0);
 }
 void v_subbrev_co_u32(Wave& w, const Inst& in) {
-  uint64_t ci = mask_source(w, in);
-  FETCH2(Ty::B32) uint64_t co = 0;
-  VLOOP { uint64_t a = uint64_t{A[l]} + ((ci >> l) & 1); r[l] = static_cast<uint32_t>(B[l] - a); co |= uint64_t{a > B[l]} << l; }
-  store_carry(w, in, ex, r, co, 0);
+  uint32_t ci[64];
+  mask_lanes(mask_source(w, in), ci);
+  FETCH2(Ty::B32) uint32_t c[64];
+  VLOOP {  // borrow when A + carry-in > B
+    uint32_t a = A[l] - ci[l];
+    r[l] = B[l] - a;
+    c[l] = (a > B[l]) | (a < A[l]);
+  }
+  store_carry(w, in, ex, r, c, 0);
 }
 void v_cndmask_b32(Wave& w, const Inst& in) {
-  uint64_t m = mask_source(w, in);
+  uint32_t sel[64];
+  mask_lanes(mask_source(w, in), sel);
   FETCH2(Ty::M32)  // VOP3 abs/neg apply (clang uses them for fabs/fneg selects); no flushing
-  VLOOP r[l] = ((m >> l) & 1) ? B[l] : A[l];
+  VLOOP r[l] = (B[l] & sel[l]) | (A[l] & ~sel[l]);
   store32(w, in, ex, r, Ty::B32);
 }
 

@@ -78,11 +78,13 @@ void v_mad_u64_u32(Wave& w, const Inst& in) {
   const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
   fetch64(w, in, 2, false, C);
-  VLOOP {
-    unsigned __int128 s = static_cast<unsigned __int128>(uint64_t{A[l]} * B[l]) + C[l];
-    R[l] = static_cast<uint64_t>(s);
-    co |= static_cast<uint64_t>(s >> 64) << l;
+  uint32_t c[64];
+  VLOOP {  // 64-bit arithmetic only, so that the loop vectorises
+    uint64_t p = uint64_t{A[l]} * B[l];
+    R[l] = p + C[l];
+    c[l] = R[l] < p;
   }
+  co = lanes_mask(c);
   store64(w, in, ex, R, false);
   store_mask(w, in, co & ex);
 }

@@ -59,7 +59,8 @@ void finish(Wave& w, const Inst& in, uint64_t ex, uint64_t m, bool x) {
 // Kind: 0 f16, 1 f32, 2 f64, 3 i16, 4 u16, 5 i32, 6 u32, 7 i64, 8 u64.
 template <int K, Cond C, bool X>
 void cmp(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), m = 0;
+  uint64_t ex = valu_active(w, in);
+  uint32_t c[64];  // per-lane results, packed once (the lane loops vectorise)
   if constexpr (K == 2 || K == 7 || K == 8) {
     uint64_t A[64], B[64];
     fetch64(w, in, 0, K == 2, A);
@@ -69,7 +70,7 @@ void cmp(Wave& w, const Inst& in) {
       if constexpr (K == 2) r = fcmp(C, f64(A[l]), f64(B[l]));
       else if constexpr (K == 7) r = icmp(C, static_cast<int64_t>(A[l]), static_cast<int64_t>(B[l]));
       else r = icmp(C, A[l], B[l]);
-      m |= uint64_t{r} << l;
+      c[l] = r;
     }
   } else {
     constexpr Ty t = K == 0 ? Ty::F16 : K == 1 ? Ty::F32 : (K == 3 || K == 4) ? Ty::B16 : Ty::B32;
@@ -84,10 +85,10 @@ void cmp(Wave& w, const Inst& in) {
       else if constexpr (K == 4) r = icmp(C, static_cast<uint16_t>(A[l]), static_cast<uint16_t>(B[l]));
       else if constexpr (K == 5) r = icmp(C, static_cast<int32_t>(A[l]), static_cast<int32_t>(B[l]));
       else r = icmp(C, A[l], B[l]);
-      m |= uint64_t{r} << l;
+      c[l] = r;
     }
   }
-  finish(w, in, ex, m, X);
+  finish(w, in, ex, lanes_mask(c), X);
 }
 
 // v_cmp_class: S1 bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -denormal, 5 -0, 6 +0,
@@ -103,6 +104,14 @@ unsigned fp_class(T x, bool quiet) {
     default: return neg ? 5 : 6;
   }
 }
+// fp_class of an f32 from its bits, without branches.
+inline uint32_t fp_class_bits32(uint32_t x) {
+  const uint32_t e = (x >> 23) & 0xFF, m = x & 0x7FFFFF, neg = x >> 31;
+  const uint32_t normal = neg ? 3 : 8, denorm = neg ? 4 : 7, zero = neg ? 5 : 6, inf = neg ? 2 : 9;
+  const uint32_t nan = (m >> 22) & 1;  // quiet bit: 1 qNaN, 0 sNaN
+  const uint32_t low = m ? denorm : zero, high = m ? nan : inf;
+  return e == 0 ? low : e == 0xFF ? high : normal;
+}
 template <int K, bool X>
 void cmp_class(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in), m = 0;
@@ -115,12 +124,16 @@ void cmp_class(Wave& w, const Inst& in) {
     fetch64(w, in, 0, true, A);
     w.mode = saved;
     VLOOP m |= uint64_t{(B[l] >> fp_class(f64(A[l]), (A[l] >> 51) & 1)) & 1} << l;
+  } else if constexpr (K == 1) {
+    uint32_t t0[64], c[64];
+    const uint32_t* A = fetch32(w, in, 0, Ty::M32, t0);
+    VLOOP c[l] = (B[l] >> fp_class_bits32(A[l])) & 1;  // from the bits: vectorises
+    m = lanes_mask(c);
   } else {
     uint32_t t0[64];
-    const uint32_t* A = fetch32(w, in, 0, K == 0 ? Ty::F16 : Ty::M32, t0);
+    const uint32_t* A = fetch32(w, in, 0, Ty::F16, t0);
     VLOOP {
-      unsigned c = K == 0 ? fp_class(f16_to_f32(static_cast<uint16_t>(A[l])), (A[l] >> 9) & 1)
-                          : fp_class(f32(A[l]), (A[l] >> 22) & 1);
+      unsigned c = fp_class(f16_to_f32(static_cast<uint16_t>(A[l])), (A[l] >> 9) & 1);
       m |= uint64_t{(B[l] >> c) & 1} << l;
     }
   }

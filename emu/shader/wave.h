@@ -62,6 +62,11 @@ struct CodePage {
   std::atomic<uint64_t> epoch{0};  // dispatch epoch in which the slots were last validated
   std::atomic<uint8_t> ready[1024];
   Inst inst[1024];
+  // The page's bytes as of the last validation, when the whole page was mapped and every decoded
+  // slot lies inside it and matches them (`snap`): revalidation is then one comparison. Guarded
+  // by the DecodeCache's mutex.
+  bool snap = false;
+  uint8_t bytes[4096];
   CodePage() { for (auto& r : ready) r.store(0, std::memory_order_relaxed); }
 };
 
@@ -83,8 +88,10 @@ struct Wave {
   WaveState state = WaveState::Running;
   uint32_t mode = 0;               // HW_REG_MODE
   uint32_t trapsts = 0;
-  bool gpr_idx = false;
-  bool yield = false;              // s_sleep: give the other waves of the workgroup a turn            // s_set_gpr_idx_on: VGPR operands offset by M0[7:0]
+  bool gpr_idx = false;            // s_set_gpr_idx_on: VGPR operands offset by M0[7:0]
+  bool yield = false;              // s_sleep: give the other waves of the workgroup a turn
+  bool gws_wait = false;           // waiting at ds_gws_barrier for generation gws_gen to end
+  uint64_t gws_gen = 0;
   uint32_t wave_id = 0;            // index in the workgroup
   uint64_t instructions = 0;
   uint64_t lane_ops = 0;
@@ -130,6 +137,7 @@ struct DispatchCtx {
   std::mutex report_mu;        // guards `report`
   MemoryReport report;
   std::atomic<uint64_t> traced{0};  // cache instructions traced one by one so far
+  struct Gws* gws = nullptr;   // the device's global wave sync, when the queue holds it
 };
 
 // One workgroup being executed by a worker thread.
@@ -183,6 +191,7 @@ HandlerList vop_handlers();
 HandlerList vop3_handlers();
 HandlerList vopc_handlers();
 HandlerList ds_handlers();
+HandlerList gws_handlers();
 HandlerList flat_handlers();
 HandlerList mubuf_handlers();
 ExecFn find_handler(const char* name);

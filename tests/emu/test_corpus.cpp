@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <thread>
 
@@ -50,6 +51,36 @@ TEST_F(Corpus, RunsVectorAdd) {
   run("basic.co", "vadd", grid1(n, 256), Args().add(a).add(b).add(c).add(n));
   for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
   EXPECT_EQ(c[n], -7.0f);
+}
+
+// Code replaced at an address that already ran is decoded again (the decode cache compares the
+// page with its snapshot once per dispatch): vadd's v_add_f32 is patched to v_sub_f32 and back.
+TEST_F(Corpus, DecodesPatchedCodeAgain) {
+  if (const char* v = std::getenv("EMU_KERNEL_VARIANT"); v && *v)
+    GTEST_SKIP() << "patches the instruction clang-15 -O2 emits (variant " << v << ")";
+  const unsigned n = 256;
+  float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* c = mem.alloc_array<float>(n);
+  for (unsigned i = 0; i < n; ++i) { a[i] = 0.5f * i; b[i] = 3.0f - i; }
+  const Args args = Args().add(a).add(b).add(c).add(n);
+  run("basic.co", "vadd", grid1(n, 64), args);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
+  // v_add_f32_e32 v2, v6, v7 (VOP2 opcode 1 in bits 30:25; v_sub_f32 is opcode 2), as clang-15
+  // emits it for vadd; v6 holds a[i], v7 b[i].
+  const CodeObject& co = objects["basic.co"];
+  uint32_t* add = nullptr;
+  for (uint64_t va = co.text_begin; va + 4 <= co.text_end && !add; va += 4) {
+    auto* p = reinterpret_cast<uint32_t*>(mem.translate(va, 4, false));  // read-only to the GPU
+    if (p && *p == 0x02040F06u) add = p;
+  }
+  ASSERT_NE(add, nullptr) << "v_add_f32_e32 v2, v6, v7 not found in basic.co";
+  *add = 0x04040F06u;  // v_sub_f32_e32 v2, v6, v7
+  run("basic.co", "vadd", grid1(n, 64), args);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] - b[i]) << i;
+  run("basic.co", "vadd", grid1(n, 64), args);  // unchanged page: the snapshot holds
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] - b[i]) << i;
+  *add = 0x02040F06u;
+  run("basic.co", "vadd", grid1(n, 64), args);
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
 }
 
 TEST_F(Corpus, RunsSaxpy) {

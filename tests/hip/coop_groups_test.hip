@@ -103,18 +103,6 @@ TEST(HipCooperativeGroups, CoalescedGroupsTileVotesAndGridRanks) {
   EXPECT_EQ(hipFree(out), hipSuccess);
 }
 
-TEST(HipCooperativeGroups, CooperativeLaunchIsRefusedAsUnsupported) {
-  int coop = -1;
-  ASSERT_EQ(hipDeviceGetAttribute(&coop, hipDeviceAttributeCooperativeLaunch, 0), hipSuccess);
-  EXPECT_EQ(coop, 0);
-  unsigned* out = nullptr;
-  ASSERT_EQ(hipMalloc(&out, 37 * sizeof(unsigned)), hipSuccess);
-  void* params[] = {&out};
-  EXPECT_EQ(hipLaunchCooperativeKernel(group_sums, dim3(1), dim3(256), params, 0, 0), hipErrorNotSupported);
-  EXPECT_EQ(hipLaunchCooperativeKernel(reinterpret_cast<const void*>(&coop), dim3(1), dim3(1), params, 0, 0),
-            hipErrorInvalidDeviceFunction);
-  EXPECT_EQ(hipFree(out), hipSuccess);
-  (void)hipGetLastError();
-}
+// Cooperative launches and grid barriers: coop_launch_test.hip.
 
 }  // namespace

@@ -73,7 +73,7 @@ TEST_F(Conformance, FailedWaitReportsFail) {
   a.events_ptr = reinterpret_cast<uintptr_t>(&d);
   a.num_events = 1;
   a.wait_result = KFD_IOC_WAIT_RESULT_TIMEOUT;
-  EXPECT_EQ(raw(AMDKFD_IOC_WAIT_EVENTS, &a), -EINVAL);
+  EXPECT_EQ(raw(kfd::ioctls::kWaitEvents.request, &a), -EINVAL);
   EXPECT_EQ(a.wait_result, uint32_t(KFD_IOC_WAIT_RESULT_FAIL));
 }
 
@@ -141,7 +141,7 @@ TEST_F(Conformance, DoorbellMmapOfUnknownGpuIsEnodev) {
 // of arguments, more than any other ioctl) with the same GPUs as the _NEW one.
 TEST_F(Conformance, OldGetProcessAperturesListsTheGpus) {
   kfd_ioctl_get_process_apertures_args a{};
-  ASSERT_EQ(raw(AMDKFD_IOC_GET_PROCESS_APERTURES, &a), 0);
+  ASSERT_EQ(raw(kfd::ioctls::kGetProcessApertures.request, &a), 0);
   auto fresh = kfd().get_process_apertures();
   ASSERT_TRUE(fresh.ok()) << fresh.message();
   ASSERT_EQ(a.num_of_nodes, fresh->size());
@@ -183,11 +183,18 @@ TEST_F(Conformance, DoorbellMmapNeedsAPageAlignedOffset) {
   if (p != MAP_FAILED) munmap(p, kfd::uapi::kDoorbellSliceSize);
 }
 
-// kfd_ioctl: the deprecated DBG_REGISTER .. DBG_WAVE_CONTROL (0x0D..0x10) are EPERM.
+// kfd_ioctl: the deprecated DBG_REGISTER .. DBG_WAVE_CONTROL (the table's deprecated rows) are
+// EPERM, whatever argument size the caller encodes.
 TEST_F(Conformance, DeprecatedDebugIoctlsAreEperm) {
   uint64_t args[8] = {};
-  EXPECT_EQ(raw(_IOW(AMDKFD_IOCTL_BASE, 0x0D, uint64_t[2]), args), -EPERM);
-  EXPECT_EQ(raw(_IOW(AMDKFD_IOCTL_BASE, 0x10, uint64_t[8]), args), -EPERM);
+  unsigned deprecated = 0;
+  for (const kfd::IoctlInfo& e : kfd::kIoctlTable) {
+    if (!e.deprecated) continue;
+    ++deprecated;
+    EXPECT_EQ(raw(_IOW(AMDKFD_IOCTL_BASE, e.nr, uint64_t[2]), args), -EPERM) << e.name;
+    EXPECT_EQ(raw(_IOW(AMDKFD_IOCTL_BASE, e.nr, uint64_t[8]), args), -EPERM) << e.name;
+  }
+  EXPECT_EQ(deprecated, 4u);
 }
 
 // MAP_MEMORY_TO_GPU failing part way reports how many devices were done in n_success (the

@@ -280,7 +280,7 @@ TEST_F(Queue, SetCuMaskChecksItsArguments) {
     a.queue_id = qid;
     a.num_cu_mask = bits;
     a.cu_mask_ptr = reinterpret_cast<uint64_t>(p);
-    return ::ioctl(kfd().fd(), AMDKFD_IOC_SET_CU_MASK, &a) == 0 ? 0 : errno;
+    return ::ioctl(kfd().fd(), kfd::ioctls::kSetCuMask.request, &a) == 0 ? 0 : errno;
   };
   EXPECT_EQ(set(q->queue_id, 64, mask), 0);
   EXPECT_EQ(set(q->queue_id, 1024, mask), 0);
@@ -309,7 +309,7 @@ TEST_F(Queue, GwsGoesToOneQueueAtATime) {
     a.queue_id = qid;
     a.num_gws = n;
     a.first_gws = 77;
-    int r = ::ioctl(kfd().fd(), AMDKFD_IOC_ALLOC_QUEUE_GWS, &a) == 0 ? 0 : errno;
+    int r = ::ioctl(kfd().fd(), kfd::ioctls::kAllocQueueGws.request, &a) == 0 ? 0 : errno;
     first = a.first_gws;
     return r;
   };

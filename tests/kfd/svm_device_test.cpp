@@ -40,7 +40,7 @@ class Svm : public DeviceTest {
     a->op = op;
     a->nattr = uint32_t(attrs.size());
     if (!attrs.empty()) std::memcpy(a->attrs, attrs.data(), attrs.size() * sizeof(Attr));
-    unsigned long cmd = AMDKFD_IOC_SVM + ((attrs.size() * sizeof(Attr)) << _IOC_SIZESHIFT);
+    unsigned long cmd = kfd::ioctls::kSvm.request + ((attrs.size() * sizeof(Attr)) << _IOC_SIZESHIFT);
     int r = ::ioctl(kfd().fd(), cmd, a) == 0 ? 0 : errno;
     if (!attrs.empty()) std::memcpy(attrs.data(), a->attrs, attrs.size() * sizeof(Attr));
     return r;

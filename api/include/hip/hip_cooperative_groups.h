@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
-// Cooperative groups inside a block: thread_block, tiles (static and dynamic), coalesced groups.
+// Cooperative groups: thread_block, tiles (static and dynamic), coalesced groups, and the grid of a cooperative launch.
 #pragma once
 
 #include "hip/hip_runtime.h"
 
 #if defined(__cplusplus) && defined(__HIP__)
 
-// Grid-wide groups are not provided: a grid barrier needs every block resident at once, which
-// kfdrt does not guarantee (hipLaunchCooperativeKernel answers hipErrorNotSupported and
-// hipDeviceAttributeCooperativeLaunch is 0). this_grid() exists for sizes and ranks only.
+// The grid barrier is ROCm's device library's (ockl, linked by kfdcc as by hipcc): the global wave
+// sync a cooperative launch (hipLaunchCooperativeKernel) initialises for the grid's block count.
+extern "C" __device__ void __ockl_grid_sync(void);
+extern "C" __device__ int __ockl_grid_is_valid(void);
+
+// What hipLaunchCooperativeKernel runs first, on the same queue: the GWS barrier resource 0 gets
+// the number of blocks minus one (as ROCclr's gwsInit blit kernel does). Weak: one per program.
+extern "C" __global__ __attribute__((weak)) void __kfdrt_gws_init(unsigned blocks_minus_one) {
+  __builtin_amdgcn_ds_gws_init(blocks_minus_one, 0);
+}
+
 namespace cooperative_groups {
 
 namespace __kfdrt_cg {
@@ -146,12 +154,15 @@ class coalesced_group : public thread_group {
 
 __device__ inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
 
+// The whole grid. sync() needs a cooperative launch (is_valid() says whether this is one); the
+// acquire after the device library's barrier makes the other blocks' writes visible to this
+// block's later loads (the library's fence comes before the barrier only).
 class grid_group : public thread_group {
  public:
-  template <class T = void>
+  __device__ bool is_valid() const { return __ockl_grid_is_valid() != 0; }
   __device__ void sync() const {
-    static_assert(__kfdrt_cg::always_false<T>::value,
-                  "grid_group::sync: kfdrt does not provide grid-wide barriers (no co-resident launch)");
+    __ockl_grid_sync();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
   }
 
  private:
@@ -176,8 +187,8 @@ __device__ void sync(const Group& g) { g.sync(); }
 #ifdef __cplusplus
 extern "C" {
 #endif
-// Cooperative launches need every block resident at once; kfdrt does not guarantee that, so
-// these answer hipErrorNotSupported (and hipDeviceAttributeCooperativeLaunch is 0).
+// Every block of the grid resident at once (hipErrorCooperativeLaunchTooLarge when more blocks
+// than the device holds), so that grid_group::sync() can wait for all of them.
 hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDimX, void** kernelParams,
                                       unsigned int sharedMemBytes, hipStream_t stream);
 #ifdef __cplusplus

@@ -29,6 +29,16 @@ hipError_t kfdrtEventGetTimestamps(hipEvent_t event, uint64_t* start, uint64_t* 
 // Errors: hipErrorInvalidValue (a null pointer), hipErrorNoDevice (no GPU).
 hipError_t kfdrtGetSystemTicks(uint64_t* ticks, uint64_t* frequency_hz);
 
+// Starts recording a trace of what kfdrt submits and waits for (every AQL, PM4 and copy engine
+// packet with its device start/end converted to system time, HIP calls, host waits) into
+// `path`, written as Chrome trace-event JSON (Perfetto, chrome://tracing) by kfdrtTraceStop or
+// at exit. KFDRT_TRACE=path does the same from the start of the process.
+// Errors: hipErrorInvalidValue (null or empty path, or a trace already recording).
+hipError_t kfdrtTraceStart(const char* path);
+// Ends the trace kfdrtTraceStart (or KFDRT_TRACE) began and writes its file.
+// Errors: hipErrorInvalidValue (no trace recording), hipErrorUnknown (the file could not be written).
+hipError_t kfdrtTraceStop(void);
+
 // The signal (amd_signal_t*, an hsa_signal_t's handle) that the last record of `event`
 // completes: its value is 1 until the recorded work is done, then 0. It stays valid until the
 // event is recorded again or destroyed. Errors: hipErrorInvalidValue (null amd_signal),
