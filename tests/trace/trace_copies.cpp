@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "gpu/device.h"
 #include "queues/copy_engine.h"
 #include "queues/runtime.h"
 #include "trace/trace.h"
@@ -15,7 +16,7 @@ int fail(const char* what, const base::Error& e) {
 }
 
 // One copy and one fill on `path`, the fill waiting for the copy's signal; returns 0 on success.
-int run_path(queues::Runtime& rt, const mem::Gpu& gpu, queues::CopyPath path, void* host, void* dev, size_t n) {
+int run_path(queues::Runtime& rt, const gpu::Device& gpu, queues::CopyPath path, void* host, void* dev, size_t n) {
   queues::CopyPolicy p;
   p.force = path;
   auto e = queues::CopyEngine::create(rt, gpu, p);
@@ -44,7 +45,7 @@ int main() {
   }
   auto rt = queues::Runtime::open();
   if (!rt) return fail("Runtime::open", rt.error());
-  const mem::Gpu& gpu = *(*rt)->gpus()[0];
+  const gpu::Device& gpu = *(*rt)->gpus()[0];
   const size_t n = 1 << 20;
   mem::AllocRequest h;
   h.heap = mem::Heap::Gtt;
