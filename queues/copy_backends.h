@@ -92,6 +92,8 @@ class BlitCopier {
   uint8_t* kernargs_ = nullptr;     // 2 x packets slots: a slot is rewritten only once its
   uint32_t slots_ = 0;              // dispatch has finished (the barrier bits order them)
   std::mutex mu_;                   // submissions and the temp buffer
+  // Signals of waits that gave up while the CP may still write them: freed with the queue.
+  std::vector<std::unique_ptr<Signal>> abandoned_;  // mu_
   void* temp_ = nullptr;
   uint64_t temp_bytes_ = 0;
   std::atomic<uint64_t> ops_{0};

@@ -49,6 +49,7 @@ base::Result<std::unique_ptr<BlitCopier>> BlitCopier::create(Runtime& rt, const 
 
 BlitCopier::~BlitCopier() {
   if (q_) (void)q_->destroy();
+  abandoned_.clear();  // the queue is gone: nothing writes them any more
   if (kernargs_) (void)rt_.memory().free(kernargs_);
   if (temp_) (void)rt_.memory().free(temp_);
 }
@@ -172,7 +173,9 @@ base::Status BlitCopier::wait_idle(std::chrono::nanoseconds timeout) {
   }
   auto v = idle->wait(Cond::Lt, 1, timeout);
   if (!v) {
-    (void)idle.release();  // the marker may still complete it: never free memory the CP writes
+    // The marker may still complete it: never free memory the CP writes while the queue lives.
+    std::lock_guard lk(mu_);
+    abandoned_.push_back(std::move(idle));
     return v.error();
   }
   return q_->error();
