@@ -245,7 +245,7 @@ base::Status SdmaCopier::submit(std::span<const CopyPiece> pieces, const CopyOrd
         if (hdp_dw) k += pm4::sdma::write_hdp_flush(out + k);
         if (ts_dw) k += pm4::sdma::write_timestamp(out + k, pm4::sdma::kSubTimestampGetGlobal, probe + offsetof(aql::AmdSignal, start_ts));
       }
-      std::memcpy(out + k, body_.data() + from, (upto - from) * sizeof(uint32_t));
+      if (upto > from) std::memcpy(out + k, body_.data() + from, (upto - from) * sizeof(uint32_t));
       k += upto - from;
       if (last && ts_dw) k += pm4::sdma::write_timestamp(out + k, pm4::sdma::kSubTimestampGetGlobal, probe + offsetof(aql::AmdSignal, end_ts));
       if (last && signal) k += write_sdma_signal(out + k, done);
