@@ -14,6 +14,11 @@
 
 namespace queues {
 
+// The paths' device-only scratch buffer for staging and overlapping moves: its size, and one
+// allocation of it on `gpu_id` (VRAM without host access, as a small-BAR GPU has it).
+inline constexpr uint64_t kCopyTempBytes = 4u << 20;
+base::Result<void*> allocate_copy_temp(Runtime& rt, uint32_t gpu_id);
+
 // One unit of an operation, in the order it must run: a linear copy (non-overlapping), a fill
 // of `bytes` bytes with the rotated pattern dword `word` of a `width`-byte value, or a rectangle.
 struct CopyPiece {

@@ -11,7 +11,7 @@
 namespace queues {
 namespace {
 
-constexpr uint64_t kTempBytes = 4u << 20;
+constexpr uint64_t kTempBytes = kCopyTempBytes;
 // The kernels address a range with 32-bit byte offsets: longer copies and fills are split.
 constexpr uint64_t kMaxDispatchBytes = uint64_t(1) << 30;
 
@@ -58,12 +58,7 @@ base::Result<uint64_t> BlitCopier::temp(uint64_t bytes) {
   (void)bytes;
   std::lock_guard lk(mu_);
   if (!temp_) {
-    mem::AllocRequest r;
-    r.heap = mem::Heap::Vram;
-    r.size = kTempBytes;
-    r.host_access = false;
-    r.owner_gpu = gpu_.gpu_id;
-    KFD_ASSIGN(temp_, rt_.memory().allocate(r));
+    KFD_ASSIGN(temp_, allocate_copy_temp(rt_, gpu_.gpu_id));
   }
   return reinterpret_cast<uint64_t>(temp_);
 }

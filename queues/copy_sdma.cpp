@@ -11,7 +11,7 @@
 namespace queues {
 namespace {
 
-constexpr uint64_t kTempBytes = 4u << 20;
+constexpr uint64_t kTempBytes = kCopyTempBytes;
 constexpr uint64_t kTableBytes = 65536 * 4;
 
 // A dword pattern the table holds: a 16-bit value twice (every 1- and 2-byte fill's pattern).
@@ -65,12 +65,7 @@ base::Result<uint64_t> SdmaCopier::temp(uint64_t bytes) {
   (void)bytes;  // the engine moves through it in chunks of at most kTempBytes
   std::lock_guard lk(mu_);
   if (!temp_) {
-    mem::AllocRequest r;
-    r.heap = mem::Heap::Vram;
-    r.size = kTempBytes;
-    r.host_access = false;
-    r.owner_gpu = gpu_.gpu_id;
-    KFD_ASSIGN(temp_, rt_.memory().allocate(r));
+    KFD_ASSIGN(temp_, allocate_copy_temp(rt_, gpu_.gpu_id));
   }
   return reinterpret_cast<uint64_t>(temp_);
 }
