@@ -11,7 +11,6 @@
 namespace queues {
 namespace {
 
-constexpr uint64_t kTempBytes = kCopyTempBytes;
 // The kernels address a range with 32-bit byte offsets: longer copies and fills are split.
 constexpr uint64_t kMaxDispatchBytes = uint64_t(1) << 30;
 
@@ -54,8 +53,7 @@ BlitCopier::~BlitCopier() {
   if (temp_) (void)rt_.memory().free(temp_);
 }
 
-base::Result<uint64_t> BlitCopier::temp(uint64_t bytes) {
-  (void)bytes;
+base::Result<uint64_t> BlitCopier::temp() {
   std::lock_guard lk(mu_);
   if (!temp_) {
     KFD_ASSIGN(temp_, allocate_copy_temp(rt_, gpu_.gpu_id));

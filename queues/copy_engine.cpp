@@ -179,10 +179,10 @@ base::Status CopyEngine::submit(CopyPath p, bool to_device, std::span<const Copy
 base::Result<uint64_t> CopyEngine::temp(CopyPath p, bool to_device) {
   if (p == CopyPath::Sdma) {
     KFD_ASSIGN(SdmaCopier* c, sdma(to_device));
-    return c->temp(kTempBytes);
+    return c->temp();
   }
   KFD_ASSIGN(BlitCopier* c, blit());
-  return c->temp(kTempBytes);
+  return c->temp();
 }
 
 base::Result<CopyPath> CopyEngine::route_copy(uint64_t dst, uint64_t src, uint64_t bytes) const {

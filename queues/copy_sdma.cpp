@@ -11,7 +11,6 @@
 namespace queues {
 namespace {
 
-constexpr uint64_t kTempBytes = kCopyTempBytes;
 constexpr uint64_t kTableBytes = 65536 * 4;
 
 // A dword pattern the table holds: a 16-bit value twice (every 1- and 2-byte fill's pattern).
@@ -61,8 +60,7 @@ bool SdmaCopier::can_wait(std::span<const CopyWait> w) {
   });
 }
 
-base::Result<uint64_t> SdmaCopier::temp(uint64_t bytes) {
-  (void)bytes;  // the engine moves through it in chunks of at most kTempBytes
+base::Result<uint64_t> SdmaCopier::temp() {
   std::lock_guard lk(mu_);
   if (!temp_) {
     KFD_ASSIGN(temp_, allocate_copy_temp(rt_, gpu_.gpu_id));

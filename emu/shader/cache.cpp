@@ -363,6 +363,11 @@ void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
 // ---- fences ---------------------------------------------------------------------------------
 
 CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
+  // A write-back ends when every line dirty at its start is in memory. Two at once (the ends of
+  // two dispatches, a CP release during a dispatch's end) must not split the dirty list between
+  // them: the one that found the list empty would return while the other still copies lines its
+  // caller needs in memory (seen as lines of zeros a host read after the kernel's completion).
+  std::lock_guard serial(writeback_mu_);
   std::vector<std::pair<CachedRange*, uint64_t>> pages, keep;
   {
     std::lock_guard lk(dirty_mu_);
