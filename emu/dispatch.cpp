@@ -98,6 +98,7 @@ DispatchResult result_of(const shader::Outcome& o) {
       r.scratch_too_small = true;
       break;
     case K::Preempted: r.preempted = true; return r;
+    case K::InvalidPacket: r.error = o.error; break;
   }
   r.fault_va = o.fault_va;
   r.message = "kernel dispatch: " + o.message;

@@ -36,6 +36,7 @@ struct Family {
   uint8_t sgpr_alloc_granule;
   uint8_t max_waves_per_simd;       // hardware wave slots per SIMD
   uint32_t lds_granule_bytes;       // COMPUTE_PGM_RSRC2.LDS_SIZE unit (AMDGPUUsage)
+  uint32_t lds_bytes_per_group;     // LDS one workgroup can have (64 KiB; 160 KiB on gfx950)
 
   // Initial wave state (AMDGPUUsage "Initial Kernel Execution State").
   bool packed_work_item_ids;        // v0 = x | y << 10 | z << 20 (gfx90a, gfx94x, gfx11+)
@@ -106,7 +107,7 @@ constexpr Family gfx9() {
   f.unified_agprs = false;
   f.sgprs = 800, f.sgpr_alloc_granule = 16;
   f.max_waves_per_simd = 10;
-  f.lds_granule_bytes = 128 * 4;
+  f.lds_granule_bytes = 128 * 4, f.lds_bytes_per_group = 64 * 1024;
   f.packed_work_item_ids = false, f.architected_flat_scratch = false;
   f.tmpring_waves_bits = 12, f.tmpring_wavesize_shift = 12, f.tmpring_wavesize_bits = 13;
   f.tmpring_wavesize_unit = 1024;
@@ -150,7 +151,7 @@ constexpr Family gfx94x() {
 
 constexpr Family gfx950() {
   Family f = with_versions(gfx94x(), "gfx950", {90500});
-  f.lds_granule_bytes = 320 * 4;
+  f.lds_granule_bytes = 320 * 4, f.lds_bytes_per_group = 160 * 1024;
   f.cwsr_lds_from_node = true;
   return f;
 }

@@ -14,6 +14,11 @@
 
 namespace queues {
 
+// The paths' device-only scratch buffer for staging and overlapping moves: its size, and one
+// allocation of it on `gpu_id` (VRAM without host access, as a small-BAR GPU has it).
+inline constexpr uint64_t kCopyTempBytes = 4u << 20;
+base::Result<void*> allocate_copy_temp(Runtime& rt, uint32_t gpu_id);
+
 // One unit of an operation, in the order it must run: a linear copy (non-overlapping), a fill
 // of `bytes` bytes with the rotated pattern dword `word` of a `width`-byte value, or a rectangle.
 struct CopyPiece {
@@ -40,7 +45,7 @@ class SdmaCopier {
   static bool can_fill(uint64_t dst, uint32_t word, unsigned width);
   static bool can_wait(std::span<const CopyWait> w);
   // A device-only VRAM buffer of at least `bytes` for staged moves (used in queue order only).
-  base::Result<uint64_t> temp(uint64_t bytes);
+  base::Result<uint64_t> temp();  // kCopyTempBytes of device-only VRAM, allocated once
   base::Status wait_idle(std::chrono::nanoseconds timeout) { return q_->wait_idle(timeout); }
   uint64_t ops() const { return ops_.load(std::memory_order_relaxed); }
 
@@ -61,7 +66,6 @@ class SdmaCopier {
   std::vector<uint32_t> ends_;      // packet boundaries in body_
   void* table_ = nullptr;           // 64 Ki x 4 bytes: the 16-bit pattern w at 4w, twice
   void* temp_ = nullptr;
-  uint64_t temp_bytes_ = 0;
   std::atomic<uint64_t> ops_{0};
 };
 
@@ -74,7 +78,7 @@ class BlitCopier {
                                                            uint32_t max_threads);
   ~BlitCopier();
   base::Status submit(std::span<const CopyPiece> pieces, const CopyOrder& o);
-  base::Result<uint64_t> temp(uint64_t bytes);
+  base::Result<uint64_t> temp();  // kCopyTempBytes of device-only VRAM, allocated once
   base::Status wait_idle(std::chrono::nanoseconds timeout);
   uint64_t ops() const { return ops_.load(std::memory_order_relaxed); }
   const blit::Kernels& kernels() const { return *kernels_; }
@@ -92,8 +96,9 @@ class BlitCopier {
   uint8_t* kernargs_ = nullptr;     // 2 x packets slots: a slot is rewritten only once its
   uint32_t slots_ = 0;              // dispatch has finished (the barrier bits order them)
   std::mutex mu_;                   // submissions and the temp buffer
+  // Signals of waits that gave up while the CP may still write them: freed with the queue.
+  std::vector<std::unique_ptr<Signal>> abandoned_;  // mu_
   void* temp_ = nullptr;
-  uint64_t temp_bytes_ = 0;
   std::atomic<uint64_t> ops_{0};
 };
 

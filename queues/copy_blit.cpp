@@ -11,7 +11,6 @@
 namespace queues {
 namespace {
 
-constexpr uint64_t kTempBytes = 4u << 20;
 // The kernels address a range with 32-bit byte offsets: longer copies and fills are split.
 constexpr uint64_t kMaxDispatchBytes = uint64_t(1) << 30;
 
@@ -49,20 +48,15 @@ base::Result<std::unique_ptr<BlitCopier>> BlitCopier::create(Runtime& rt, const 
 
 BlitCopier::~BlitCopier() {
   if (q_) (void)q_->destroy();
+  abandoned_.clear();  // the queue is gone: nothing writes them any more
   if (kernargs_) (void)rt_.memory().free(kernargs_);
   if (temp_) (void)rt_.memory().free(temp_);
 }
 
-base::Result<uint64_t> BlitCopier::temp(uint64_t bytes) {
-  (void)bytes;
+base::Result<uint64_t> BlitCopier::temp() {
   std::lock_guard lk(mu_);
   if (!temp_) {
-    mem::AllocRequest r;
-    r.heap = mem::Heap::Vram;
-    r.size = kTempBytes;
-    r.host_access = false;
-    r.owner_gpu = gpu_.gpu_id;
-    KFD_ASSIGN(temp_, rt_.memory().allocate(r));
+    KFD_ASSIGN(temp_, allocate_copy_temp(rt_, gpu_.gpu_id));
   }
   return reinterpret_cast<uint64_t>(temp_);
 }
@@ -172,7 +166,9 @@ base::Status BlitCopier::wait_idle(std::chrono::nanoseconds timeout) {
   }
   auto v = idle->wait(Cond::Lt, 1, timeout);
   if (!v) {
-    (void)idle.release();  // the marker may still complete it: never free memory the CP writes
+    // The marker may still complete it: never free memory the CP writes while the queue lives.
+    std::lock_guard lk(mu_);
+    abandoned_.push_back(std::move(idle));
     return v.error();
   }
   return q_->error();

@@ -14,7 +14,7 @@
 namespace queues {
 namespace {
 
-constexpr uint64_t kTempBytes = 4u << 20;  // the paths' temp buffers (copy_sdma.cpp, copy_blit.cpp)
+constexpr uint64_t kTempBytes = kCopyTempBytes;
 
 bool overlap(uint64_t a, uint64_t b, uint64_t n) { return a < b + n && b < a + n; }
 
@@ -179,10 +179,10 @@ base::Status CopyEngine::submit(CopyPath p, bool to_device, std::span<const Copy
 base::Result<uint64_t> CopyEngine::temp(CopyPath p, bool to_device) {
   if (p == CopyPath::Sdma) {
     KFD_ASSIGN(SdmaCopier* c, sdma(to_device));
-    return c->temp(kTempBytes);
+    return c->temp();
   }
   KFD_ASSIGN(BlitCopier* c, blit());
-  return c->temp(kTempBytes);
+  return c->temp();
 }
 
 base::Result<CopyPath> CopyEngine::route_copy(uint64_t dst, uint64_t src, uint64_t bytes) const {
@@ -282,6 +282,15 @@ CopyStats CopyEngine::stats() const {
   s.staged_chunks = staged_chunks_.load(std::memory_order_relaxed);
   s.userptr_copies = userptr_copies_.load(std::memory_order_relaxed);
   return s;
+}
+
+base::Result<void*> allocate_copy_temp(Runtime& rt, uint32_t gpu_id) {
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Vram;
+  r.size = kCopyTempBytes;
+  r.host_access = false;
+  r.owner_gpu = gpu_id;
+  return rt.memory().allocate(r);
 }
 
 }  // namespace queues

@@ -11,7 +11,6 @@
 namespace queues {
 namespace {
 
-constexpr uint64_t kTempBytes = 4u << 20;
 constexpr uint64_t kTableBytes = 65536 * 4;
 
 // A dword pattern the table holds: a 16-bit value twice (every 1- and 2-byte fill's pattern).
@@ -61,16 +60,10 @@ bool SdmaCopier::can_wait(std::span<const CopyWait> w) {
   });
 }
 
-base::Result<uint64_t> SdmaCopier::temp(uint64_t bytes) {
-  (void)bytes;  // the engine moves through it in chunks of at most kTempBytes
+base::Result<uint64_t> SdmaCopier::temp() {
   std::lock_guard lk(mu_);
   if (!temp_) {
-    mem::AllocRequest r;
-    r.heap = mem::Heap::Vram;
-    r.size = kTempBytes;
-    r.host_access = false;
-    r.owner_gpu = gpu_.gpu_id;
-    KFD_ASSIGN(temp_, rt_.memory().allocate(r));
+    KFD_ASSIGN(temp_, allocate_copy_temp(rt_, gpu_.gpu_id));
   }
   return reinterpret_cast<uint64_t>(temp_);
 }
@@ -245,7 +238,7 @@ base::Status SdmaCopier::submit(std::span<const CopyPiece> pieces, const CopyOrd
         if (hdp_dw) k += pm4::sdma::write_hdp_flush(out + k);
         if (ts_dw) k += pm4::sdma::write_timestamp(out + k, pm4::sdma::kSubTimestampGetGlobal, probe + offsetof(aql::AmdSignal, start_ts));
       }
-      std::memcpy(out + k, body_.data() + from, (upto - from) * sizeof(uint32_t));
+      if (upto > from) std::memcpy(out + k, body_.data() + from, (upto - from) * sizeof(uint32_t));
       k += upto - from;
       if (last && ts_dw) k += pm4::sdma::write_timestamp(out + k, pm4::sdma::kSubTimestampGetGlobal, probe + offsetof(aql::AmdSignal, end_ts));
       if (last && signal) k += write_sdma_signal(out + k, done);

@@ -60,5 +60,8 @@ PY
   )
   nice -n 5 ninja -C "$build" "${targets[@]}"
 fi
+# ThreadSanitizer's shadow mapping leaves too little address space for the emulator's default
+# 1 TiB arena of GPU memory.
+if [ "$kind" = tsan ]; then export KFDEMU_ARENA_GB=${KFDEMU_ARENA_GB:-64}; fi
 echo "kfdrt: $kind tests in $build"
 exec meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 2 "${tests[@]}"

@@ -38,18 +38,36 @@ inline void cpu_relax() {
 #endif
 }
 
-// Copies the bytes of `mask` (bit i = byte i) of a line from src to dst.
-void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len) {
+// Copies `n` bytes of GPU-mapped memory as the device reads it: whole lines of the pages a GPU
+// mapping covers, which may run past the host object a program registered (hipHostRegister of a
+// heap buffer maps its pages), while the host writes neighbouring bytes. That is no access the
+// host program makes, so it is kept out of AddressSanitizer's and ThreadSanitizer's view (the
+// copy is an instruction, not a memcpy call their runtimes intercept).
+__attribute__((no_sanitize("address", "thread"))) void guest_copy(uint8_t* dst, const uint8_t* src, size_t n) {
+#if defined(__x86_64__)
+  if (n > 16) {
+    asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+    return;
+  }
+#endif
+  for (volatile const uint8_t* s = src; n; --n) *dst++ = *s++;  // volatile: never a memcpy call
+}
+
+// Copies the bytes of `mask` (bit i = byte i) of a line from src to dst; `guest`: src is GPU-mapped
+// memory (guest_copy).
+void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, bool guest = false) {
   if (len < 64) mask &= (uint64_t{1} << len) - 1;
   if (mask == ~uint64_t{0}) {
-    std::memcpy(dst, src, 64);
+    if (guest) guest_copy(dst, src, 64);
+    else std::memcpy(dst, src, 64);
     return;
   }
   while (mask) {
     const unsigned b = static_cast<unsigned>(__builtin_ctzll(mask));
     const uint64_t rest = ~(mask >> b);
     const unsigned run = rest ? static_cast<unsigned>(__builtin_ctzll(rest)) : 64 - b;
-    std::memcpy(dst + b, src + b, run);
+    if (guest) guest_copy(dst + b, src + b, run);
+    else std::memcpy(dst + b, src + b, run);
     mask &= run + b >= 64 ? (b ? (uint64_t{1} << b) - 1 : 0) : ~(((uint64_t{1} << run) - 1) << b);
   }
 }
@@ -195,7 +213,7 @@ static unsigned line_len(const CachedRange& r, uint64_t line) {
 void GpuCache::copy_clean(CachedRange& r, uint64_t line) {
   const uint64_t dirty = r.lines[line].dirty.load(std::memory_order_acquire);
   const uint64_t off = line * kLineBytes;
-  copy_masked(r.shadow + off, r.memory + off, ~dirty, line_len(r, line));
+  copy_masked(r.shadow + off, r.memory + off, ~dirty, line_len(r, line), true);
 }
 
 uint32_t GpuCache::fill(CachedRange& r, uint64_t line) {
@@ -296,7 +314,7 @@ void GpuCache::read(CachedRange& r, uint64_t va, void* dst, uint64_t n, bool all
   auto* out = static_cast<uint8_t*>(dst);
   uint64_t off = va - r.va_begin;
   if (!r.cached()) {
-    std::memcpy(out, r.memory + off, n);
+    guest_copy(out, r.memory + off, n);
     return;
   }
   while (n) {
@@ -309,7 +327,9 @@ void GpuCache::read(CachedRange& r, uint64_t va, void* dst, uint64_t n, bool all
       std::memcpy(out, r.shadow + off, len);
     } else {  // dirty bytes from the L2, the others from memory
       const uint64_t d = s.dirty.load(std::memory_order_acquire) >> in;
-      for (unsigned i = 0; i < len; ++i) out[i] = ((d >> i) & 1) ? r.shadow[off + i] : r.memory[off + i];
+      guest_copy(out, r.memory + off, len);
+      for (unsigned i = 0; i < len; ++i)
+        if ((d >> i) & 1) out[i] = r.shadow[off + i];
     }
     out += len;
     off += len;
@@ -343,6 +363,11 @@ void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
 // ---- fences ---------------------------------------------------------------------------------
 
 CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
+  // A write-back ends when every line dirty at its start is in memory. Two at once (the ends of
+  // two dispatches, a CP release during a dispatch's end) must not split the dirty list between
+  // them: the one that found the list empty would return while the other still copies lines its
+  // caller needs in memory (seen as lines of zeros a host read after the kernel's completion).
+  std::lock_guard serial(writeback_mu_);
   std::vector<std::pair<CachedRange*, uint64_t>> pages, keep;
   {
     std::lock_guard lk(dirty_mu_);

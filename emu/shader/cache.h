@@ -228,6 +228,7 @@ class GpuCache {
   std::vector<std::shared_ptr<CachedRange>> ranges_;  // sorted by va
   std::vector<std::shared_ptr<CachedRange>> retired_;
   std::atomic<int> active_dispatches_{0};
+  std::mutex writeback_mu_;  // one write-back at a time: each returns once its lines are in memory
   std::mutex dirty_mu_;
   std::vector<std::pair<CachedRange*, uint64_t>> dirty_pages_;
   std::mutex resident_mu_;  // L2 capacity: lines in arrival order

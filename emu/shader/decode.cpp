@@ -291,7 +291,11 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   in.name = e == Enc::MTBUF ? kMtbufNames[op & 15] : tab.names[row][op];
   bool eight = e == Enc::SMEM || e == Enc::VOP3 || e == Enc::VOP3P || e == Enc::DS ||
                e == Enc::FLAT || e == Enc::MUBUF || e == Enc::MTBUF;
-  if (eight && avail < 2) { in.exec = exec_invalid; return false; }
+  if (eight && avail < 2) {  // the second dword is past the end of the mapped code
+    if (!in.name) in.name = "<invalid>";
+    in.exec = exec_invalid;
+    return false;
+  }
   uint32_t d1 = avail > 1 ? dw[1] : 0;
   if (!in.name) { in.name = "<invalid>"; in.size = eight ? 8 : 4; in.raw[1] = d1; in.exec = exec_invalid; return false; }
   in.exec = e != Enc::MTBUF && tab.fns[row][op] ? tab.fns[row][op] : exec_unimplemented;

@@ -9,6 +9,7 @@
 
 #include "pm4/aql.h"
 #include "pm4/kernel_descriptor.h"
+#include "pm4/queue_error.h"
 #include "pm4/scratch_regs.h"
 
 namespace emu::shader {
@@ -35,6 +36,18 @@ Outcome fail(std::string msg, uint64_t va = 0) {
 Outcome unimplemented(std::string msg) {
   Outcome o;
   o.kind = Outcome::Kind::Unimplemented;
+  o.message = std::move(msg);
+  return o;
+}
+
+// A dispatch packet the AQL packet processor refuses before any wave starts: the queue stops with
+// `bits` in its queue_inactive_signal (pm4/queue_error.h; ROCr rocm-5.2 amd_aql_queue.cpp decodes
+// 0x2 as incompatible arguments, 0x4 as an invalid allocation, 0x8 as an invalid code object,
+// 0x40 as an invalid argument).
+Outcome invalid_packet(uint64_t bits, std::string msg) {
+  Outcome o;
+  o.kind = Outcome::Kind::InvalidPacket;
+  o.error = bits;
   o.message = std::move(msg);
   return o;
 }
@@ -150,8 +163,16 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
   std::memcpy(&pk, pk_host, sizeof pk);
   const uint16_t wg[3] = {pk.workgroup_size_x, pk.workgroup_size_y, pk.workgroup_size_z};
   const uint32_t grid[3] = {pk.grid_size_x, pk.grid_size_y, pk.grid_size_z};
+  namespace qe = pm4::queue_error;
+  if (wg[0] == 0 || wg[1] == 0 || wg[2] == 0)
+    return invalid_packet(qe::kInvalidDim, "workgroup size " + std::to_string(wg[0]) + "x" + std::to_string(wg[1]) +
+                                               "x" + std::to_string(wg[2]) + " has a zero dimension");
+  if (uint64_t{wg[0]} * wg[1] * wg[2] > 1024)
+    return invalid_packet(qe::kGroupTooLarge, "workgroup of " + std::to_string(uint64_t{wg[0]} * wg[1] * wg[2]) +
+                                                  " work-items, more than the hardware's 1024");
+  if (pk.kernel_object == 0) return invalid_packet(qe::kInvalidCode, "kernel_object is 0");
   for (int i = 0; i < 3; ++i) {
-    l.wg[i] = std::max<uint16_t>(1, wg[i]);
+    l.wg[i] = wg[i];
     l.grid[i] = grid[i];
     l.groups[i] = static_cast<uint32_t>((uint64_t{l.grid[i]} + l.wg[i] - 1) / l.wg[i]);
   }
@@ -166,7 +187,15 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
   l.rsrc2 = kd.compute_pgm_rsrc2;
   l.rsrc3 = kd.compute_pgm_rsrc3;
   if (props.wavefront_size32) return unimplemented("wave32 kernels are not supported by the gfx9 shader core");
-  l.lds_bytes = kd.group_segment_fixed_size + pk.group_segment_size;
+  const uint64_t lds = uint64_t{kd.group_segment_fixed_size} + pk.group_segment_size;
+  const uint32_t lds_max = l.family ? l.family->lds_bytes_per_group : 64 * 1024;
+  if (lds > lds_max)
+    return invalid_packet(qe::kInvalidGroupMemory,
+                          "group segment of " + std::to_string(lds) + " bytes (kernel " +
+                              std::to_string(kd.group_segment_fixed_size) + " + packet " +
+                              std::to_string(pk.group_segment_size) + "), more than the " +
+                              std::to_string(lds_max) + " bytes of LDS a workgroup can have");
+  l.lds_bytes = static_cast<uint32_t>(lds);
   const uint32_t priv = std::max(kd.private_segment_fixed_size, pk.private_segment_size);
   l.private_per_lane = priv > UINT32_MAX - 3 ? UINT32_MAX & ~3u : (priv + 3) & ~3u;  // CP: dwords
   l.needs_scratch = priv > 0 || props.uses_dynamic_stack;
@@ -206,9 +235,10 @@ Outcome read_launch(const RegisterDispatch& r, Target t, Launch& l) {
   if (r.num_thread[0] > 1024 || r.num_thread[1] > 1024 || r.num_thread[2] > 1024)
     return unimplemented("workgroup of more than 1024 work-items");
   l.lds_bytes = rsrc2.granulated_lds_size * l.family->lds_granule_bytes;
-  if (l.lds_bytes > 64 * 1024)
+  if (l.lds_bytes > l.family->lds_bytes_per_group)
     return unimplemented("RSRC2.LDS_SIZE " + std::to_string(rsrc2.granulated_lds_size) + " asks for " +
-                         std::to_string(l.lds_bytes) + " bytes of LDS, more than a CU's 64 KiB");
+                         std::to_string(l.lds_bytes) + " bytes of LDS, more than a workgroup's " +
+                         std::to_string(l.family->lds_bytes_per_group));
   Outcome o = finish_launch(l);
   if (!o.ok()) return o;
   // Scratch: COMPUTE_TMPRING_SIZE's slots; the wave's window is the V# in USER_DATA_0..3, or with
@@ -311,7 +341,7 @@ uint64_t resident_groups(const Launch& l, unsigned cus) {
     waves_per_simd = std::min<unsigned>(waves_per_simd, f.sgprs / ((sgprs + sg - 1) / sg * sg));
   }
   uint64_t per_cu = uint64_t{waves_per_simd} * kSimds / std::max(1u, l.group_waves);
-  if (l.lds_bytes) per_cu = std::min<uint64_t>(per_cu, (64u * 1024) / l.lds_bytes);
+  if (l.lds_bytes) per_cu = std::min<uint64_t>(per_cu, uint64_t{l.family ? l.family->lds_bytes_per_group : 64u * 1024} / l.lds_bytes);
   per_cu = std::min<uint64_t>(per_cu, kMaxGroupsPerCu);
   return std::max<uint64_t>(1, per_cu * cus);  // a dispatch always runs
 }

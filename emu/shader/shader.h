@@ -190,8 +190,11 @@ struct MemoryReport {
 struct Outcome {
   // ScratchTooSmall: the kernel needs more scratch than the queue provides (no wave ran).
   // Preempted: Dispatch::preempt was set (the waves were stopped, nothing is reported).
-  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall, Preempted };
+  // InvalidPacket: the packet processor rejected the dispatch (`error`: its queue error bits).
+  enum class Kind { Ok, MemoryFault, IllegalInstruction, Trap, Unimplemented, ScratchTooSmall, Preempted,
+                    InvalidPacket };
   Kind kind = Kind::Ok;
+  uint64_t error = 0;      // InvalidPacket: pm4/queue_error.h bits
   uint64_t fault_va = 0;   // MemoryFault: the first faulting address
   std::string message;     // instructions: "pc=0x... dwords=... name" ; faults: the access
   // Statistics of the dispatch (for benchmarks).

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The command processor's PM4 engine on raw compute queues made with CREATE_QUEUE: every packet, IBs, ring wrap, waits that do not hold the CP, events, errors and page faults.
 #include <gtest/gtest.h>
+#include <dlfcn.h>
 #include <sys/resource.h>
 
 #include <cstring>
 #include <thread>
 
+#include "emu/control.h"
 #include "pm4/family.h"
 #include "pm4/regs.h"
 #include "pm4/type3.h"
@@ -500,6 +502,11 @@ TEST_F(Pm4Engine, IdleQueueDoesNotBurnACore) {
 
 // Destroying a queue while its packets wait is safe and immediate.
 TEST_F(Pm4Engine, DestroyWithPendingWorkIsSafe) {
+  using GetCounts = int (*)(kfdemu_counts*);
+  auto get_counts = reinterpret_cast<GetCounts>(dlsym(RTLD_DEFAULT, "kfdemu_get_counts"));
+  ASSERT_NE(get_counts, nullptr) << "the emulator is not preloaded";
+  kfdemu_counts before{}, after{};
+  ASSERT_EQ(get_counts(&before), 0);
   uint32_t* flag = host<uint32_t>(1);
   for (int i = 0; i < 8; ++i) {
     RawQueue& q = queue(kPm4);
@@ -508,7 +515,16 @@ TEST_F(Pm4Engine, DestroyWithPendingWorkIsSafe) {
     q.submit(indirect(ib(body), body.size()));
   }
   std::this_thread::sleep_for(10ms);
-  queues_.clear();
+  queues_.clear();  // returns although every queue waits for a flag no one writes
+  ASSERT_EQ(get_counts(&after), 0);
+  EXPECT_EQ(after.queues_pm4, before.queues_pm4);
+  EXPECT_EQ(after.doorbells, before.doorbells);
+  // The engine still runs a new queue's work.
+  RawQueue& q = queue(kPm4);
+  uint32_t* out = host<uint32_t>(4);
+  q.submit(write_data(out, {5}));
+  ASSERT_TRUE(q.wait_consumed());
+  EXPECT_EQ(out[0], 5u);
 }
 
 }  // namespace

@@ -382,25 +382,30 @@ TEST(CorpusThreads, RunsConcurrentDispatchesOnOneCore) {
   CodeObject co;
   ASSERT_EQ(co.load(kernel_path("basic.co"), mem), "");
   ShaderCore core(Target::gfx90a, 2);
-  auto body = [&](float bias, bool* ok) {
+  // Each thread records its first failure (dispatch outcome or the first wrong element).
+  auto body = [&](float bias, std::string* failure) {
     const unsigned n = 3000;
     float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* c = mem.alloc_array<float>(n);
     for (unsigned i = 0; i < n; ++i) { a[i] = static_cast<float>(i); b[i] = bias; }
-    *ok = true;
-    for (int rep = 0; rep < 20; ++rep) {
+    for (int rep = 0; rep < 20 && failure->empty(); ++rep) {
       Launch l; l.grid[0] = n; l.block[0] = 128;
       Args args; args.add(a).add(b).add(c).add(n);
       auto o = dispatch(core, mem, co.kernel("vadd"), l, args.data(), args.size());
-      *ok = *ok && o.ok();
-      for (unsigned i = 0; i < n; ++i) *ok = *ok && c[i] == a[i] + bias;
+      if (!o.ok()) { *failure = "rep " + std::to_string(rep) + ": dispatch failed: " + o.message; break; }
+      for (unsigned i = 0; i < n; ++i)
+        if (c[i] != a[i] + bias) {
+          *failure = "rep " + std::to_string(rep) + ": c[" + std::to_string(i) + "] = " + std::to_string(c[i]) +
+                     ", expected " + std::to_string(a[i] + bias);
+          break;
+        }
     }
   };
-  bool ok1 = false, ok2 = false;
-  std::thread t1(body, 1.0f, &ok1), t2(body, -2.0f, &ok2);
+  std::string f1, f2;
+  std::thread t1(body, 1.0f, &f1), t2(body, -2.0f, &f2);
   t1.join();
   t2.join();
-  EXPECT_TRUE(ok1);
-  EXPECT_TRUE(ok2);
+  EXPECT_EQ(f1, "");
+  EXPECT_EQ(f2, "");
 }
 
 }  // namespace

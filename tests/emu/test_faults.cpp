@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Fault and control tests: memory faults, traps, illegal/unimplemented instructions, messages,
 // barriers with early-exiting waves, branches and calls, hardware registers.
+#include "pm4/queue_error.h"
 #include "tests/emu/isa_fixture.h"
 
 using namespace emu_test;
@@ -196,7 +197,9 @@ TEST(Faults, RejectsOversizedWorkgroup) {
   Launch l; l.grid[0] = 2048; l.block[0] = 2048;
   Args a; a.add(out);
   auto o = dispatch(core, mem, co.kernel("partial_fill"), l, a.data(), a.size());
-  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  // The AQL packet processor refuses it (not an emulator limit): the hardware's error bit.
+  EXPECT_EQ(o.kind, Kind::InvalidPacket) << o.message;
+  EXPECT_EQ(o.error, pm4::queue_error::kGroupTooLarge) << o.message;
   EXPECT_EQ(out[0], 0u);  // nothing ran
 }
 

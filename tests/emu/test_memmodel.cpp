@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <atomic>
 
 #include "emu/shader/cache.h"
 #include "tests/emu/harness.h"
@@ -123,6 +125,34 @@ TEST_F(CacheTest, WriteBackOfARangeLeavesTheRestDirty) {
   EXPECT_EQ(cache_.writeback(0, ~uint64_t{0}, true).bytes, 0u) << "NC-only write-back skips RW lines";
   EXPECT_EQ(cache_.writeback().bytes, 4u);
   EXPECT_EQ(memory(x, 0), 1u);
+}
+
+// Two write-backs at once (the ends of two dispatches on one GPU): each returns only when every
+// line dirty at its start is in memory, not when the other write-back has merely taken them.
+TEST_F(CacheTest, ConcurrentWriteBacksEachWaitForTheirLines) {
+  Mapped& big = map(2 << 20, Mtype::RW);
+  Mapped& small = map(4096, Mtype::RW);
+  std::atomic<int> go{0}, started{0}, done{0};
+  std::thread other([&] {
+    for (int round = 1; round <= 50; ++round) {
+      while (go.load() != round) std::this_thread::yield();
+      started.store(round);
+      (void)cache_.writeback();
+      done.store(round);
+    }
+  });
+  int missed = 0;
+  for (int round = 1; round <= 50; ++round) {
+    for (size_t off = 0; off < big.mem.size(); off += 64) put(big, off, round);
+    put(small, 0, round);  // listed last: the other write-back reaches it last
+    go.store(round);
+    while (started.load() != round) std::this_thread::yield();
+    (void)cache_.writeback();
+    if (memory(small, 0) != static_cast<uint32_t>(round)) ++missed;
+    while (done.load() != round) std::this_thread::yield();
+  }
+  other.join();
+  EXPECT_EQ(missed, 0) << "of 50 write-backs, " << missed << " returned before the line dirty at their start was in memory";
 }
 
 TEST_F(CacheTest, CapacityEvictsTheOldestLinesFirst) {

@@ -29,10 +29,13 @@ def check(ok, what):
     return ok
 
 
-def run(cmd, env_extra=None, expect=0):
+def run(cmd, env_extra=None, expect=0, bare=False, timeout=300):
     env = dict(os.environ)
+    if bare:  # a program of the system (the browser): no emulator or sanitizer runtime preloaded
+        for k in ("LD_PRELOAD", "LD_LIBRARY_PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS"):
+            env.pop(k, None)
     env.update(env_extra or {})
-    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
     if p.returncode != expect:
         print("command %s exited %d\nstdout:\n%s\nstderr:\n%s" % (cmd, p.returncode, p.stdout, p.stderr))
     return p
@@ -206,11 +209,11 @@ def html(tmp, trace):
         return
     # Without network: the page must render from the file alone.
     args = [browser, "--headless", "--disable-gpu", "--no-sandbox", "--proxy-server=127.0.0.1:9", "--window-size=1200,900"]
-    p = run(args + ["--virtual-time-budget=5000", "--dump-dom", "file://" + out])
+    p = run(args + ["--virtual-time-budget=5000", "--dump-dom", "file://" + out], bare=True, timeout=120)
     check(p.returncode == 0 and "rendered " in p.stdout and " of " in p.stdout and "rendered 0 of" not in p.stdout,
           "headless chromium ran the timeline's script and drew events")
     shot = os.path.join(tmp, "shot.png")
-    p = run(args + ["--screenshot=" + shot, "file://" + out])
+    p = run(args + ["--screenshot=" + shot, "file://" + out], bare=True, timeout=120)
     check(os.path.exists(shot) and os.path.getsize(shot) > 2000, "headless chromium took a screenshot of the timeline")
 
 
