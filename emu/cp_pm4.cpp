@@ -458,6 +458,8 @@ Step Pm4Executor::dispatch_direct(const uint32_t* p) {
   rd.scratch_base = uint64_t(s_.sh_reg(r::kComputeDispatchScratchBaseHi)) << 40 |
                     uint64_t(s_.sh_reg(r::kComputeDispatchScratchBaseLo)) << 8;
   rd.preempt = &q_.dead;
+  // AMDKFD_IOC_ALLOC_QUEUE_GWS gives any compute queue the GWS (MAP_QUEUES gws_control_queue).
+  rd.gws = cp_.d_.gws_queue.load(std::memory_order_acquire) == &q_;
   const DispatchResult res = run_register_dispatch(cp_.p_, cp_.d_, rd);
   if (res.preempted) return Step::Blocked;  // the queue is being destroyed
   if (res.memory_fault) {

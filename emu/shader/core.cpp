@@ -313,7 +313,7 @@ Outcome ShaderCore::run_registers(const RegisterDispatch& r, Memory& mem, Hooks&
   Launch l;
   Outcome bad = read_launch(r, core_->target, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks, r.preempt, false);
+  return run_launch(*core_, l, mem, hooks, r.preempt, r.gws);
 }
 
 }  // namespace emu::shader

@@ -171,6 +171,7 @@ struct RegisterDispatch {
   uint32_t resource_limits = 0;  // COMPUTE_RESOURCE_LIMITS (occupancy only)
   uint64_t scratch_base = 0;     // COMPUTE_DISPATCH_SCRATCH_BASE (architected flat scratch)
   const std::atomic<bool>* preempt = nullptr;  // as Dispatch::preempt
+  bool gws = false;              // as Dispatch::gws: the queue holds the global wave sync
 };
 
 // What the memory model saw during a dispatch (with a GpuCache): loads that returned stale data

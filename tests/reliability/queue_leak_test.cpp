@@ -150,7 +150,7 @@ TEST_F(QueueLeak, Signals) {
 // The events page has 4096 slots: CREATE_EVENT past them fails with ENOSPC, clearly; the
 // runtime's signals keep working (sharing events), and freeing the events gives the slots back.
 TEST(Limits, EventBudgetEndsInAClearErrorAndTheProcessGoesOn) {
-  const kfd::Kfd& k = rt().memory().kfd();
+  const kfd::Kfd& k = rt().platform().kfd();
   const leak::Snapshot before = leak::snapshot();
   std::vector<uint32_t> ids;
   base::Error last;
