@@ -397,6 +397,11 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
   return Step::Done;
 }
 
+namespace {
+// amd_signal_t.value of a signal reached as bytes (8-byte aligned).
+int64_t* signal_value(uint8_t* s) { return reinterpret_cast<int64_t*>(s + offsetof(AmdSignal, value)); }
+}  // namespace
+
 // A dispatch needing more scratch than its queue has: as a gfx9 CP does, store the "needs scratch"
 // bit into queue_inactive_signal, raise its event and wait until the runtime stores 0 back (ROCr
 // rocm-5.2 AqlQueue::DynamicScratchHandler grows the scratch, rewrites amd_queue_t's scratch
@@ -405,8 +410,8 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
 Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
   (void)pkt;
   if (q.scratch_wait) {
-    AmdSignal* s = inactive_signal(q);
-    if (s && __atomic_load_n(&s->value, __ATOMIC_ACQUIRE) != 0) return Step::Blocked;
+    uint8_t* s = inactive_signal(q);
+    if (s && __atomic_load_n(signal_value(s), __ATOMIC_ACQUIRE) != 0) return Step::Blocked;
     q.scratch_wait = false;
   }
   const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
@@ -418,10 +423,10 @@ Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
     return Step::Failed;
   }
   if (r.scratch_too_small) {
-    if (AmdSignal* s = inactive_signal(q)) {
+    if (uint8_t* s = inactive_signal(q)) {
       std::fprintf(stderr, "kfdemu: GPU %s AQL queue %u waits for scratch: %s [queue error %s]\n",
                    hex(d_.model->gpu_id).c_str(), q.id, r.message.c_str(), qe::describe(r.error).c_str());
-      __atomic_store_n(&s->value, int64_t(r.error), __ATOMIC_SEQ_CST);
+      __atomic_store_n(signal_value(s), int64_t(r.error), __ATOMIC_SEQ_CST);
       q.scratch_wait = true;
       return signal_event(q, s) ? Step::Blocked : Step::Failed;
     }
@@ -434,15 +439,26 @@ Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
   return Step::Done;
 }
 
-bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value) {
-  auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), false));
-  if (!s) {
-    fault(q, "signal " + hex(signal_va) + " is not mapped to the GPU", signal_va + offsetof(AmdSignal, value),
-          false);
-    return false;
+uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, const char* what) {
+  // The CP reads and atomically updates the signal's 64-bit value: an atomic needs its natural
+  // alignment (amd_signal_t itself is 64-byte aligned in the HSA ABI; 8 bytes is what the
+  // hardware's access needs).
+  if (signal_va % 8) {
+    fault(q, std::string(what) + " " + hex(signal_va) + " is not 8-byte aligned (its 64-bit value cannot be accessed atomically)",
+          signal_va + offsetof(AmdSignal, value), write);
+    return nullptr;
   }
-  *value = cp_load<int64_t>(d_, signal_va + offsetof(AmdSignal, value),
-                            reinterpret_cast<const uint8_t*>(&s->value), true);
+  auto* s = d_.translate(signal_va, sizeof(AmdSignal), write);
+  if (!s)
+    fault(q, std::string(what) + " " + hex(signal_va) + (write ? " is not mapped (writable) to the GPU" : " is not mapped to the GPU"),
+          signal_va + offsetof(AmdSignal, value), write);
+  return s;
+}
+
+bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value) {
+  uint8_t* s = signal_at(q, signal_va, false, "signal");
+  if (!s) return false;
+  *value = cp_load<int64_t>(d_, signal_va + offsetof(AmdSignal, value), s + offsetof(AmdSignal, value), true);
   return true;
 }
 
@@ -489,14 +505,10 @@ bool CommandProcessor::profiling(const Queue& q) {
 
 // Completion: timestamps, atomic decrement, then mailbox write and interrupt.
 bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts) {
-  auto* s = reinterpret_cast<AmdSignal*>(d_.translate(signal_va, sizeof(AmdSignal), true));
-  if (!s) {
-    fault(q, "completion signal " + hex(signal_va) + " is not mapped (writable) to the GPU",
-          signal_va + offsetof(AmdSignal, value), true);
-    return false;
-  }
+  uint8_t* s = signal_at(q, signal_va, true, "completion signal");
+  if (!s) return false;
   // The CP writes signals through the L2 (their memory is normally uncached: then to memory).
-  auto* base = reinterpret_cast<uint8_t*>(s);
+  uint8_t* base = s;
   if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
     cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, start_ts), base + offsetof(AmdSignal, start_ts), start_ts, true);
     cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, end_ts), base + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
@@ -510,24 +522,26 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
 
 // amd_queue_t.queue_inactive_signal when amd_queue_t is where the queue's read pointer says and
 // describes this queue, else nullptr.
-AmdSignal* CommandProcessor::inactive_signal(const Queue& q) {
+// A signal that is not 8-byte aligned is not used (the queue stops without the report).
+uint8_t* CommandProcessor::inactive_signal(const Queue& q) {
   uint64_t aq_va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id);
   auto* aq = reinterpret_cast<AmdQueue*>(d_.translate(aq_va, sizeof(AmdQueue), false));
   uint64_t sig = aq && aq->hsa_queue.base_address == q.ring_va ? aq->queue_inactive_signal : 0;
-  return sig ? reinterpret_cast<AmdSignal*>(d_.translate(sig, sizeof(AmdSignal), true)) : nullptr;
+  return sig && sig % 8 == 0 ? d_.translate(sig, sizeof(AmdSignal), true) : nullptr;
 }
 
 // The signal's mailbox write and interrupt, as for a completion; false when the mailbox is not
 // mapped.
-bool CommandProcessor::signal_event(Queue& q, AmdSignal* s) {
-  uint64_t mailbox = __atomic_load_n(&s->event_mailbox_ptr, __ATOMIC_ACQUIRE);
+bool CommandProcessor::signal_event(Queue& q, uint8_t* s) {
+  uint64_t mailbox = __atomic_load_n(reinterpret_cast<uint64_t*>(s + offsetof(AmdSignal, event_mailbox_ptr)), __ATOMIC_ACQUIRE);
   if (!mailbox) return true;
   auto* mb = reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true));
   if (!mb) {
     fault(q, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU", mailbox, true);
     return false;
   }
-  uint32_t id = s->event_id;
+  uint32_t id;
+  std::memcpy(&id, s + offsetof(AmdSignal, event_id), sizeof id);
   cp_store<uint64_t>(d_, mailbox, reinterpret_cast<uint8_t*>(mb), uint64_t(id), true);
   p_.raise_signal_event(id);
   return true;
@@ -537,9 +551,9 @@ bool CommandProcessor::signal_event(Queue& q, AmdSignal* s) {
 // (whose event is raised so a waiter wakes).
 void CommandProcessor::fail(Queue& q, uint64_t error_bits, const std::string& why) {
   stop_queue(q, why, "queue error " + qe::describe(error_bits));
-  AmdSignal* s = inactive_signal(q);
+  uint8_t* s = inactive_signal(q);
   if (!s) return;
-  __atomic_store_n(&s->value, int64_t(error_bits), __ATOMIC_SEQ_CST);
+  __atomic_store_n(signal_value(s), int64_t(error_bits), __ATOMIC_SEQ_CST);
   (void)signal_event(q, s);
 }
 

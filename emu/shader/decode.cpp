@@ -150,8 +150,8 @@ bool dpp_ctrl_known(unsigned c) {
          (c >= 0x140 && c <= 0x143) || (c >= 0x150 && c <= 0x15F);
 }
 
-void decode_vop_short(Enc e, const uint32_t* dw, Inst& in) {
-  uint32_t d = dw[0];
+// d1: the next dword when there is one (0 past the end of the code: the size check then fails).
+void decode_vop_short(Enc e, uint32_t d, uint32_t d1, Inst& in) {
   in.src[0] = d & 0x1FF;
   if (e != Enc::VOP1) in.src[1] = static_cast<uint16_t>(256 + ((d >> 9) & 0xFF));
   if (e != Enc::VOPC) in.dst = (d >> 17) & 0xFF;
@@ -159,7 +159,7 @@ void decode_vop_short(Enc e, const uint32_t* dw, Inst& in) {
   in.src[2] = 256 + in.dst;  // VOP2 mac/fmac accumulate into vdst
   if (in.src[0] == 250 || in.src[0] == 249) {
     in.size = 8;
-    decode_dpp_sdwa(dw[1], in);
+    decode_dpp_sdwa(d1, in);
     bool bad_sdwa = (in.flags & kSdwa) && (in.sdwa_dst_sel > 6 || in.sdwa_src_sel[0] > 6 ||
                                            in.sdwa_src_sel[1] > 6 || in.sdwa_dst_unused > 2);
     if (((in.flags & kDpp) && !dpp_ctrl_known(in.dpp_ctrl)) || bad_sdwa) in.exec = exec_invalid;
@@ -305,7 +305,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
       if (in.flags & kLiteral) in.size = 8;
       break;
     case Enc::SMEM: decode_smem(d0, d1, in); break;
-    case Enc::VOP2: case Enc::VOP1: case Enc::VOPC: decode_vop_short(e, dw, in); break;
+    case Enc::VOP2: case Enc::VOP1: case Enc::VOPC: decode_vop_short(e, d0, d1, in); break;
     case Enc::VOP3: case Enc::VOP3P: decode_vop3(e, d0, d1, in); break;
     default: decode_mem(e, d0, d1, in); break;
   }

@@ -81,6 +81,38 @@ TEST_P(AqlInvalidDispatch, StopsTheQueueWithTheHardwaresErrorBit) {
   for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(c[i], -1.0f) << "a wave of the refused dispatch ran: c[" << i << "]";
 }
 
+// The CP decrements the completion signal's 64-bit value atomically: 8-byte alignment is what that
+// needs (ROCr's signals are 64-byte aligned; a 32-byte aligned one is just as usable), and a signal
+// whose value is not aligned is a memory fault, not undefined behaviour in the emulator.
+class AqlSignalAlignment : public AqlInvalidDispatch {};
+
+TEST_F(AqlSignalAlignment, EightByteAlignedSignalsCompleteMisalignedOnesFault) {
+  RawQueue& q = queue(KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096);
+  auto* raw = host<uint8_t>(256);
+  auto* aligned32 = reinterpret_cast<int64_t*>(raw + 64 + 32 + offsetof(AmdSignal, value));
+  *aligned32 = 1;
+  BarrierPacket b{};
+  b.header = make_header(kTypeBarrierAnd, true, kScopeSystem, kScopeSystem);
+  b.completion_signal = reinterpret_cast<uint64_t>(raw + 64 + 32);
+  q.submit_aql(&b);
+  ASSERT_TRUE(eventually([&] { return __atomic_load_n(aligned32, __ATOMIC_ACQUIRE) == 0; }))
+      << "a 32-byte aligned completion signal was not decremented";
+
+  const uint32_t mem = memory_event();
+  RawQueue& q2 = queue(KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096);
+  auto* misaligned = raw + 128 + 4;
+  b.completion_signal = reinterpret_cast<uint64_t>(misaligned);
+  testing::internal::CaptureStderr();
+  q2.submit_aql(&b);
+  kfd_hsa_memory_exception_data d{};
+  const bool got = wait_memory_event(mem, 10000, &d);
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(got) << log;
+  // The driver reports the faulting page (Linux kfd_events.c kfd_signal_vm_fault_event: page_addr).
+  EXPECT_EQ(d.va, (reinterpret_cast<uint64_t>(misaligned) + offsetof(AmdSignal, value)) & ~uint64_t{4095});
+  EXPECT_NE(log.find("is not 8-byte aligned"), std::string::npos) << log;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Packets, AqlInvalidDispatch,
     ::testing::Values(
