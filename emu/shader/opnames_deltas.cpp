@@ -233,11 +233,13 @@ void split_row(const char* p, unsigned max_ops, const char** row_names,
 }
 
 const BaseTable& base_table() {
+  // Never destroyed, names included: engine threads may still decode (and name) instructions
+  // while the process runs its exit handlers.
   static const BaseTable* table = [] {
-    static std::unordered_map<std::string, std::unique_ptr<char[]>> pool;
+    static auto* pool = new std::unordered_map<std::string, std::unique_ptr<char[]>>;  // reachable: not a leak
     auto* t = new BaseTable;
-    for (unsigned r = 0; r < kEncodingRows; ++r) split_row(kBaseOpNames[r], kRowOpcodes, t->names[r], pool);
-    split_row(kBaseMimgNames, kMimgOpcodes, t->names[kMimgRow], pool);
+    for (unsigned r = 0; r < kEncodingRows; ++r) split_row(kBaseOpNames[r], kRowOpcodes, t->names[r], *pool);
+    split_row(kBaseMimgNames, kMimgOpcodes, t->names[kMimgRow], *pool);
     return t;
   }();
   return *table;
