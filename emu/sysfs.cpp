@@ -74,12 +74,17 @@ std::string io_link(uint32_t from, uint32_t to, uint32_t weight = 20) {
 
 void build_tree() {
   const Model& m = model();
-  char tmpl[] = "/tmp/kfdemu-sysfs-XXXXXX";
-  if (!mkdtemp(tmpl)) {
-    std::perror("kfdemu: mkdtemp for the emulated sysfs");
+  // On a memory file system when there is one (/dev/shm): the tree is built and removed by every
+  // process, and on a disk file system (ext4 /tmp) that was most of a program's start-up time.
+  char shm[] = "/dev/shm/kfdemu-sysfs-XXXXXX";
+  char tmp[] = "/tmp/kfdemu-sysfs-XXXXXX";
+  const char* root = mkdtemp(shm);
+  if (!root) root = mkdtemp(tmp);
+  if (!root) {
+    std::perror("kfdemu: mkdtemp for the emulated sysfs (/dev/shm and /tmp)");
     return;
   }
-  g_root = tmpl;
+  g_root = root;
   g_root_owner = getpid();
   // /proc/modules as a runtime's driver check sees it (rocminfo looks for amdgpu there): the real
   // list, if any, plus the amdgpu module.
