@@ -3,6 +3,8 @@
 #include "emu/sysfs.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <mutex>
 #include <string>
 
@@ -72,14 +73,47 @@ std::string io_link(uint32_t from, uint32_t to, uint32_t weight = 20) {
   return b;
 }
 
+// Removes a tree of ours; it holds only small text files, directories and one symlink.
+void remove_tree(const std::string& p) {
+  DIR* d = real_opendir(p.c_str());
+  if (d) {
+    while (dirent* e = readdir(d)) {
+      if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
+      std::string c = p + "/" + e->d_name;
+      if (e->d_type == DT_DIR) remove_tree(c);
+      else unlink(c.c_str());
+    }
+    closedir(d);
+  }
+  rmdir(p.c_str());
+}
+
+// Trees in `dir` left by processes that were killed before their exit handler ran (the name
+// carries the owner's pid): on /dev/shm they would hold memory until reboot.
+void sweep_stale_trees(const char* dir) {
+  DIR* d = real_opendir(dir);
+  if (!d) return;
+  const char prefix[] = "kfdemu-sysfs-";
+  while (dirent* e = readdir(d)) {
+    if (std::strncmp(e->d_name, prefix, sizeof prefix - 1) != 0) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name + sizeof prefix - 1, &end, 10);
+    if (pid <= 0 || !end || *end != '-') continue;  // no owner in the name: not ours to judge
+    if (kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // the owner may still run
+    remove_tree(std::string(dir) + "/" + e->d_name);
+  }
+  closedir(d);
+}
+
 void build_tree() {
   const Model& m = model();
   // On a memory file system when there is one (/dev/shm): the tree is built and removed by every
   // process, and on a disk file system (ext4 /tmp) that was most of a program's start-up time.
-  char shm[] = "/dev/shm/kfdemu-sysfs-XXXXXX";
-  char tmp[] = "/tmp/kfdemu-sysfs-XXXXXX";
-  const char* root = mkdtemp(shm);
-  if (!root) root = mkdtemp(tmp);
+  sweep_stale_trees("/dev/shm");
+  std::string shm = "/dev/shm/kfdemu-sysfs-" + std::to_string(getpid()) + "-XXXXXX";
+  std::string tmp = "/tmp/kfdemu-sysfs-" + std::to_string(getpid()) + "-XXXXXX";
+  const char* root = mkdtemp(shm.data());
+  if (!root) root = mkdtemp(tmp.data());
   if (!root) {
     std::perror("kfdemu: mkdtemp for the emulated sysfs (/dev/shm and /tmp)");
     return;
@@ -169,22 +203,7 @@ const std::string& sysfs_root() {
 
 void sysfs_cleanup() {
   if (g_root.empty() || getpid() != g_root_owner) return;
-  std::string cmd;
-  // Remove the private tree; it holds only small text files, directories and one symlink.
-  std::function<void(const std::string&)> rm = [&](const std::string& p) {
-    DIR* d = real_opendir(p.c_str());
-    if (d) {
-      while (dirent* e = readdir(d)) {
-        if (!std::strcmp(e->d_name, ".") || !std::strcmp(e->d_name, "..")) continue;
-        std::string c = p + "/" + e->d_name;
-        if (e->d_type == DT_DIR) rm(c);
-        else unlink(c.c_str());
-      }
-      closedir(d);
-    }
-    rmdir(p.c_str());
-  };
-  rm(g_root);
+  remove_tree(g_root);
 }
 
 bool sysfs_translate(const char* path, std::string* out) {
