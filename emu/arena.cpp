@@ -3,9 +3,11 @@
 #include "emu/arena.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -32,16 +34,25 @@ uint64_t capacity_from_env() {
 }
 }  // namespace
 
+namespace {
+// The process's arena. Never destroyed: worker threads may outlive static destructors. A forked
+// child gets its own file (the parent's pages are shared with it and must not be handed out
+// again): fork's child handler forgets the parent's, and the next get() makes a new one. No
+// lock and no getpid() on the path every GPU address translation takes.
+std::atomic<Arena*> g_arena{nullptr};
+std::mutex g_arena_mu;
+void forget_arena_in_child() { g_arena.store(nullptr, std::memory_order_relaxed); }
+}  // namespace
+
 Arena& Arena::get() {
-  // Never destroyed: worker threads may outlive static destructors. A forked child gets its own
-  // file: the parent's pages are shared with it and must not be handed out again.
-  static std::mutex mu;
-  static Arena* a = nullptr;
-  static pid_t owner = 0;
-  std::lock_guard<std::mutex> lk(mu);
-  if (!a || owner != getpid()) {
+  if (Arena* a = g_arena.load(std::memory_order_acquire)) return *a;
+  std::lock_guard<std::mutex> lk(g_arena_mu);
+  Arena* a = g_arena.load(std::memory_order_relaxed);
+  if (!a) {
+    static std::once_flag registered;
+    std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, forget_arena_in_child); });
     a = new Arena;
-    owner = getpid();
+    g_arena.store(a, std::memory_order_release);
   }
   return *a;
 }

@@ -2,6 +2,9 @@
 // Opening the HIP runtime (visible devices, queue engine), current device, stream handles, signals.
 #include "api/hip/runtime.h"
 
+#include <atomic>
+#include <pthread.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
@@ -92,11 +95,14 @@ Runtime* Runtime::get(hipError_t* err) {
   static hipError_t open_error = hipSuccess;
   static std::once_flag once;
   static pid_t owner = 0;
+  // Set in a forked child by fork's child handler: no getpid() system call on every HIP call.
+  static std::atomic<bool> forked{false};
   std::call_once(once, [] {
     open_error = open(&instance);
     owner = ::getpid();
+    pthread_atfork(nullptr, nullptr, [] { forked.store(true, std::memory_order_relaxed); });
   });
-  if (instance && owner != ::getpid()) {
+  if (instance && forked.load(std::memory_order_relaxed)) {
     // A forked child: amdkfd binds the queues, memory and events to the process that opened
     // /dev/kfd, so the runtime inherited from the parent is not the child's to use (its threads
     // did not come along either). Every call fails at once instead of hanging or touching the
