@@ -8,34 +8,62 @@
 // on a queue that holds the device's GWS (ROCr's cooperative queue: AMDKFD_IOC_ALLOC_QUEUE_GWS).
 // hidden_multigrid_sync_arg is 1 for such a launch (ROCclr; __ockl_grid_is_valid tests it is not
 // 0) and a pointer to the multi-grid sync info for multi-device launches, which kfdrt does not do.
-// kfdrt does the same: the init kernel is __kfdrt_gws_init, which hip_cooperative_groups.h puts
-// into every code object that uses grid groups, on the queue of the launch's stream.
+// kfdrt does the same: the init kernel is kfdrt's own (kfdrt_gws_init among its blit kernels,
+// queues/blit), so a cooperative launch works for every program, whatever compiled it.
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <mutex>
 
 #include "api/hip/cooperative.h"
 #include "api/hip/launch.h"
 #include "api/hip/stream.h"
-#include "hip/hip_cooperative_groups.h"
+#include "queues/blit_kernels.h"
 
 using namespace hip;
 
 namespace {
 
-constexpr const char* kGwsInitKernel = "__kfdrt_gws_init";
+// A kernel's fences, as launch.cpp's: system-scope acquire, agent-scope release, barrier bit.
+constexpr queues::Fence kInitFence{true, queues::aql::kScopeSystem, queues::aql::kScopeAgent};
 
-// The GWS init kernel of the code object `f` comes from.
-Function* gws_init_kernel(const Function& f) {
+// The device's blit kernels, for their GWS init kernel: loaded on first use and kept for the
+// process (never freed, as the runtime: a queued dispatch may still reference them).
+base::Result<const queues::blit::Kernels*> blit_kernels(Device& dev) {
   static std::mutex mu;
-  static std::map<Image*, std::unique_ptr<Function>> kernels;
+  static std::map<int, const queues::blit::Kernels*> loaded;  // by device index
   std::lock_guard lock(mu);
-  std::unique_ptr<Function>& k = kernels[f.image];
+  const queues::blit::Kernels*& k = loaded[dev.index()];
   if (!k) {
-    k = std::make_unique<Function>();
-    k->image = f.image;
-    k->name = kGwsInitKernel;
+    KFD_ASSIGN(std::unique_ptr<queues::blit::Kernels> p, queues::blit::Kernels::load(dev.memory(), dev.gpu()));
+    k = p.release();
   }
-  return k.get();
+  return k;
+}
+
+// Dispatches kfdrt_gws_init (one work-item) on `s`: GWS resource 0 gets `value`.
+hipError_t gws_init(Stream& s, uint32_t value, const char* api) {
+  auto k = blit_kernels(s.device());
+  if (!k) {
+    debug_log(api, "no GWS init kernel: " + k.error().message);
+    return hipErrorNotSupported;
+  }
+  const queues::blit::KernelRef& r = (*k)->get(queues::blit::Kind::GwsInit);
+  const queues::blit::GwsInitArgs a{value, 0};
+  alignas(16) uint8_t args[256] = {};  // the explicit argument, hidden ones zero (unused)
+  if (r.kernarg_size > sizeof args) {
+    debug_log(api, "kfdrt_gws_init wants " + std::to_string(r.kernarg_size) + " bytes of arguments");
+    return hipErrorNotSupported;
+  }
+  std::memcpy(args, &a, sizeof a);
+  if (trace::on()) trace::name_kernel(r.object, queues::blit::kernel_name(queues::blit::Kind::GwsInit));
+  queues::KernelLaunch l;
+  l.kernel_object = r.object;
+  l.group_segment_bytes = r.group_segment;
+  l.private_segment_bytes = r.private_segment;
+  l.kernarg_size = std::max<uint32_t>(r.kernarg_size, sizeof a);
+  l.kernarg = args;
+  return s.launch(l, kInitFence, nullptr, api);
 }
 
 // Gives the device's GWS to `hw` (once; the queue keeps it until destroyed). A device has one:
@@ -86,16 +114,7 @@ hipError_t cooperative_launch(const void* fn, dim3 grid, dim3 block, void** args
     return hipErrorCooperativeLaunchTooLarge;
   }
   if (hipError_t e = ensure_gws(dev, s->queue(), api); e != hipSuccess) return e;
-  Function* init = gws_init_kernel(*f);
-  if (!init->info(dev)) {
-    debug_log(api, std::string("the kernel's code object has no ") + kGwsInitKernel +
-                       " (built without kfdrt's hip_cooperative_groups.h)");
-    return hipErrorNotSupported;
-  }
-  uint32_t nwm1 = uint32_t(blocks - 1);
-  void* init_args[] = {&nwm1};
-  if (hipError_t e = launch(init, dim3(1), dim3(1), 0, stream, ArgSource{init_args}, api); e != hipSuccess)
-    return e;
+  if (hipError_t e = gws_init(*s, uint32_t(blocks - 1), api); e != hipSuccess) return e;
   ArgSource a{args};
   a.multigrid_sync = 1;
   return launch(f, grid, block, shared, stream, a, api);

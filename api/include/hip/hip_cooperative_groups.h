@@ -11,11 +11,8 @@
 extern "C" __device__ void __ockl_grid_sync(void);
 extern "C" __device__ int __ockl_grid_is_valid(void);
 
-// What hipLaunchCooperativeKernel runs first, on the same queue: the GWS barrier resource 0 gets
-// the number of blocks minus one (as ROCclr's gwsInit blit kernel does). Weak: one per program.
-extern "C" __global__ __attribute__((weak)) void __kfdrt_gws_init(unsigned blocks_minus_one) {
-  __builtin_amdgcn_ds_gws_init(blocks_minus_one, 0);
-}
+// hipLaunchCooperativeKernel initialises the GWS with a kernel of kfdrt's own (its blit
+// kernels), as ROCclr does: code objects need nothing for it.
 
 namespace cooperative_groups {
 
