@@ -185,6 +185,9 @@ void Device::fill_props() {
   // and kfdrt's blit kernels for the processor (their kfdrt_gws_init sets the barrier's count).
   d.cooperativeLaunch = p.num_gws > 0 &&
                         queues::blit::image_for(queues::blit::processor_name(p.gfx_target_version)) != nullptr;
+  // hipLaunchCooperativeKernelMultiDevice: one such launch per device, the grids meeting at a
+  // counter in host memory (cooperative.cpp).
+  d.cooperativeMultiDeviceLaunch = d.cooperativeLaunch;
   d.hostRegisterSupported = 1;
   d.maxSharedMemoryPerMultiProcessor = d.sharedMemPerBlock;
   d.clockInstructionRate = d.clockRate;
