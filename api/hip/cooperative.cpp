@@ -134,8 +134,14 @@ hipError_t dispatch(const Checked& c, dim3 grid, dim3 block, void** args, size_t
   return launch(c.f, grid, block, shared, stream, a, api);
 }
 
+// Held from a cooperative launch's checks to its kernel's submission: streams share queues, and
+// another launch's GWS init must not come between a launch's init and its kernel (in the same
+// queue it then runs once the kernel finished).
+std::mutex g_launch_mu;
+
 hipError_t cooperative_launch(const void* fn, dim3 grid, dim3 block, void** args, size_t shared,
                               hipStream_t stream, const char* api) {
+  std::lock_guard lock(g_launch_mu);
   Checked c;
   if (hipError_t e = check(fn, grid, block, shared, stream, api, &c); e != hipSuccess) return e;
   return dispatch(c, grid, block, args, shared, stream, 1, api);
@@ -210,6 +216,7 @@ hipError_t multi_device_launch(hipLaunchParams* list, int n, unsigned flags, con
     return hipErrorInvalidValue;
   HIP_INIT(rt);
   if (n > rt->device_count()) return hipErrorInvalidValue;
+  std::lock_guard lock(g_launch_mu);
   std::vector<Checked> cs(static_cast<size_t>(n));
   uint64_t all = 0;
   for (int i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_cooperative_groups.h>
 
+#include <thread>
 #include <vector>
 
 #include "check.h"
@@ -72,6 +73,31 @@ void run(unsigned blocks, hipStream_t stream, unsigned seed) {
   CHECK_HIP(hipFree(info));
 }
 
+// The same without the check harness (for other threads): `rounds` over `blocks` blocks on a
+// stream of its own, `times` times; false on any error or wrong element.
+bool race(unsigned blocks, unsigned seed, int times) {
+  std::vector<unsigned> init(blocks * kThreads), got(init.size());
+  for (size_t i = 0; i < init.size(); ++i) init[i] = unsigned(i * 40503u + seed) % 1000;
+  const std::vector<unsigned> want = model(init, blocks);
+  hipStream_t s = nullptr;
+  unsigned *a = nullptr, *info = nullptr;
+  bool ok = hipStreamCreate(&s) == hipSuccess && hipMalloc(&a, init.size() * sizeof(unsigned)) == hipSuccess &&
+            hipMalloc(&info, 2 * sizeof(unsigned)) == hipSuccess;
+  void* args[] = {&a, &info};
+  for (int t = 0; ok && t < times; ++t) {
+    ok = hipMemcpyAsync(a, init.data(), init.size() * sizeof(unsigned), hipMemcpyHostToDevice, s) == hipSuccess &&
+         hipLaunchCooperativeKernel(reinterpret_cast<const void*>(rounds), dim3(blocks), dim3(kThreads), args, 0,
+                                    s) == hipSuccess &&
+         hipMemcpyAsync(got.data(), a, got.size() * sizeof(unsigned), hipMemcpyDeviceToHost, s) == hipSuccess &&
+         hipStreamSynchronize(s) == hipSuccess && got == want;
+    if (!ok) std::printf("  thread with %u blocks: launch %d failed or wrong\n", blocks, t);
+  }
+  (void)hipFree(a);
+  (void)hipFree(info);
+  if (s) (void)hipStreamDestroy(s);
+  return ok;
+}
+
 int main() {
   int coop = 0;
   CHECK_HIP(hipDeviceGetAttribute(&coop, hipDeviceAttributeCooperativeLaunch, 0));
@@ -89,6 +115,15 @@ int main() {
   CHECK_HIP(hipStreamCreate(&s));
   run(fit < 5 ? fit : 5, s, 3);
   CHECK_HIP(hipStreamDestroy(s));
+  // Launches with different block counts from two threads at once: each launch's GWS init must
+  // stay right before its own kernel.
+  bool ok[2] = {false, false};
+  std::thread t0([&] { ok[0] = race(fit < 4 ? fit : 4, 11, 4); });
+  std::thread t1([&] { ok[1] = race(fit < 7 ? fit : 7, 12, 4); });
+  t0.join();
+  t1.join();
+  CHECK(ok[0]);
+  CHECK(ok[1]);
   // One block more than fits at once: refused, nothing runs.
   unsigned* a = nullptr;
   unsigned* info = nullptr;
