@@ -30,6 +30,7 @@ const char* kernel_name(Kind k) {
     case Kind::Copy: return "kfdrt_blit_copy";
     case Kind::Fill: return "kfdrt_blit_fill";
     case Kind::Rect: return "kfdrt_blit_copy_rect";
+    case Kind::GwsInit: return "kfdrt_gws_init";
   }
   return "?";
 }

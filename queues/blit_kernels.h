@@ -33,8 +33,10 @@ const EmbeddedImage* image_for(std::string_view processor);
 // "gfx90a" for gfx_target_version 90010 (major, minor and stepping; minor and stepping in hex).
 std::string processor_name(uint32_t gfx_target_version);
 
-enum class Kind : uint8_t { Copy, Fill, Rect };
-constexpr unsigned kKinds = 3;
+// GwsInit is not a copy: cooperative launches (HIP) dispatch it, with one work-item, before a
+// grid that uses a grid barrier.
+enum class Kind : uint8_t { Copy, Fill, Rect, GwsInit };
+constexpr unsigned kKinds = 4;
 const char* kernel_name(Kind k);  // "kfdrt_blit_copy", ...
 
 // What a dispatch needs of a loaded blit kernel.

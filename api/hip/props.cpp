@@ -8,6 +8,7 @@
 
 #include "api/hip/props.h"
 #include "api/hip/runtime.h"
+#include "queues/blit_kernels.h"
 
 namespace hip {
 namespace {
@@ -180,8 +181,13 @@ void Device::fill_props() {
   d.sharedMemPerBlockOptin = d.sharedMemPerBlock;
   d.maxBlocksPerMultiProcessor = 32;
   // Grid barriers are the global wave sync (ROCm's __ockl_grid_sync: ds_gws_barrier), which
-  // cooperative launches need the topology to offer (ROCr: HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES).
-  d.cooperativeLaunch = p.num_gws > 0;
+  // cooperative launches need the topology to offer (ROCr: HSA_AMD_AGENT_INFO_COOPERATIVE_QUEUES),
+  // and kfdrt's blit kernels for the processor (their kfdrt_gws_init sets the barrier's count).
+  d.cooperativeLaunch = p.num_gws > 0 &&
+                        queues::blit::image_for(queues::blit::processor_name(p.gfx_target_version)) != nullptr;
+  // hipLaunchCooperativeKernelMultiDevice: one such launch per device, the grids meeting at a
+  // counter in host memory (cooperative.cpp).
+  d.cooperativeMultiDeviceLaunch = d.cooperativeLaunch;
   d.hostRegisterSupported = 1;
   d.maxSharedMemoryPerMultiProcessor = d.sharedMemPerBlock;
   d.clockInstructionRate = d.clockRate;

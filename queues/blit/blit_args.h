@@ -51,4 +51,14 @@ struct RectArgs {
 };
 static_assert(sizeof(RectArgs) == 72, "RectArgs layout");
 
+// kfdrt_gws_init: one work-item sets GWS resource 0 (the one a grid barrier, ROCm's
+// __ockl_grid_sync, waits at) to `value`: the number of workgroups of the cooperative dispatch
+// that follows, minus one (ds_gws_barrier releases once value + 1 waves arrived; ROCclr's
+// gwsInit blit kernel). The dispatch's queue must hold the GWS (AMDKFD_IOC_ALLOC_QUEUE_GWS).
+struct GwsInitArgs {
+  uint32_t value;
+  uint32_t pad;
+};
+static_assert(sizeof(GwsInitArgs) == 8, "GwsInitArgs layout");
+
 }  // namespace queues::blit

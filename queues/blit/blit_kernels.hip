@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// kfdrt's blit kernels (copies, 1/2/4-byte fills, rectangles), built at build time for every GPU target.
+// kfdrt's blit kernels (copies, 1/2/4-byte fills, rectangles, the GWS init of cooperative launches), built at build time for every GPU target.
 //
 // Device code with clang builtins only (no HIP headers, no device libraries), compiled with
 // -nogpuinc -nogpulib. Stores are 16-byte aligned dwordx4; loads are dwordx4 when the source is
@@ -113,4 +113,9 @@ KERNEL void kfdrt_blit_copy_rect(RectArgs a) {
     copy_row((gu8*)(a.dst + z * a.dst_slice + y * a.dst_pitch),
              (gcu8*)(a.src + z * a.src_slice + y * a.src_pitch), a.width, lane, a.row_threads);
   }
+}
+
+// One work-item (its own workgroup size): resource 0, M0[21:16] being 0 and the offset 0.
+extern "C" __attribute__((global)) __attribute__((amdgpu_flat_work_group_size(1, 64))) void kfdrt_gws_init(GwsInitArgs a) {
+  __builtin_amdgcn_ds_gws_init(a.value, 0);
 }

@@ -10,12 +10,16 @@
 // sync a cooperative launch (hipLaunchCooperativeKernel) initialises for the grid's block count.
 extern "C" __device__ void __ockl_grid_sync(void);
 extern "C" __device__ int __ockl_grid_is_valid(void);
+// The multi-device grid (hipLaunchCooperativeKernelMultiDevice), from the launch's multi-grid info.
+extern "C" __device__ void __ockl_multi_grid_sync(void);
+extern "C" __device__ int __ockl_multi_grid_is_valid(void);
+extern "C" __device__ unsigned __ockl_multi_grid_num_grids(void);
+extern "C" __device__ unsigned __ockl_multi_grid_grid_rank(void);
+extern "C" __device__ unsigned __ockl_multi_grid_size(void);
+extern "C" __device__ unsigned __ockl_multi_grid_thread_rank(void);
 
-// What hipLaunchCooperativeKernel runs first, on the same queue: the GWS barrier resource 0 gets
-// the number of blocks minus one (as ROCclr's gwsInit blit kernel does). Weak: one per program.
-extern "C" __global__ __attribute__((weak)) void __kfdrt_gws_init(unsigned blocks_minus_one) {
-  __builtin_amdgcn_ds_gws_init(blocks_minus_one, 0);
-}
+// hipLaunchCooperativeKernel initialises the GWS with a kernel of kfdrt's own (its blit
+// kernels), as ROCclr does: code objects need nothing for it.
 
 namespace cooperative_groups {
 
@@ -172,6 +176,26 @@ class grid_group : public thread_group {
 };
 
 __device__ inline grid_group this_grid() { return grid_group(); }
+
+// Every grid of a hipLaunchCooperativeKernelMultiDevice launch, one per device. sync() waits for
+// all their blocks; the system-scope acquire after it makes the other devices' writes visible.
+class multi_grid_group : public thread_group {
+ public:
+  __device__ bool is_valid() const { return __ockl_multi_grid_is_valid() != 0; }
+  __device__ unsigned num_grids() const { return __ockl_multi_grid_num_grids(); }
+  __device__ unsigned grid_rank() const { return __ockl_multi_grid_grid_rank(); }
+  __device__ unsigned thread_rank() const { return __ockl_multi_grid_thread_rank(); }
+  __device__ void sync() const {
+    __ockl_multi_grid_sync();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "");
+  }
+
+ private:
+  __device__ multi_grid_group() : thread_group(__kfdrt_cg::kind::grid, __ockl_multi_grid_size()) {}
+  friend __device__ multi_grid_group this_multi_grid();
+};
+
+__device__ inline multi_grid_group this_multi_grid() { return multi_grid_group(); }
 
 template <class Group>
 __device__ unsigned group_size(const Group& g) { return g.size(); }

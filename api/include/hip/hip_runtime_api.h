@@ -205,6 +205,10 @@ hipError_t hipLaunchKernel(const void* function_address, dim3 numBlocks, dim3 di
                            hipStream_t stream __HIP_DEFAULT(0));
 hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
                             hipStream_t stream __HIP_DEFAULT(0));
+// A cooperative launch per device (each on its own device's stream), whose grids also sync with
+// each other (multi_grid_group::sync()); flags hipCooperativeLaunchMultiDevice{NoPreSync,NoPostSync}.
+hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices,
+                                                 unsigned int flags);
 // What clang emits for kernel<<<...>>> (clang CGCUDANV.cpp).
 hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
                                     hipStream_t stream __HIP_DEFAULT(0));

@@ -114,6 +114,16 @@ typedef struct dim3 {
 typedef int hipDevice_t;
 typedef struct ihipCtx_t* hipCtx_t;
 typedef struct ihipStream_t* hipStream_t;
+
+// One device's part of hipLaunchCooperativeKernelMultiDevice (HIP 5.2's layout).
+typedef struct hipLaunchParams_t {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  void** args;
+  size_t sharedMem;
+  hipStream_t stream;
+} hipLaunchParams;
 typedef struct ihipEvent_t* hipEvent_t;
 typedef struct ihipModule_t* hipModule_t;
 typedef struct ihipModuleSymbol_t* hipFunction_t;
