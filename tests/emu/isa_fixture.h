@@ -15,7 +15,7 @@ class IsaTest : public ::testing::Test {
                                unsigned threads = 64, uint16_t block = 64, Args extra = {},
                                emu::shader::Hooks* hooks = nullptr, uint32_t dyn_lds = 0) {
     auto& co = objects_[file];
-    if (!co.base()) EXPECT_EQ(co.load(kernel_path(file), mem), "");
+    if (!co.base()) { EXPECT_EQ(co.load(kernel_path(file), mem), ""); }
     uint64_t kd = co.kernel(kernel);
     EXPECT_NE(kd, 0u) << kernel;
     last_kd = kd;

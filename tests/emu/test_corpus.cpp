@@ -278,7 +278,7 @@ TEST_F(Corpus, Computes32BitIntegerOps) {
   run("math.co", "int32_ops", grid1(n, 64), Args().add(a).add(b).add(out).add(n));
   for (unsigned i = 0; i < n; ++i) {
     int x = a[i], y = b[i];
-    if (!(x == INT32_MIN && (y | 1) == -1)) ASSERT_EQ(out[4 * i + 0], x / (y | 1)) << i;
+    if (!(x == INT32_MIN && (y | 1) == -1)) { ASSERT_EQ(out[4 * i + 0], x / (y | 1)) << i; }
     ASSERT_EQ(out[4 * i + 1], static_cast<int>(static_cast<unsigned>(x) % (static_cast<unsigned>(y) | 1u))) << i;
     ASSERT_EQ(out[4 * i + 2], static_cast<int>(static_cast<unsigned>(x) * static_cast<unsigned>(y)) ^ (x >> 3)) << i;
     ASSERT_EQ(out[4 * i + 3], __builtin_popcount(x) + __builtin_clz(static_cast<unsigned>(y) | 1u)) << i;

@@ -86,7 +86,6 @@ struct VopInputs {
 // f32 denormals are flushed: the ISA kernels' descriptors leave FLOAT_DENORM_MODE_32 = 0.
 float ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
 bool same(float x, float y) { return (std::isnan(x) && std::isnan(y)) || x == y; }
-uint32_t bits(float x) { uint32_t u; std::memcpy(&u, &x, 4); return u; }
 float fl(uint32_t u) { float x; std::memcpy(&x, &u, 4); return x; }
 double dbl(uint32_t lo, uint32_t hi) { uint64_t u = lo | (uint64_t{hi} << 32); double d; std::memcpy(&d, &u, 8); return d; }
 
@@ -144,8 +143,8 @@ TEST_F(Vop, AppliesModifiersNaNRulesAndDenormalFlush) {
     int32_t ci = std::isnan(x) ? 0 : x >= 2147483647.0f ? INT32_MAX : x <= -2147483648.0f ? INT32_MIN : static_cast<int32_t>(x);
     ASSERT_EQ(static_cast<int32_t>(slot(5, l)), ci) << l;
     ASSERT_TRUE(same(fslot(6, l), std::nearbyint(x))) << l;
-    if (std::isfinite(x)) ASSERT_TRUE(same(fslot(7, l), std::fmin(x - std::floor(x), 0x1.fffffep-1f))) << l;
-    if (!std::isnan(x)) ASSERT_TRUE(same(fslot(8, l), std::fmax(std::fmin(x, 0.0f), std::fmin(std::fmax(x, 0.0f), 1.0f)))) << l;
+    if (std::isfinite(x)) { ASSERT_TRUE(same(fslot(7, l), std::fmin(x - std::floor(x), 0x1.fffffep-1f))) << l; }
+    if (!std::isnan(x)) { ASSERT_TRUE(same(fslot(8, l), std::fmax(std::fmin(x, 0.0f), std::fmin(std::fmax(x, 0.0f), 1.0f)))) << l; }
     ASSERT_EQ(slot(9, l), std::isnan(inp.f[l]) ? 1u : 0u) << l;
     ASSERT_TRUE(same(fslot(10, l), ftz(x * 0.5f))) << l;
     ASSERT_TRUE(same(fslot(11, l), ftz(std::fma(x, x, -1.0f)))) << l;

@@ -156,7 +156,7 @@ TEST_P(CopyPaths, CopiesRectangles) {
       for (uint64_t y = 0; y < c.height; ++y) {
         const uint64_t at = c.off + z * slice + y * c.pitch;
         ASSERT_EQ(std::memcmp(dst.bytes() + at, src.bytes() + at, c.width), 0) << "row " << y << " of slice " << z;
-        if (c.pitch > c.width) ASSERT_EQ(dst.bytes()[at + c.width], 0) << "byte after row " << y << " of slice " << z;
+        if (c.pitch > c.width) { ASSERT_EQ(dst.bytes()[at + c.width], 0) << "byte after row " << y << " of slice " << z; }
       }
   }
 }

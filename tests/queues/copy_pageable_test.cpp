@@ -70,7 +70,7 @@ TEST_P(Pageable, SourceMayBeReusedOnceTheCallReturns) {
     Done d;
     ASSERT_OK(e_->copy_from_pageable(dev.va(), src.data(), bytes, d.order({&g, 1})));
     std::fill(src.begin(), src.end(), 0);
-    if (gated && !GetParam().registered) EXPECT_EQ(d.s->load(), 1) << "ran before the gate opened";
+    if (gated && !GetParam().registered) { EXPECT_EQ(d.s->load(), 1) << "ran before the gate opened"; }
     gate->store(0);
     ASSERT_OK(d.wait());
     ASSERT_OK(run([&](auto o) { return e_->copy_to_pageable(back.data(), dev.va(), bytes, o); }));

@@ -53,7 +53,7 @@ class Mem {
   }
   Mem(Mem&& o) noexcept : p_(std::exchange(o.p_, nullptr)), size_(o.size_) {}
   ~Mem() {
-    if (p_) EXPECT_TRUE(rt().memory().free(p_).ok());
+    if (p_) { EXPECT_TRUE(rt().memory().free(p_).ok()); }
   }
   uint64_t va(uint64_t off = 0) const { return reinterpret_cast<uint64_t>(p_) + off; }
   uint8_t* bytes() const { return static_cast<uint8_t*>(p_); }

@@ -89,8 +89,9 @@ inline bool rss_meaningful() {
     }                                                                                        \
     const leak::Snapshot leak_after_ = leak::snapshot();                                     \
     EXPECT_EQ(leak::count_diff(leak_before_, leak_after_), "") << "after " << (n) << " iterations"; \
-    if (leak::rss_meaningful())                                                              \
-    EXPECT_LE(leak_after_.rss, leak_before_.rss + leak::kRssSlack)                           \
-        << "RSS grew by " << (leak_after_.rss - leak_before_.rss) / 1024 << " KiB over " << (n) \
-        << " iterations";                                                                    \
+    if (leak::rss_meaningful()) {                                                            \
+      EXPECT_LE(leak_after_.rss, leak_before_.rss + leak::kRssSlack)                         \
+          << "RSS grew by " << (leak_after_.rss - leak_before_.rss) / 1024 << " KiB over " << (n) \
+          << " iterations";                                                                  \
+    }                                                                                        \
   } while (0)

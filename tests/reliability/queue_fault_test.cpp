@@ -196,9 +196,9 @@ TEST(GpuReset, WorkQueuedOnEveryQueueTypeEndsWithTheReset) {
     for (auto& s : q.sdma) EXPECT_TRUE(s->destroy().ok());
     // New work after a reset is refused with the reset, not accepted and lost.
     auto late = rt().create_pm4_queue({});
-    if (late) EXPECT_FALSE((*late)->wait_idle(5s).ok());
+    if (late) { EXPECT_FALSE((*late)->wait_idle(5s).ok()); }
   }
-  if (before.have_counts) EXPECT_EQ(leak::snapshot().c.queues, before.c.queues);
+  if (before.have_counts) { EXPECT_EQ(leak::snapshot().c.queues, before.c.queues); }
 }
 
 }  // namespace

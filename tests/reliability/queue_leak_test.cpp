@@ -84,7 +84,7 @@ class QueueLeak : public testing::Test {
   void SetUp() override {
     auto present = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "kfdemu_present"));
     rt();
-    if (present && present()) ASSERT_TRUE(leak::snapshot().have_counts);
+    if (present && present()) { ASSERT_TRUE(leak::snapshot().have_counts); }
     // The runtime keeps the KFD events of released interrupt signals for reuse, creating fresh
     // ones up to its budget (RuntimeOptions::max_interrupt_events): fill that cache first, so
     // that a loop's growth is a leak and not the cache filling.
@@ -169,7 +169,7 @@ TEST(Limits, EventBudgetEndsInAClearErrorAndTheProcessGoesOn) {
   std::printf("after %zu more signal events: %s\n", ids.size(), last.message.c_str());
   EXPECT_GT(ids.size(), 3000u);  // the runtime's own (at most its budget of 256, and a few) aside
   EXPECT_LT(ids.size(), 4096u);
-  if (before.have_counts) EXPECT_EQ(leak::snapshot().c.signal_events, 4095u);  // slot 0 is reserved
+  if (before.have_counts) { EXPECT_EQ(leak::snapshot().c.signal_events, 4095u); }  // slot 0 is reserved
   // The runtime goes on: interrupt signals share events (or poll), queues run.
   aql_round(1);
   aql_round(2);
