@@ -31,7 +31,9 @@ hipError_t alloc_error(const char* api, const base::Error& e) {
   return from_error(e, hipErrorOutOfMemory);
 }
 
-// Device memory: VRAM the host can also reach (copies run on the CPU through that mapping).
+// Device memory. Coarse-grained VRAM (hipMalloc) has no CPU mapping, as a GPU with a small BAR
+// requires: only the copy engines and kernels reach it. Fine-grained and uncached VRAM stay
+// host-accessible (HIP lets the host touch them).
 hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Heap heap, unsigned flags,
                         void** out) {
   HIP_INIT_NAMED(rt, api);
@@ -41,7 +43,7 @@ hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Hea
   r.coherence = c;
   r.size = size;
   r.alignment = 256;
-  r.host_access = true;
+  r.host_access = !(heap == mem::Heap::Vram && c == mem::Coherence::NonCoherent);
   r.owner_gpu = dev.gpu_id();
   auto p = (c == mem::Coherence::NonCoherent && heap == mem::Heap::Vram)
                ? rt->memory().allocate_small(r)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/hip/runtime.h"
+#include "queues/copy_engine.h"
 #include "queues/managed_queue.h"
 
 namespace hip {
@@ -77,6 +78,14 @@ class Stream {
   // callbacks). A deferred op's failure is reported by the next synchronize.
   enum class Mode { Sync, Async, Worker };
   hipError_t host_op(HostOp op, Mode mode);
+  // Work on a copy engine (copies and fills) in stream order, kept on the device: `op` submits
+  // `ops` engine operations with the CopyOrder it is given, which waits (device-side) for a
+  // system-scope release marker behind the stream's earlier commands and completes a signal the
+  // stream's next command, a barrier with a system-scope acquire, waits for. `op` may block
+  // (pageable staging) but no host thread sits between the device operations. With `sync`,
+  // returns once the operations completed.
+  using EngineOp = std::function<base::Status(const queues::CopyOrder&)>;
+  hipError_t engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api);
   // hipStreamSynchronize: waits for every command and host op, with a system-scope release.
   hipError_t synchronize(const char* api);
   hipError_t query();
@@ -113,6 +122,10 @@ class Stream {
   hipError_t push(const Deps& deps, std::span<const queues::Command> own, uint32_t counted, const char* api);
   std::shared_ptr<EventRecord> new_record(unsigned flags, base::Error* err);
   hipError_t wait_for(uint64_t count, const char* api);
+  // The engine_op part under mu_: the gate marker (when there is anything to wait for) and the
+  // barrier on `done`; returns the gate record (nullptr: no wait needed).
+  hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done,
+                             std::shared_ptr<EventRecord>* gate, const char* api);
   bool device_released();
   void start_worker();
   void worker_loop();
