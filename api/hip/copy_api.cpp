@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // HIP copies and fills on the GPUs' copy engines (SDMA or blit kernels), in stream order kept on the device.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <vector>
 
@@ -33,6 +37,23 @@ Side side(Runtime* rt, const void* p, size_t n) {
     s.mapped = info->mapped_gpus;
   }
   return s;
+}
+
+// Pageable memory must be mapped in this process: a freed or bogus device address (no allocation
+// holds it) is refused naming it, instead of faulting in the staging copy. The first and last
+// pages are checked (mincore fails with ENOMEM on an unmapped page).
+bool host_mapped(const void* p, size_t n, const char* api) {
+  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  const uintptr_t ends[2] = {reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + n - 1};
+  for (uintptr_t a : ends) {
+    unsigned char v;
+    if (mincore(reinterpret_cast<void*>(a & ~(page - 1)), 1, &v) != 0 && errno == ENOMEM) {
+      debug_log(api, "address " + base::hex(a) + " is neither in an allocation of this process's GPUs nor mapped "
+                     "host memory (a freed or invalid pointer)");
+      return false;
+    }
+  }
+  return true;
 }
 
 bool valid_kind(hipMemcpyKind k) {
@@ -86,12 +107,13 @@ hipError_t copy(void* dst, const void* src, size_t n, hipMemcpyKind kind, hipStr
   if (!valid_kind(kind)) return hipErrorInvalidMemcpyDirection;
   if (n == 0) return hipSuccess;
   if (!dst || !src) return hipErrorInvalidValue;
-  const char* api = async ? "hip copy (async)" : "hip copy";
+  const char* api = async ? "hip copy/fill (async)" : "hip copy/fill";
   HIP_INIT_NAMED(rt, api);
   std::shared_ptr<Stream> st;
   if (hipError_t e = rt->stream(stream, &st); e != hipSuccess) return e;
   const Side d = side(rt, dst, n), s = side(rt, src, n);
   if (!d.fits || !s.fits) return hipErrorInvalidValue;
+  if ((!d.pinned && !host_mapped(dst, n, api)) || (!s.pinned && !host_mapped(src, n, api))) return hipErrorInvalidValue;
   if (!d.vram && !s.vram && !(d.pinned && s.pinned))
     return host_copy(*st, async, true, [=] {
       std::memmove(dst, src, n);
@@ -120,7 +142,7 @@ hipError_t copy(void* dst, const void* src, size_t n, hipMemcpyKind kind, hipStr
 // maps dst, in stream order.
 hipError_t fill_rows(void* dst, uint32_t value, unsigned width, size_t count, size_t pitch, size_t rows,
                      hipStream_t stream, bool async) {
-  const char* api = async ? "hip fill (async)" : "hip fill";
+  const char* api = async ? "hip copy/fill (async)" : "hip copy/fill";
   HIP_INIT_NAMED(rt, api);
   std::shared_ptr<Stream> st;
   if (hipError_t e = rt->stream(stream, &st); e != hipSuccess) return e;
@@ -164,13 +186,15 @@ hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
   if (!dst || !src) return hipErrorInvalidValue;
   if (dpitch < w || spitch < w) return hipErrorInvalidPitchValue;
   if (h > UINT32_MAX) return hipErrorInvalidValue;
-  const char* api = async ? "hip copy 2D (async)" : "hip copy 2D";
+  const char* api = async ? "hip copy/fill (async)" : "hip copy/fill";
   HIP_INIT_NAMED(rt, api);
   std::shared_ptr<Stream> st;
   if (hipError_t e = rt->stream(stream, &st); e != hipSuccess) return e;
   const size_t dext = dpitch * (h - 1) + w, sext = spitch * (h - 1) + w;
   const Side d = side(rt, dst, dext), s = side(rt, src, sext);
   if (!d.fits || !s.fits) return hipErrorInvalidValue;
+  if ((!d.pinned && !host_mapped(dst, dext, api)) || (!s.pinned && !host_mapped(src, sext, api)))
+    return hipErrorInvalidValue;
   if (!d.vram && !s.vram && !(d.pinned && s.pinned))
     return host_copy(*st, async, true, [=] {
       for (size_t r = 0; r < h; ++r)

@@ -295,21 +295,30 @@ static std::mutex& engine_order_mutex() {
   return m;
 }
 
-hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done,
-                                   std::shared_ptr<EventRecord>* gate, const char* api) {
+hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
+                                   bool* wait, const char* api) {
   std::lock_guard lk(mu_);
   reap();
-  // Idle and everything released to system scope: the engine may start at once.
-  const bool idle = deps.empty() && tail_system_ && device_released() && completed() >= submitted();
+  const bool released = deps.empty() && device_released();
+  *wait = false;
+  std::shared_ptr<EventRecord> gate;
   Command own[2];
   uint32_t n = 0;
-  if (!idle) {
+  if (released && tail_system_ && completed() >= submitted()) {
+    // Idle and everything released to system scope: the engine may start at once.
+  } else if (released && last_engine_ && last_engine_count_ == submitted()) {
+    // Only the previous engine operation to wait for: its signal, whose writes are system-visible.
+    *w = queues::CopyWait{last_engine_->sig->handle(), queues::Cond::Lt, 1};
+    *wait = true;
+  } else {
     base::Error err;
-    if (!(*gate = new_record(0, &err))) return submit_error(api, err);
+    if (!(gate = new_record(0, &err))) return submit_error(api, err);
     // The engine reads what earlier commands wrote, on this stream or others (one L2 per device):
     // a system-scope release before it, as before a host read.
     own[n++] = Command::marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem},
-                               Completion::to((*gate)->sig.get(), 0));
+                               Completion::to(gate->sig.get(), 0));
+    *w = queues::CopyWait{gate->sig->handle(), queues::Cond::Eq, 0};
+    *wait = true;
   }
   // Later commands see what the engine wrote: a system-scope acquire once its signal is below 1
   // (a failed submission stores 0; parts already running may still decrement it).
@@ -317,12 +326,15 @@ hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord
   own[n++] = Command::barrier(std::span(&copied, 1), queues::Fence{true, aql::kScopeSystem, aql::kScopeNone},
                               count_next(0));
   if (hipError_t e = push(deps, std::span(own, n), 1, api); e != hipSuccess) {
-    if (*gate) (*gate)->sig->store(0), gate->reset();
+    if (gate) gate->sig->store(0);
     return e;
   }
   for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
   retained_.push_back({submitted(), done});
-  if (*gate) retained_.push_back({submitted(), *gate});
+  if (gate) retained_.push_back({submitted(), gate});
+  if (*wait && !gate) retained_.push_back({submitted(), last_engine_});  // the engine reads it
+  last_engine_ = done;
+  last_engine_count_ = submitted();
   tail_system_ = true;  // the engine's writes are system-visible once its signal moved
   return hipSuccess;
 }
@@ -334,15 +346,15 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
   auto done = new_record(0, &err);
   if (!done) return submit_error(api, err);
   done->sig->store(int64_t(ops));
-  std::shared_ptr<EventRecord> gate;
   {
     std::lock_guard order(engine_order_mutex());
-    if (hipError_t e = order_engine_op(deps, done, &gate, api); e != hipSuccess) {
+    queues::CopyWait w;
+    bool wait = false;
+    if (hipError_t e = order_engine_op(deps, done, &w, &wait, api); e != hipSuccess) {
       done->sig->store(0);
       return e;
     }
-    const queues::CopyWait w{gate ? gate->sig->handle() : 0, queues::Cond::Eq, 0};
-    const queues::CopyOrder o{gate ? std::span(&w, 1) : std::span<const queues::CopyWait>{},
+    const queues::CopyOrder o{wait ? std::span(&w, 1) : std::span<const queues::CopyWait>{},
                               queues::signal_target(*done->sig)};
     if (auto st = op(o); !st) {
       // Not (all) submitted: the stream goes on without the operation, whose error is returned.

@@ -124,8 +124,9 @@ class Stream {
   hipError_t wait_for(uint64_t count, const char* api);
   // The engine_op part under mu_: the gate marker (when there is anything to wait for) and the
   // barrier on `done`; returns the gate record (nullptr: no wait needed).
-  hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done,
-                             std::shared_ptr<EventRecord>* gate, const char* api);
+  // The wait the engine evaluates goes into *w (false: nothing to wait for).
+  hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
+                             bool* wait, const char* api);
   bool device_released();
   void start_worker();
   void worker_loop();
@@ -144,6 +145,11 @@ class Stream {
   // The last packet is a timeline packet with a system-scope release (other streams read it).
   std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
+  // The last engine operation's completion and the count after its barrier: while nothing
+  // followed it, the next engine operation waits for that signal itself (engine to engine, no
+  // command processor in between).
+  std::shared_ptr<EventRecord> last_engine_;
+  uint64_t last_engine_count_ = 0;
   std::shared_ptr<EventRecord> tail_rec_;  // the last tail_record and the count it covers
   uint64_t tail_count_ = 0;
   hipError_t async_error_ = hipSuccess;

@@ -286,6 +286,14 @@ TEST_F(HipCopy, RejectsBadRanges) {
   EXPECT_EQ(hipMemcpy(h.data(), d + 4095, 2, hipMemcpyDeviceToHost), hipErrorInvalidValue);
   EXPECT_EQ(hipMemsetD32(d + 2, 0, 1024), hipErrorInvalidValue);
   EXPECT_EQ(hipMemcpy2D(d, 64, d + 32, 64, 64, 4, hipMemcpyDeviceToDevice), hipErrorInvalidValue);  // overlap
+  // A freed device address is no allocation and no host memory: an error, not a fault.
+  unsigned char* gone;
+  ASSERT_EQ(hipMalloc(&gone, 1 << 20), hipSuccess);
+  ASSERT_EQ(hipFree(gone), hipSuccess);
+  EXPECT_EQ(hipMemcpy(h.data(), gone + 64, 4096, hipMemcpyDeviceToHost), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemcpy(gone, h.data(), 4096, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemcpy(d, gone, 4096, hipMemcpyDefault), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemset(gone, 0, 16), hipErrorInvalidValue);
   // The stream still works after the failures.
   ASSERT_EQ(hipMemset(d, 7, 4096), hipSuccess);
   ASSERT_EQ(hipMemcpy(h.data(), d, 4096, hipMemcpyDeviceToHost), hipSuccess);
