@@ -89,16 +89,55 @@ hipError_t no_engine(const char* api, const void* dst, const void* src, const st
   return hipErrorInvalidValue;
 }
 
-// A copy between a GPU's two endpoints that no single GPU maps (peer VRAM without a common
-// mapping): through host staging, the source GPU's engine to a host buffer and the destination
-// GPU's engine from it. Host-synchronous (the buffer is this call's).
-base::Status copy_via_host(Runtime* rt, const Side& d, const Side& s, uint64_t dst, uint64_t src, size_t n,
-                           const queues::CopyOrder& o) {
-  KFD_ASSIGN(queues::CopyEngine* from, rt->qrt().copy_engine(s.owner));
-  KFD_ASSIGN(queues::CopyEngine* to, rt->qrt().copy_engine(d.owner));
-  std::vector<uint8_t> bounce(n);
-  KFD_TRY(from->copy_to_pageable(bounce.data(), src, n, queues::CopyOrder{o.waits, {}}));
-  return to->copy_from_pageable(dst, bounce.data(), n, queues::CopyOrder{{}, o.done});
+// A copy between two GPUs' memory that no single GPU maps (hipMalloc maps VRAM to its owner
+// alone): the source GPU's engine copies into a pinned bounce buffer every GPU maps, the
+// destination GPU's engine waits for that (device-side) and copies on. The buffer lives until
+// the stream passed the copy.
+struct PeerBounce {
+  mem::Context* memory = nullptr;
+  void* buffer = nullptr;
+  std::shared_ptr<EventRecord> mid;  // 1 until the first half completed
+  ~PeerBounce() {
+    // An engine that may still write the buffer (a failed second half) keeps it.
+    if (buffer && (!mid || mid->sig->load() <= 0)) (void)memory->free(buffer);
+  }
+};
+
+hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& s, void* dst, const void* src,
+                            size_t n, bool async, const char* api) {
+  auto b = std::make_shared<PeerBounce>();
+  b->memory = &rt->memory();
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Gtt;
+  r.coherence = mem::Coherence::Coherent;
+  r.size = n;
+  r.map_all = true;
+  r.owner_gpu = s.owner;
+  auto p = rt->memory().allocate(r);
+  if (!p) {
+    debug_log(api, "peer copy bounce buffer: " + p.message());
+    return from_error(p.error(), hipErrorOutOfMemory);
+  }
+  b->buffer = *p;
+  auto sig = st.device().signals().acquire(1);
+  if (!sig) return no_engine(api, dst, src, sig.message());
+  b->mid = std::make_shared<EventRecord>();
+  b->mid->dev = &st.device();
+  b->mid->sig = std::move(*sig);
+  auto from = rt->qrt().copy_engine(s.owner);
+  auto to = rt->qrt().copy_engine(d.owner);
+  if (!from || !to) return no_engine(api, dst, src, !from ? from.message() : to.message());
+  const uint64_t bounce = va(b->buffer);
+  const queues::CopyWait half{b->mid->sig->handle(), queues::Cond::Lt, 1};
+  auto op = [&](const queues::CopyOrder& o) -> base::Status {
+    if (auto st1 = (*from)->copy(bounce, va(src), n, queues::CopyOrder{o.waits, queues::signal_target(*b->mid->sig)});
+        !st1) {
+      b->mid->sig->store(0);  // never submitted
+      return st1;
+    }
+    return (*to)->copy(va(dst), bounce, n, queues::CopyOrder{std::span(&half, 1), o.done});
+  };
+  return st.engine_op(1, !async, op, api, b);
 }
 
 }  // namespace
@@ -121,10 +160,7 @@ hipError_t copy(void* dst, const void* src, size_t n, hipMemcpyKind kind, hipStr
     });
   std::string why;
   queues::CopyEngine* eng = engine_for(rt, *st, d, s, &why);
-  if (!eng && d.vram && s.vram)
-    return st->engine_op(1, !async, [&](const queues::CopyOrder& o) {
-      return copy_via_host(rt, d, s, va(dst), va(src), n, o);
-    }, api);
+  if (!eng && d.vram && s.vram) return copy_peer_bounce(rt, *st, d, s, dst, src, n, async, api);
   if (!eng) return no_engine(api, dst, src, why);
   if (d.pinned && s.pinned)
     return st->engine_op(1, !async, [&](const queues::CopyOrder& o) { return eng->copy(va(dst), va(src), n, o); }, api);

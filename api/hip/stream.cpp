@@ -296,7 +296,7 @@ static std::mutex& engine_order_mutex() {
 }
 
 hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
-                                   bool* wait, const char* api) {
+                                   bool* wait, std::shared_ptr<void> keep, const char* api) {
   std::lock_guard lk(mu_);
   reap();
   const bool released = deps.empty() && device_released();
@@ -331,6 +331,7 @@ hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord
   }
   for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
   retained_.push_back({submitted(), done});
+  if (keep) retained_.push_back({submitted(), std::move(keep)});
   if (gate) retained_.push_back({submitted(), gate});
   if (*wait && !gate) retained_.push_back({submitted(), last_engine_});  // the engine reads it
   last_engine_ = done;
@@ -339,7 +340,8 @@ hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord
   return hipSuccess;
 }
 
-hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api) {
+hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
+                             std::shared_ptr<void> keep) {
   Deps deps;
   if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
   base::Error err;
@@ -350,7 +352,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     std::lock_guard order(engine_order_mutex());
     queues::CopyWait w;
     bool wait = false;
-    if (hipError_t e = order_engine_op(deps, done, &w, &wait, api); e != hipSuccess) {
+    if (hipError_t e = order_engine_op(deps, done, &w, &wait, std::move(keep), api); e != hipSuccess) {
       done->sig->store(0);
       return e;
     }

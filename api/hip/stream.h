@@ -83,9 +83,10 @@ class Stream {
   // system-scope release marker behind the stream's earlier commands and completes a signal the
   // stream's next command, a barrier with a system-scope acquire, waits for. `op` may block
   // (pageable staging) but no host thread sits between the device operations. With `sync`,
-  // returns once the operations completed.
+  // returns once the operations completed. `keep` (a bounce buffer) lives until they did.
   using EngineOp = std::function<base::Status(const queues::CopyOrder&)>;
-  hipError_t engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api);
+  hipError_t engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
+                       std::shared_ptr<void> keep = nullptr);
   // hipStreamSynchronize: waits for every command and host op, with a system-scope release.
   hipError_t synchronize(const char* api);
   hipError_t query();
@@ -126,7 +127,7 @@ class Stream {
   // barrier on `done`; returns the gate record (nullptr: no wait needed).
   // The wait the engine evaluates goes into *w (false: nothing to wait for).
   hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
-                             bool* wait, const char* api);
+                             bool* wait, std::shared_ptr<void> keep, const char* api);
   bool device_released();
   void start_worker();
   void worker_loop();
