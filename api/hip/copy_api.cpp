@@ -165,7 +165,7 @@ hipError_t copy(void* dst, const void* src, size_t n, hipMemcpyKind kind, hipStr
   if (d.pinned && s.pinned)
     return st->engine_op(1, !async, [&](const queues::CopyOrder& o) { return eng->copy(va(dst), va(src), n, o); }, api);
   if (s.pinned)  // to pageable memory: returns once dst holds the bytes (HIP: synchronous)
-    return st->engine_op(1, true, [&](const queues::CopyOrder& o) {
+    return st->engine_op(0, true, [&](const queues::CopyOrder& o) {
       return eng->copy_to_pageable(dst, va(src), n, o);
     }, api);
   // From pageable memory: returns once src may be reused (staged), as HIP documents.
@@ -242,7 +242,8 @@ hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
   if (!eng) return no_engine(api, dst, src, why);
   if (!d.pinned || !s.pinned) {
     const bool contiguous = dpitch == w && spitch == w;
-    return st->engine_op(contiguous ? 1 : uint32_t(h), !async || !d.pinned, [&](const queues::CopyOrder& o) {
+    // Into pageable memory each row is complete when its call returns (ops 0).
+    return st->engine_op(!d.pinned ? 0 : contiguous ? 1 : uint32_t(h), !async || !d.pinned, [&](const queues::CopyOrder& o) {
       return copy_rows_pageable(eng, dst, dpitch, src, spitch, w, h, s.pinned ? false : true, o);
     }, api);
   }

@@ -347,7 +347,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
   base::Error err;
   auto done = new_record(0, &err);
   if (!done) return submit_error(api, err);
-  done->sig->store(int64_t(ops));
+  done->sig->store(ops ? int64_t(ops) : 1);
   {
     std::lock_guard order(engine_order_mutex());
     queues::CopyWait w;
@@ -357,7 +357,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
       return e;
     }
     const queues::CopyOrder o{wait ? std::span(&w, 1) : std::span<const queues::CopyWait>{},
-                              queues::signal_target(*done->sig)};
+                              ops ? queues::signal_target(*done->sig) : queues::SignalTarget{}};
     if (auto st = op(o); !st) {
       // Not (all) submitted: the stream goes on without the operation, whose error is returned.
       done->sig->store(0);
@@ -366,6 +366,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
       if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error(api, st.error());
       return h;
     }
+    if (!ops) done->sig->store(0);  // op completed its work before returning
   }
   if (!sync) return hipSuccess;
   auto r = done->sig->wait(queues::Cond::Lt, 1, queues::kForever, dev_.wait_policy());

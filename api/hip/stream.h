@@ -84,6 +84,8 @@ class Stream {
   // stream's next command, a barrier with a system-scope acquire, waits for. `op` may block
   // (pageable staging) but no host thread sits between the device operations. With `sync`,
   // returns once the operations completed. `keep` (a bounce buffer) lives until they did.
+  // `ops` 0: `op` itself completes everything before it returns (a copy into pageable memory),
+  // so its order carries no signal and the host completes the stream's one at once.
   using EngineOp = std::function<base::Status(const queues::CopyOrder&)>;
   hipError_t engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
                        std::shared_ptr<void> keep = nullptr);
