@@ -90,7 +90,7 @@ void BM_LaunchSync(benchmark::State& state) {
 BENCHMARK(BM_LaunchSync)->UseRealTime();
 
 // kPlainMemcpy: memcpy between two ordinary host buffers; kMappedMemcpy: memcpy between the
-// same pinned buffer and device memory hipMemcpy uses (through the CPU mapping), i.e. hipMemcpy
+// same pinned buffer and host-visible device memory (through the CPU mapping), i.e. hipMemcpy
 // without the runtime; kPinned / kPageable: hipMemcpy with a pinned / pageable host buffer.
 enum Host { kPlainMemcpy, kPinned, kPageable, kMappedMemcpy };
 
@@ -100,7 +100,9 @@ void BM_Memcpy(benchmark::State& state) {
   bool d2h = state.range(1) != 0;
   Host kind = Host(state.range(2));
   void* dev = nullptr;
-  BENCH_HIP(hipMalloc(&dev, n));
+  // hipMalloc memory has no CPU mapping: the mapped reference uses VRAM the host can reach.
+  if (kind == kMappedMemcpy) BENCH_HIP(hipExtMallocWithFlags(&dev, n, hipDeviceMallocDefault));
+  else BENCH_HIP(hipMalloc(&dev, n));
   std::vector<char> pageable;
   void* host = nullptr;
   if (kind == kPinned || kind == kMappedMemcpy) {
