@@ -105,6 +105,9 @@ struct PeerBounce {
 
 hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& s, void* dst, const void* src,
                             size_t n, bool async, const char* api) {
+  auto from = rt->qrt().copy_engine(s.owner);
+  auto to = rt->qrt().copy_engine(d.owner);
+  if (!from || !to) return no_engine(api, dst, src, !from ? from.message() : to.message());
   auto b = std::make_shared<PeerBounce>();
   b->memory = &rt->memory();
   mem::AllocRequest r;
@@ -124,9 +127,6 @@ hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& 
   b->mid = std::make_shared<EventRecord>();
   b->mid->dev = &st.device();
   b->mid->sig = std::move(*sig);
-  auto from = rt->qrt().copy_engine(s.owner);
-  auto to = rt->qrt().copy_engine(d.owner);
-  if (!from || !to) return no_engine(api, dst, src, !from ? from.message() : to.message());
   const uint64_t bounce = va(b->buffer);
   const queues::CopyWait half{b->mid->sig->handle(), queues::Cond::Lt, 1};
   auto op = [&](const queues::CopyOrder& o) -> base::Status {

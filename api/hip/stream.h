@@ -44,8 +44,9 @@ class Event {
 Event* find_event(hipEvent_t h);
 
 // A stream owns a timeline signal that every one of its counted commands decrements on
-// completion: the n-th is done once the value is at most kStart - n. Host operations (copies,
-// callbacks) are gated by a barrier on a host-progress signal the host advances when done.
+// completion: the n-th is done once the value is at most kStart - n. Copies and fills run on a
+// copy engine ordered by signals alone (engine_op); host operations (callbacks, host-to-host
+// copies of pageable memory) are gated by a barrier on a host-progress signal the host advances.
 // Other streams' work it must follow (the legacy default stream) is waited for through a record
 // those streams make of their work so far (tail_record), so every wait a queue makes is on a
 // signal reaching a value it moves toward: the form AQL barriers and PM4 waits share.
