@@ -27,14 +27,19 @@ struct Side {
   }
 };
 
+// One allocator lookup: its record carries HIP's entry as its tag (AllocTable).
 Side side(Runtime* rt, const void* p, size_t n) {
   Side s;
-  if (auto a = allocations().find(p)) s.fits = reinterpret_cast<uintptr_t>(p) + n <= a->base + a->size;
-  if (auto info = rt->memory().lookup(p)) {
-    s.pinned = true;
-    s.vram = info->heap == mem::Heap::Vram;
-    s.owner = info->owner_gpu;
-    s.mapped = info->mapped_gpus;
+  auto info = rt->memory().lookup(p);
+  if (!info) return s;
+  s.pinned = true;
+  s.vram = info->heap == mem::Heap::Vram;
+  s.owner = info->owner_gpu;
+  s.mapped = std::move(info->mapped_gpus);
+  if (info->tag) {
+    const auto* e = static_cast<const AllocEntry*>(info->tag.get());
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    if (a >= e->base && a < e->base + std::max<size_t>(e->size, 1)) s.fits = a + n <= e->base + e->size;
   }
   return s;
 }
