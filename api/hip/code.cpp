@@ -110,10 +110,25 @@ base::Result<loader::Span> SegmentAllocator::allocate(size_t size, size_t align,
   r.heap = mem::Heap::Vram;
   r.size = size;
   r.alignment = std::min<size_t>(std::max<size_t>(align, 256), size_t(2) << 20);
-  r.host_access = true;
+  r.host_access = true;  // the loader writes and relocates the segments in place
   r.executable = executable;
   r.owner_gpu = dev_.gpu_id();
-  KFD_ASSIGN(void* p, dev_.memory().allocate(r));
+  auto a = dev_.memory().allocate(r);
+  if (!a) {
+    // No host-visible VRAM left (a small BAR, or none: the driver refuses a PUBLIC allocation
+    // beyond it): system memory the GPU maps, as the blit kernels use. Slower instruction and
+    // constant fetches, but the program runs; the VRAM error is kept when this fails too.
+    mem::AllocRequest g = r;
+    g.heap = mem::Heap::Gtt;
+    g.coherence = mem::Coherence::NonCoherent;
+    g.host_access = true;
+    g.alignment = std::max<size_t>(r.alignment, 4096);
+    auto b = dev_.memory().allocate(g);
+    if (!b) return a.error();
+    debug_log("code object", "segment of " + std::to_string(size) + " bytes in system memory: " + a.message());
+    a = b;
+  }
+  void* p = *a;
   std::memset(p, 0, size);
   allocations().add(dev_.memory(), {reinterpret_cast<uintptr_t>(p), size, AllocKind::Code, 0, dev_.index(), false});
   return loader::Span{static_cast<uint8_t*>(p), size};

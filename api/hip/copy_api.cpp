@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
-// HIP copies and fills: host threads copy through the CPU mappings, ordered with the stream's packets.
+// HIP copies and fills on the GPUs' copy engines (SDMA or blit kernels), in stream order kept on the device.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "api/hip/alloc.h"
 #include "api/hip/code.h"
@@ -9,40 +15,134 @@
 namespace hip {
 namespace {
 
-// An endpoint inside a known allocation must fit in it; unknown memory is pageable host memory.
-struct Endpoint {
-  bool known = false, fits = true;
-};
-Endpoint endpoint(const void* p, size_t n) {
-  Endpoint e;
-  if (auto a = allocations().find(p)) {
-    e.known = true;
-    e.fits = reinterpret_cast<uintptr_t>(p) + n <= a->base + a->size;
+// One endpoint of a copy: memory the allocator knows (pinned: VRAM, GTT, registered host pages;
+// its heap and the GPUs that map it), or pageable host memory it does not know. `fits`: an
+// endpoint inside a HIP allocation lies within the size HIP was asked for.
+struct Side {
+  bool pinned = false, vram = false, fits = true;
+  uint32_t owner = 0;
+  std::vector<uint32_t> mapped;
+  bool mapped_to(uint32_t gpu) const {
+    return !pinned || std::find(mapped.begin(), mapped.end(), gpu) != mapped.end();
   }
-  return e;
+};
+
+// One allocator lookup: its record carries HIP's entry as its tag (AllocTable).
+Side side(Runtime* rt, const void* p, size_t n) {
+  Side s;
+  auto info = rt->memory().lookup(p);
+  if (!info) return s;
+  s.pinned = true;
+  s.vram = info->heap == mem::Heap::Vram;
+  s.owner = info->owner_gpu;
+  s.mapped = std::move(info->mapped_gpus);
+  if (info->tag) {
+    const auto* e = static_cast<const AllocEntry*>(info->tag.get());
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    if (a >= e->base && a < e->base + std::max<size_t>(e->size, 1)) s.fits = a + n <= e->base + e->size;
+  }
+  return s;
+}
+
+// Pageable memory must be mapped in this process: a freed or bogus device address (no allocation
+// holds it) is refused naming it, instead of faulting in the staging copy. The first and last
+// pages are checked (mincore fails with ENOMEM on an unmapped page).
+bool host_mapped(const void* p, size_t n, const char* api) {
+  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  const uintptr_t ends[2] = {reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + n - 1};
+  for (uintptr_t a : ends) {
+    unsigned char v;
+    if (mincore(reinterpret_cast<void*>(a & ~(page - 1)), 1, &v) != 0 && errno == ENOMEM) {
+      debug_log(api, "address " + base::hex(a) + " is neither in an allocation of this process's GPUs nor mapped "
+                     "host memory (a freed or invalid pointer)");
+      return false;
+    }
+  }
+  return true;
 }
 
 bool valid_kind(hipMemcpyKind k) {
   return (k >= hipMemcpyHostToHost && k <= hipMemcpyDefault) || k == hipMemcpyDeviceToDeviceNoCU;
 }
 
-// Runs `op` in stream order. Synchronous calls, and async calls touching pageable memory (which
-// the caller may reuse as soon as the call returns), complete before returning.
-hipError_t run(hipStream_t stream, bool async, bool pageable, Stream::HostOp op) {
-  HIP_INIT_NAMED(rt, async ? "hip copy/fill (async)" : "hip copy/fill");
-  std::shared_ptr<Stream> s;
-  if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return e;
-  return s->host_op(std::move(op), !async || pageable ? Stream::Mode::Sync : Stream::Mode::Async);
+uint64_t va(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+// The copy engine of a GPU that maps every pinned endpoint: the stream's device's, else that of
+// the GPU owning an endpoint's VRAM (a peer copy). nullptr when no GPU maps them all.
+queues::CopyEngine* engine_for(Runtime* rt, Stream& s, const Side& a, const Side& b, std::string* why) {
+  const uint32_t candidates[3] = {s.device().gpu_id(), a.vram ? a.owner : 0, b.vram ? b.owner : 0};
+  for (uint32_t g : candidates) {
+    if (!g || !a.mapped_to(g) || !b.mapped_to(g)) continue;
+    auto e = rt->qrt().copy_engine(g);
+    if (e) return *e;
+    *why = e.message();
+    return nullptr;
+  }
+  *why = "no GPU maps both endpoints";
+  return nullptr;
 }
 
-template <class T>
-void fill(void* dst, T v, size_t count) {
-  if (sizeof(T) == 1) {
-    std::memset(dst, int(v), count);
-    return;
+// Fallback for copies an engine cannot address: both ends in host memory, one of them pageable
+// (an engine reaches pageable memory only through staging, itself a CPU copy). No VRAM is
+// touched. Ordered with the stream by a host round trip; synchronous unless both ends are pinned.
+hipError_t host_copy(Stream& s, bool async, bool pageable, Stream::HostOp op) {
+  return s.host_op(std::move(op), !async || pageable ? Stream::Mode::Sync : Stream::Mode::Async);
+}
+
+hipError_t no_engine(const char* api, const void* dst, const void* src, const std::string& why) {
+  debug_log(api, "no copy engine reaches dst " + base::hex(va(dst)) + " and src " + base::hex(va(src)) + ": " + why);
+  return hipErrorInvalidValue;
+}
+
+// A copy between two GPUs' memory that no single GPU maps (hipMalloc maps VRAM to its owner
+// alone): the source GPU's engine copies into a pinned bounce buffer every GPU maps, the
+// destination GPU's engine waits for that (device-side) and copies on. The buffer lives until
+// the stream passed the copy.
+struct PeerBounce {
+  mem::Context* memory = nullptr;
+  void* buffer = nullptr;
+  std::shared_ptr<EventRecord> mid;  // 1 until the first half completed
+  ~PeerBounce() {
+    // An engine that may still write the buffer (a failed second half) keeps it.
+    if (buffer && (!mid || mid->sig->load() <= 0)) (void)memory->free(buffer);
   }
-  T* p = static_cast<T*>(dst);
-  for (size_t i = 0; i < count; ++i) p[i] = v;
+};
+
+hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& s, void* dst, const void* src,
+                            size_t n, bool async, const char* api) {
+  auto from = rt->qrt().copy_engine(s.owner);
+  auto to = rt->qrt().copy_engine(d.owner);
+  if (!from || !to) return no_engine(api, dst, src, !from ? from.message() : to.message());
+  auto b = std::make_shared<PeerBounce>();
+  b->memory = &rt->memory();
+  mem::AllocRequest r;
+  r.heap = mem::Heap::Gtt;
+  r.coherence = mem::Coherence::Coherent;
+  r.size = n;
+  r.map_all = true;
+  r.owner_gpu = s.owner;
+  auto p = rt->memory().allocate(r);
+  if (!p) {
+    debug_log(api, "peer copy bounce buffer: " + p.message());
+    return from_error(p.error(), hipErrorOutOfMemory);
+  }
+  b->buffer = *p;
+  auto sig = st.device().signals().acquire(1);
+  if (!sig) return no_engine(api, dst, src, sig.message());
+  b->mid = std::make_shared<EventRecord>();
+  b->mid->dev = &st.device();
+  b->mid->sig = std::move(*sig);
+  const uint64_t bounce = va(b->buffer);
+  const queues::CopyWait half{b->mid->sig->handle(), queues::Cond::Lt, 1};
+  auto op = [&](const queues::CopyOrder& o) -> base::Status {
+    if (auto st1 = (*from)->copy(bounce, va(src), n, queues::CopyOrder{o.waits, queues::signal_target(*b->mid->sig)});
+        !st1) {
+      b->mid->sig->store(0);  // never submitted
+      return st1;
+    }
+    return (*to)->copy(va(dst), bounce, n, queues::CopyOrder{std::span(&half, 1), o.done});
+  };
+  return st.engine_op(1, !async, op, api, b);
 }
 
 }  // namespace
@@ -51,13 +151,50 @@ hipError_t copy(void* dst, const void* src, size_t n, hipMemcpyKind kind, hipStr
   if (!valid_kind(kind)) return hipErrorInvalidMemcpyDirection;
   if (n == 0) return hipSuccess;
   if (!dst || !src) return hipErrorInvalidValue;
-  Endpoint d = endpoint(dst, n), s = endpoint(src, n);
+  const char* api = async ? "hip copy/fill (async)" : "hip copy/fill";
+  HIP_INIT_NAMED(rt, api);
+  std::shared_ptr<Stream> st;
+  if (hipError_t e = rt->stream(stream, &st); e != hipSuccess) return e;
+  const Side d = side(rt, dst, n), s = side(rt, src, n);
   if (!d.fits || !s.fits) return hipErrorInvalidValue;
-  bool pageable = !d.known || !s.known;
-  return run(stream, async, pageable, [=] {
-    std::memmove(dst, src, n);
-    return hipSuccess;
-  });
+  if ((!d.pinned && !host_mapped(dst, n, api)) || (!s.pinned && !host_mapped(src, n, api))) return hipErrorInvalidValue;
+  if (!d.vram && !s.vram && !(d.pinned && s.pinned))
+    return host_copy(*st, async, true, [=] {
+      std::memmove(dst, src, n);
+      return hipSuccess;
+    });
+  std::string why;
+  queues::CopyEngine* eng = engine_for(rt, *st, d, s, &why);
+  if (!eng && d.vram && s.vram) return copy_peer_bounce(rt, *st, d, s, dst, src, n, async, api);
+  if (!eng) return no_engine(api, dst, src, why);
+  if (d.pinned && s.pinned)
+    return st->engine_op(1, !async, [&](const queues::CopyOrder& o) { return eng->copy(va(dst), va(src), n, o); }, api);
+  if (s.pinned)  // to pageable memory: returns once dst holds the bytes (HIP: synchronous)
+    return st->engine_op(0, true, [&](const queues::CopyOrder& o) {
+      return eng->copy_to_pageable(dst, va(src), n, o);
+    }, api);
+  // From pageable memory: returns once src may be reused (staged), as HIP documents.
+  return st->engine_op(1, !async, [&](const queues::CopyOrder& o) {
+    return eng->copy_from_pageable(va(dst), src, n, o);
+  }, api);
+}
+
+// `rows` fills of `count` elements of `width` bytes, `pitch` bytes apart, on the engine that
+// maps dst, in stream order.
+hipError_t fill_rows(void* dst, uint32_t value, unsigned width, size_t count, size_t pitch, size_t rows,
+                     hipStream_t stream, bool async) {
+  const char* api = async ? "hip copy/fill (async)" : "hip copy/fill";
+  HIP_INIT_NAMED(rt, api);
+  std::shared_ptr<Stream> st;
+  if (hipError_t e = rt->stream(stream, &st); e != hipSuccess) return e;
+  const Side d = side(rt, dst, pitch * (rows - 1) + count * width);
+  std::string why;
+  queues::CopyEngine* eng = d.pinned ? engine_for(rt, *st, d, d, &why) : nullptr;
+  if (!eng) return no_engine(api, dst, dst, d.pinned ? why : "not memory of this process's GPUs");
+  return st->engine_op(uint32_t(rows), !async, [&](const queues::CopyOrder& o) -> base::Status {
+    for (size_t r = 0; r < rows; ++r) KFD_TRY(eng->fill(va(dst) + r * pitch, value, width, count, o));
+    return {};
+  }, api);
 }
 
 template <class T>
@@ -66,10 +203,21 @@ hipError_t memset_n(void* dst, T v, size_t count, hipStream_t stream, bool async
   if (!dst) return hipErrorInvalidValue;
   auto c = allocations().covers(dst, count * sizeof(T));
   if (!c || !*c) return hipErrorInvalidValue;
-  return run(stream, async, false, [=] {
-    fill<T>(dst, v, count);
-    return hipSuccess;
-  });
+  return fill_rows(dst, uint32_t(v), sizeof(T), count, 0, 1, stream, async);
+}
+
+// A 2-D copy with a pageable end: one staged copy per row (or one when rows are contiguous on
+// both sides). Each row is an engine operation completing the same signal.
+base::Status copy_rows_pageable(queues::CopyEngine* eng, void* dst, size_t dpitch, const void* src, size_t spitch,
+                                size_t w, size_t h, bool to_device, const queues::CopyOrder& o) {
+  const bool contiguous = dpitch == w && spitch == w;
+  const size_t rows = contiguous ? 1 : h, bytes = contiguous ? w * h : w;
+  for (size_t r = 0; r < rows; ++r) {
+    auto* d = static_cast<uint8_t*>(dst) + r * dpitch;
+    const auto* s = static_cast<const uint8_t*>(src) + r * spitch;
+    KFD_TRY(to_device ? eng->copy_from_pageable(va(d), s, bytes, o) : eng->copy_to_pageable(d, va(s), bytes, o));
+  }
+  return {};
 }
 
 hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h,
@@ -78,14 +226,45 @@ hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
   if (w == 0 || h == 0) return hipSuccess;
   if (!dst || !src) return hipErrorInvalidValue;
   if (dpitch < w || spitch < w) return hipErrorInvalidPitchValue;
-  Endpoint d = endpoint(dst, dpitch * (h - 1) + w), s = endpoint(src, spitch * (h - 1) + w);
+  if (h > UINT32_MAX) return hipErrorInvalidValue;
+  const char* api = async ? "hip copy/fill (async)" : "hip copy/fill";
+  HIP_INIT_NAMED(rt, api);
+  std::shared_ptr<Stream> st;
+  if (hipError_t e = rt->stream(stream, &st); e != hipSuccess) return e;
+  const size_t dext = dpitch * (h - 1) + w, sext = spitch * (h - 1) + w;
+  const Side d = side(rt, dst, dext), s = side(rt, src, sext);
   if (!d.fits || !s.fits) return hipErrorInvalidValue;
-  bool pageable = !d.known || !s.known;
-  return run(stream, async, pageable, [=] {
-    for (size_t r = 0; r < h; ++r)
-      std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, w);
-    return hipSuccess;
-  });
+  if ((!d.pinned && !host_mapped(dst, dext, api)) || (!s.pinned && !host_mapped(src, sext, api)))
+    return hipErrorInvalidValue;
+  if (!d.vram && !s.vram && !(d.pinned && s.pinned))
+    return host_copy(*st, async, true, [=] {
+      for (size_t r = 0; r < h; ++r)
+        std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, w);
+      return hipSuccess;
+    });
+  std::string why;
+  queues::CopyEngine* eng = engine_for(rt, *st, d, s, &why);
+  if (!eng) return no_engine(api, dst, src, why);
+  if (!d.pinned || !s.pinned) {
+    const bool contiguous = dpitch == w && spitch == w;
+    // Into pageable memory each row is complete when its call returns (ops 0).
+    return st->engine_op(!d.pinned ? 0 : contiguous ? 1 : uint32_t(h), !async || !d.pinned, [&](const queues::CopyOrder& o) {
+      return copy_rows_pageable(eng, dst, dpitch, src, spitch, w, h, s.pinned ? false : true, o);
+    }, api);
+  }
+  // The rectangles' extents must not overlap (as for cudaMemcpy2D).
+  if (va(dst) < va(src) + sext && va(src) < va(dst) + dext) {
+    debug_log(api, "the source and destination rectangles overlap");
+    return hipErrorInvalidValue;
+  }
+  queues::CopyRect r;
+  r.dst = va(dst);
+  r.src = va(src);
+  r.dst_pitch = dpitch;
+  r.src_pitch = spitch;
+  r.width = w;
+  r.height = uint32_t(h);
+  return st->engine_op(1, !async, [&](const queues::CopyOrder& o) { return eng->copy_rect(r, o); }, api);
 }
 
 hipError_t memset_2d(void* dst, size_t pitch, int value, size_t w, size_t h, hipStream_t stream, bool async) {
@@ -93,10 +272,8 @@ hipError_t memset_2d(void* dst, size_t pitch, int value, size_t w, size_t h, hip
   if (!dst || pitch < w) return hipErrorInvalidValue;
   auto c = allocations().covers(dst, pitch * (h - 1) + w);
   if (!c || !*c) return hipErrorInvalidValue;
-  return run(stream, async, false, [=] {
-    for (size_t r = 0; r < h; ++r) std::memset(static_cast<uint8_t*>(dst) + r * pitch, value, w);
-    return hipSuccess;
-  });
+  if (pitch == w) return fill_rows(dst, uint8_t(value), 1, w * h, 0, 1, stream, async);
+  return fill_rows(dst, uint8_t(value), 1, w, pitch, h, stream, async);
 }
 
 // The device address and size of a registered __device__ / __constant__ variable on the current

@@ -31,9 +31,11 @@ hipError_t alloc_error(const char* api, const base::Error& e) {
   return from_error(e, hipErrorOutOfMemory);
 }
 
-// Device memory: VRAM the host can also reach (copies run on the CPU through that mapping).
+// Device memory. hipMalloc's VRAM has no CPU mapping, as a GPU with a small BAR requires: only
+// the copy engines and kernels reach it. `host_visible` (hipExtMallocWithFlags) asks for VRAM the
+// host can also reach, which falls back to device-only VRAM when the BAR has no room for it.
 hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Heap heap, unsigned flags,
-                        void** out) {
+                        void** out, bool host_visible = false) {
   HIP_INIT_NAMED(rt, api);
   Device& dev = rt->current();
   mem::AllocRequest r;
@@ -41,11 +43,18 @@ hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Hea
   r.coherence = c;
   r.size = size;
   r.alignment = 256;
-  r.host_access = true;
+  r.host_access = heap != mem::Heap::Vram || host_visible;
   r.owner_gpu = dev.gpu_id();
-  auto p = (c == mem::Coherence::NonCoherent && heap == mem::Heap::Vram)
-               ? rt->memory().allocate_small(r)
-               : rt->memory().allocate(r);
+  auto allocate = [&] {
+    return (c == mem::Coherence::NonCoherent && heap == mem::Heap::Vram) ? rt->memory().allocate_small(r)
+                                                                          : rt->memory().allocate(r);
+  };
+  auto p = allocate();
+  if (!p && heap == mem::Heap::Vram && r.host_access) {
+    debug_log(api, p.message() + "; allocating VRAM without host access");
+    r.host_access = false;
+    p = allocate();
+  }
   if (!p) return alloc_error(api, p.error());
   allocations().add(rt->memory(), {reinterpret_cast<uintptr_t>(*p), size, AllocKind::Device, flags, dev.index(),
                      c == mem::Coherence::Coherent});
@@ -181,7 +190,7 @@ HIP_EXPORT hipError_t hipExtMallocWithFlags(void** ptr, size_t size, unsigned in
     default: return ret(hipErrorInvalidValue);
   }
   if (size == 0) return hipSuccess;
-  return ret(alloc_device("hipExtMallocWithFlags", size, c, heap, flags, ptr));
+  return ret(alloc_device("hipExtMallocWithFlags", size, c, heap, flags, ptr, true));
 }
 
 HIP_EXPORT hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height) {

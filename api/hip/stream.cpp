@@ -285,6 +285,98 @@ hipError_t Stream::host_op(HostOp op, Mode mode) {
   return hipSuccess;
 }
 
+// Every engine operation and the stream commands around it (gate marker, barrier) are submitted
+// under one process-wide lock, so each engine queue and each managed queue receive them in the
+// same relative order: without it, stream A's copy could sit on an SDMA queue ahead of stream
+// B's copy while B's gate sits behind A's barrier on a shared managed queue, each waiting for
+// the other.
+static std::mutex& engine_order_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
+                                   bool* wait, std::shared_ptr<void> keep, const char* api) {
+  std::lock_guard lk(mu_);
+  reap();
+  const bool released = deps.empty() && device_released();
+  *wait = false;
+  std::shared_ptr<EventRecord> gate;
+  Command own[2];
+  uint32_t n = 0;
+  if (released && tail_system_ && completed() >= submitted()) {
+    // Idle and everything released to system scope: the engine may start at once.
+  } else if (released && last_engine_ && last_engine_count_ == submitted()) {
+    // Only the previous engine operation to wait for: its signal, whose writes are system-visible.
+    *w = queues::CopyWait{last_engine_->sig->handle(), queues::Cond::Lt, 1};
+    *wait = true;
+  } else {
+    base::Error err;
+    if (!(gate = new_record(0, &err))) return submit_error(api, err);
+    // The engine reads what earlier commands wrote, on this stream or others (one L2 per device):
+    // a system-scope release before it, as before a host read.
+    own[n++] = Command::marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem},
+                               Completion::to(gate->sig.get(), 0));
+    *w = queues::CopyWait{gate->sig->handle(), queues::Cond::Eq, 0};
+    *wait = true;
+  }
+  // Later commands see what the engine wrote: a system-scope acquire once its signal is below 1
+  // (a failed submission stores 0; parts already running may still decrement it).
+  const queues::WaitCondition copied{done->sig.get(), queues::Cond::Lt, 1};
+  own[n++] = Command::barrier(std::span(&copied, 1), queues::Fence{true, aql::kScopeSystem, aql::kScopeNone},
+                              count_next(0));
+  if (hipError_t e = push(deps, std::span(own, n), 1, api); e != hipSuccess) {
+    if (gate) gate->sig->store(0);
+    return e;
+  }
+  for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
+  retained_.push_back({submitted(), done});
+  if (keep) retained_.push_back({submitted(), std::move(keep)});
+  if (gate) retained_.push_back({submitted(), gate});
+  if (*wait && !gate) retained_.push_back({submitted(), last_engine_});  // the engine reads it
+  last_engine_ = done;
+  last_engine_count_ = submitted();
+  tail_system_ = true;  // the engine's writes are system-visible once its signal moved
+  return hipSuccess;
+}
+
+hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
+                             std::shared_ptr<void> keep) {
+  Deps deps;
+  if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  base::Error err;
+  auto done = new_record(0, &err);
+  if (!done) return submit_error(api, err);
+  done->sig->store(ops ? int64_t(ops) : 1);
+  {
+    std::lock_guard order(engine_order_mutex());
+    queues::CopyWait w;
+    bool wait = false;
+    if (hipError_t e = order_engine_op(deps, done, &w, &wait, std::move(keep), api); e != hipSuccess) {
+      done->sig->store(0);
+      return e;
+    }
+    const queues::CopyOrder o{wait ? std::span(&w, 1) : std::span<const queues::CopyWait>{},
+                              ops ? queues::signal_target(*done->sig) : queues::SignalTarget{}};
+    if (auto st = op(o); !st) {
+      // Not (all) submitted: the stream goes on without the operation, whose error is returned.
+      done->sig->store(0);
+      debug_log(api, st.error().message);
+      hipError_t h = from_error(st.error(), hipErrorInvalidValue);
+      if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error(api, st.error());
+      return h;
+    }
+    if (!ops) done->sig->store(0);  // op completed its work before returning
+  }
+  if (!sync) return hipSuccess;
+  auto r = done->sig->wait(queues::Cond::Lt, 1, queues::kForever, dev_.wait_policy());
+  if (!r) {
+    report_device_error(api, r.error());
+    return from_error(r.error(), hipErrorLaunchFailure);
+  }
+  return hipSuccess;
+}
+
 hipError_t Stream::synchronize(const char* api) {
   std::unique_lock lk(mu_);
   reap();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/hip/runtime.h"
+#include "queues/copy_engine.h"
 #include "queues/managed_queue.h"
 
 namespace hip {
@@ -43,8 +44,9 @@ class Event {
 Event* find_event(hipEvent_t h);
 
 // A stream owns a timeline signal that every one of its counted commands decrements on
-// completion: the n-th is done once the value is at most kStart - n. Host operations (copies,
-// callbacks) are gated by a barrier on a host-progress signal the host advances when done.
+// completion: the n-th is done once the value is at most kStart - n. Copies and fills run on a
+// copy engine ordered by signals alone (engine_op); host operations (callbacks, host-to-host
+// copies of pageable memory) are gated by a barrier on a host-progress signal the host advances.
 // Other streams' work it must follow (the legacy default stream) is waited for through a record
 // those streams make of their work so far (tail_record), so every wait a queue makes is on a
 // signal reaching a value it moves toward: the form AQL barriers and PM4 waits share.
@@ -77,6 +79,17 @@ class Stream {
   // callbacks). A deferred op's failure is reported by the next synchronize.
   enum class Mode { Sync, Async, Worker };
   hipError_t host_op(HostOp op, Mode mode);
+  // Work on a copy engine (copies and fills) in stream order, kept on the device: `op` submits
+  // `ops` engine operations with the CopyOrder it is given, which waits (device-side) for a
+  // system-scope release marker behind the stream's earlier commands and completes a signal the
+  // stream's next command, a barrier with a system-scope acquire, waits for. `op` may block
+  // (pageable staging) but no host thread sits between the device operations. With `sync`,
+  // returns once the operations completed. `keep` (a bounce buffer) lives until they did.
+  // `ops` 0: `op` itself completes everything before it returns (a copy into pageable memory),
+  // so its order carries no signal and the host completes the stream's one at once.
+  using EngineOp = std::function<base::Status(const queues::CopyOrder&)>;
+  hipError_t engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
+                       std::shared_ptr<void> keep = nullptr);
   // hipStreamSynchronize: waits for every command and host op, with a system-scope release.
   hipError_t synchronize(const char* api);
   hipError_t query();
@@ -113,6 +126,11 @@ class Stream {
   hipError_t push(const Deps& deps, std::span<const queues::Command> own, uint32_t counted, const char* api);
   std::shared_ptr<EventRecord> new_record(unsigned flags, base::Error* err);
   hipError_t wait_for(uint64_t count, const char* api);
+  // The engine_op part under mu_: the gate marker (when there is anything to wait for) and the
+  // barrier on `done`; returns the gate record (nullptr: no wait needed).
+  // The wait the engine evaluates goes into *w (false: nothing to wait for).
+  hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
+                             bool* wait, std::shared_ptr<void> keep, const char* api);
   bool device_released();
   void start_worker();
   void worker_loop();
@@ -131,6 +149,11 @@ class Stream {
   // The last packet is a timeline packet with a system-scope release (other streams read it).
   std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
+  // The last engine operation's completion and the count after its barrier: while nothing
+  // followed it, the next engine operation waits for that signal itself (engine to engine, no
+  // command processor in between).
+  std::shared_ptr<EventRecord> last_engine_;
+  uint64_t last_engine_count_ = 0;
   std::shared_ptr<EventRecord> tail_rec_;  // the last tail_record and the count it covers
   uint64_t tail_count_ = 0;
   hipError_t async_error_ = hipSuccess;

@@ -100,7 +100,9 @@ const Mem kAll[] = {Mem::Coherent, Mem::NonCoherent, Mem::Device};
 
 int* alloc(Mem m, int n = kN) {
   int* p = nullptr;
-  if (m == Mem::Device) EXPECT_EQ(hipMalloc(&p, n * sizeof(int)), hipSuccess);
+  // Coarse-grained VRAM the host can reach (hipMalloc's has no host mapping; kfdrt maps
+  // hipExtMallocWithFlags memory for the host where the BAR allows).
+  if (m == Mem::Device) EXPECT_EQ(hipExtMallocWithFlags(reinterpret_cast<void**>(&p), n * sizeof(int), hipDeviceMallocDefault), hipSuccess);
   else EXPECT_EQ(hipHostMalloc(&p, n * sizeof(int), m == Mem::Coherent ? hipHostMallocCoherent : hipHostMallocNonCoherent),
                  hipSuccess);
   return p;

@@ -125,7 +125,9 @@ def known_program(tmp):
     if EMU:
         emu = [e for e in events if e.get("cat") == "emulator"]
         check(emu and all(e["args"].get("emulator_only") for e in emu), "the emulator's view is merged, marked emulator-only")
-        groups = [e for e in emu if e["name"] == "workgroup"]
+        # The program's kernels' workgroups (the copies' blit kernels run workgroups too).
+        objects = {e["args"].get("kernel_object") for e in scale + add}
+        groups = [e for e in emu if e["name"] == "workgroup" and e["args"].get("kernel_object") in objects]
         check(len(groups) == (SCALE + ADD) * GROUPS, "emulator: %d workgroups (want %d)" % (len(groups), (SCALE + ADD) * GROUPS))
         check(any(e["name"].startswith("doorbell") for e in emu), "emulator: doorbells seen")
         check(any("fence" in e["name"] or "write-back" in e["name"] for e in emu), "emulator: fences and cache actions")

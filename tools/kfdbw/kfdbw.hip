@@ -228,7 +228,7 @@ void print(const Options& o, const std::vector<Row>& rows) {
       const Row& r = rows[i];
       const double per = r.seconds / r.iters;
       std::printf("  {\"mode\": \"%s\", \"direction\": \"%s\", \"bytes\": %zu, \"iterations\": %d, "
-                  "\"gbps\": %.3f, \"latency_us\": %.3f}%s\n",
+                  "\"gbps\": %.6g, \"latency_us\": %.3f}%s\n",
                   r.mode.c_str(), r.direction.c_str(), r.bytes, r.iters, double(r.bytes) / per / 1e9, per * 1e6,
                   i + 1 < rows.size() ? "," : "");
     }
