@@ -33,9 +33,10 @@ constexpr queues::Fence kInitFence{true, queues::aql::kScopeSystem, queues::aql:
 // process (never freed, as the runtime: a queued dispatch may still reference them).
 base::Result<const queues::blit::Kernels*> blit_kernels(Device& dev) {
   static std::mutex mu;
-  static std::map<int, const queues::blit::Kernels*> loaded;  // by device index
+  // By device index; never destroyed, so the kernels stay reachable (not leaks) to the end.
+  static auto* loaded = new std::map<int, const queues::blit::Kernels*>;
   std::lock_guard lock(mu);
-  const queues::blit::Kernels*& k = loaded[dev.index()];
+  const queues::blit::Kernels*& k = (*loaded)[dev.index()];
   if (!k) {
     KFD_ASSIGN(std::unique_ptr<queues::blit::Kernels> p, queues::blit::Kernels::load(dev.memory(), dev.gpu()));
     k = p.release();

@@ -180,11 +180,11 @@ base::Result<std::unique_ptr<queues::Signal>> SignalPool::acquire(int64_t value)
 
 void SignalPool::release(std::unique_ptr<queues::Signal> s) {
   if (!s) return;
+  std::lock_guard lk(mu_);
   if (s->load() != 0) {
-    (void)s.release();  // a packet may still complete it: never reuse or free its memory
+    abandoned_.push_back(std::move(s));  // a packet may still complete it: never reuse it
     return;
   }
-  std::lock_guard lk(mu_);
   free_.push_back(std::move(s));
 }
 

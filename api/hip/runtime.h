@@ -53,6 +53,9 @@ class SignalPool {
   queues::Runtime& rt_;
   std::mutex mu_;
   std::vector<std::unique_ptr<queues::Signal>> free_;
+  // Signals released before they completed (work cut short by a fault or a GPU reset): a packet
+  // may still complete them, so they are neither reused nor freed while the pool lives.
+  std::vector<std::unique_ptr<queues::Signal>> abandoned_;
 };
 
 class Device {
