@@ -31,9 +31,12 @@ fi
 # the HIP programs that run streams, hostcall (printf) and launches from several threads, and the
 # reliability suite's soak. Slower tests of those suites that are not about threads are left to
 # the ASan run.
+# reliability_fork is not among them: under TSan its forked child (of a process with running
+# threads) hung about once in five runs (2026-11-25), in no run of the normal or ASan builds; TSan
+# documents fork in multi-threaded programs as unreliable. The normal and ASan suites run it.
 tsan_tests=(queues_unit queues_device queues_error queues_injected_reset queues_injected_page
             stream_test printf_test threads launch_test streams_events
-            reliability_soak reliability_fork)
+            reliability_soak)
 tests=("$@")
 if [ "$kind" = tsan ] && [ ${#tests[@]} -eq 0 ]; then tests=("${tsan_tests[@]}"); fi
 
