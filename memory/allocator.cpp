@@ -177,7 +177,7 @@ base::Result<void*> Context::allocate_internal(const AllocRequest& req, Pool* po
   Record rec;
   rec.info = AllocationInfo{va.base, size, req.heap, req.coherence,
                             req.heap != Heap::Vram || req.host_access, owner->gpu_id, gpus,
-                            a->handle, false, va.base, size};
+                            a->handle, false, va.base, size, nullptr};
   rec.va = va;
   rec.pool = pool;
   rec.owns_va = owns;
@@ -216,7 +216,7 @@ base::Result<void*> Context::register_host(void* ptr, size_t size, const AllocRe
   }
   Record rec;
   rec.info = AllocationInfo{p, sz, Heap::Userptr, r.coherence, true, owner->gpu_id, gpus,
-                            a.handle, false, p, sz};
+                            a.handle, false, p, sz, nullptr};
   std::unique_lock lk(map_mu_);
   allocations_.emplace(p, std::move(rec));
   return ptr;

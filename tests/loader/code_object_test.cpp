@@ -33,7 +33,7 @@ void expect_descriptor_matches(const loader::Kernel& k, const loader::TargetId& 
   EXPECT_EQ(kd.kernarg_size, m.kernarg_segment_size);
   auto props = pm4::decode_code_properties(kd.kernel_code_properties);
   EXPECT_EQ(props.wavefront_size32, m.wavefront_size == 32);
-  if (m.uses_dynamic_stack) EXPECT_EQ(props.uses_dynamic_stack, *m.uses_dynamic_stack);
+  if (m.uses_dynamic_stack) { EXPECT_EQ(props.uses_dynamic_stack, *m.uses_dynamic_stack); }
   auto r1 = pm4::decode_rsrc1(kd.compute_pgm_rsrc1);
   auto r2 = pm4::decode_rsrc2(kd.compute_pgm_rsrc2);
   uint64_t needed = m.vgpr_count;

@@ -51,8 +51,9 @@ TEST(Load, CopiesSegmentsAndResolvesKernels) {
       if (ph.type != loader::kPtLoad) continue;
       EXPECT_EQ(std::memcmp(reinterpret_cast<const void*>(lco->address_of(ph.vaddr)), bytes.data() + ph.offset, ph.filesz), 0);
       std::vector<uint8_t> zeros(ph.memsz - ph.filesz, 0);
-      if (!zeros.empty())
+      if (!zeros.empty()) {
         EXPECT_EQ(std::memcmp(reinterpret_cast<const void*>(lco->address_of(ph.vaddr + ph.filesz)), zeros.data(), zeros.size()), 0);
+      }
     }
     EXPECT_EQ(lco->kernel_object("missing").message(), "code object has no kernel 'missing'");
     EXPECT_EQ(mem.live_allocations(), 1u);

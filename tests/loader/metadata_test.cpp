@@ -27,8 +27,8 @@ void expect_kernel_matches(const loader::KernelMeta& k, const Yaml& y) {
   EXPECT_EQ(k.sgpr_count, yaml_uint(y, ".sgpr_count"));
   EXPECT_EQ(k.vgpr_count, yaml_uint(y, ".vgpr_count"));
   EXPECT_EQ(k.max_flat_workgroup_size, yaml_uint(y, ".max_flat_workgroup_size"));
-  if (y.find(".agpr_count")) EXPECT_EQ(k.agpr_count.value_or(~0ull), yaml_uint(y, ".agpr_count"));
-  if (const Yaml* u = y.find(".uses_dynamic_stack")) EXPECT_EQ(k.uses_dynamic_stack.value_or(!(u->scalar == "true")), u->scalar == "true");
+  if (y.find(".agpr_count")) { EXPECT_EQ(k.agpr_count.value_or(~0ull), yaml_uint(y, ".agpr_count")); }
+  if (const Yaml* u = y.find(".uses_dynamic_stack")) { EXPECT_EQ(k.uses_dynamic_stack.value_or(!(u->scalar == "true")), u->scalar == "true"); }
   const Yaml* args = y.find(".args");
   ASSERT_EQ(k.args.size(), args ? args->seq.size() : 0u) << k.name;
   for (size_t i = 0; i < k.args.size(); ++i) {
@@ -39,9 +39,9 @@ void expect_kernel_matches(const loader::KernelMeta& k, const Yaml& y) {
     EXPECT_EQ(loader::value_kind_name(m.value_kind), a.find(".value_kind")->scalar) << k.name << " arg " << i;
     if (const Yaml* as = a.find(".address_space")) EXPECT_EQ(m.address_space.value_or(""), as->scalar);
     else EXPECT_FALSE(m.address_space.has_value());
-    if (const Yaml* n = a.find(".name")) EXPECT_EQ(m.name.value_or(""), n->scalar);
-    if (const Yaml* t = a.find(".type_name")) EXPECT_EQ(m.type_name.value_or(""), t->scalar);
-    if (a.find(".align")) EXPECT_EQ(m.alignment.value_or(0), yaml_uint(a, ".align"));
+    if (const Yaml* n = a.find(".name")) { EXPECT_EQ(m.name.value_or(""), n->scalar); }
+    if (const Yaml* t = a.find(".type_name")) { EXPECT_EQ(m.type_name.value_or(""), t->scalar); }
+    if (a.find(".align")) { EXPECT_EQ(m.alignment.value_or(0), yaml_uint(a, ".align")); }
   }
 }
 
