@@ -686,8 +686,11 @@ static_assert(same(parse_dma_data(kDmaBuf.data()), kDma));
 
 // SET_SH_REG (soc15d.h: REG_OFFSET [15:0] from PACKET3_SET_SH_REG_START), values follow.
 constexpr uint32_t kShVals[] = {0x1234, 0x5};
-constexpr auto kShBuf = encoded<4>([](uint32_t* o) { return encode_set_reg(o, kOpSetShReg, 0x2E0C - 0x2C00, kShVals); });
-static_assert(kShBuf[0] == pkt3c(0x76, 4) && kShBuf[1] == 0x20Cu && kShBuf[2] == 0x1234u && kShBuf[3] == 0x5u);
+constexpr auto kShBuf = encoded<4>([](uint32_t* o) {
+  return encode_set_reg(o, kOpSetShReg, reg::kComputePgmLo - reg::kShRegStart, kShVals);
+});
+static_assert(kShBuf[0] == pkt3c(0x76, 4) && kShBuf[1] == 0x2E0Cu - 0x2C00u);
+static_assert(kShBuf[2] == 0x1234u && kShBuf[3] == 0x5u);
 
 // DISPATCH_DIRECT: DIM_X, DIM_Y, DIM_Z, DISPATCH_INITIATOR.
 constexpr DispatchDirect kDd{{0x100, 2, 3}, 0x21};
