@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The emulated GPUs' static description: target table, configuration from the environment, topology text.
 #include "emu/device_model.h"
+
 #include "emu/memory_model.h"
 
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#include "pm4/family.h"
 
 namespace emu {
 namespace {
@@ -170,10 +173,14 @@ std::string gpu_node_properties(const GpuModel& g) {
   const TargetInfo& t = *g.target;
   uint32_t arrays = t.shader_engines;
   uint32_t cu_per_array = (g.cus + arrays - 1) / arrays;
+  // Wave slots per SIMD as the part's IP discovery table gives them to amdgpu (gc_info
+  // gc_max_waves_per_simd): 10 on gfx906/gfx908, 8 on gfx90a and gfx94x.
+  const pm4::Family* fam = pm4::family_for(t.gfx_target_version);
+  const unsigned waves = fam ? fam->max_waves_per_simd : 10;
   char buf[2048];
   std::snprintf(buf, sizeof buf,
       "cpu_cores_count 0\nsimd_count %u\nmem_banks_count 1\ncaches_count 2\nio_links_count 1\n"
-      "p2p_links_count %zu\ncpu_core_id_base 0\nsimd_id_base %u\nmax_waves_per_simd 8\n"
+      "p2p_links_count %zu\ncpu_core_id_base 0\nsimd_id_base %u\nmax_waves_per_simd %u\n"
       "lds_size_in_kb %u\ngds_size_in_kb 0\nnum_gws %u\nwave_front_size 64\narray_count %u\n"
       "simd_arrays_per_engine 1\ncu_per_simd_array %u\nsimd_per_cu 4\nmax_slots_scratch_cu 32\n"
       "gfx_target_version %u\nvendor_id 4098\ndevice_id %u\nlocation_id %u\ndomain 0\n"
@@ -181,7 +188,7 @@ std::string gpu_node_properties(const GpuModel& g) {
       "num_sdma_queues_per_engine 8\nnum_cp_queues 24\nmax_engine_clk_fcompute %u\n"
       "local_mem_size 0\nfw_version 78\ncapability %u\ndebug_prop 1495\n"
       "sdma_fw_version 8\nunique_id %llu\nnum_xcc %u\nmax_engine_clk_ccompute 3000\n",
-      g.cus * 4, model().gpus.size() - 1, 0x80001000u + g.index * 0x1000u, t.lds_kb, kNumGws,
+      g.cus * 4, model().gpus.size() - 1, 0x80001000u + g.index * 0x1000u, waves, t.lds_kb, kNumGws,
       arrays, cu_per_array,
       t.gfx_target_version, t.device_id, g.location_id, g.render_minor, t.sdma_engines,
       t.sdma_xgmi_engines, t.max_engine_clk_mhz, kCapability,

@@ -227,6 +227,20 @@ constexpr const Family* family_for(uint32_t gfx_target_version) {
   return nullptr;
 }
 
+// Which target features (target-id "sramecc" and "xnack" settings) a processor has.
+// source: LLVM AMDGPUUsage "AMDGPU Processors" table (the Target Features column).
+struct TargetFeatures {
+  bool sramecc = false;
+  bool xnack = false;
+};
+constexpr TargetFeatures target_features(uint32_t gfx_target_version) {
+  TargetFeatures t;
+  const uint32_t v = gfx_target_version;
+  t.sramecc = v == 90006 || v == 90008 || v == 90010 || (v >= 90400 && v <= 90402) || v == 90500;
+  t.xnack = (v >= 90000 && v < 100000) || (v >= 100100 && v <= 100103);
+  return t;
+}
+
 // gfx_target_version of a processor name: "gfx90a" -> 90010, "gfx1100" -> 110000; 0 if malformed.
 // "gfx" + major (decimal) + minor (one hex digit) + stepping (one hex digit).
 constexpr uint32_t gfx_target_version_of(std::string_view p) {

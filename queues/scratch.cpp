@@ -10,28 +10,26 @@
 namespace queues::scratch {
 namespace {
 
-// One row per gfx family with the encoders of its registers. gfx10+ change the V# word3 and
-// TMPRING layouts (and wave32): add their rows with their own files when needed.
-struct Family {
-  uint32_t first_gfx, last_gfx;  // gfx_target_version range
-  uint32_t wave_unit;            // bytes per COMPUTE_TMPRING_SIZE.WAVESIZE unit
-  uint32_t wave_size_bits;       // width of WAVESIZE
-  uint32_t waves_bits;           // width of WAVES
-  uint32_t (*tmpring)(uint32_t waves, uint32_t wave_units);
+// The scratch encodings come from the per-family table (pm4/family.h: TMPRING field widths and
+// unit); the private segment buffer V# has one encoder per V# layout, and only the gfx9 one
+// (gfx900 .. gfx950) is written so far: gfx10+ change V# word3 and run wave32.
+struct Encoding {
+  uint32_t wave_unit;       // bytes per COMPUTE_TMPRING_SIZE.WAVESIZE unit
+  uint32_t wave_size_bits;  // width of WAVESIZE
+  uint32_t waves_bits;      // width of WAVES
+  const pm4::Family* family;
   Descriptor (*descriptor)(uint64_t base, uint32_t num_records, bool atc);
 };
 
-constexpr Family kFamilies[] = {
-    {90000, 99999, tmpring_gfx9::kWaveSizeUnit, tmpring_gfx9::kWaveSizeBits, tmpring_gfx9::kWavesBits,
-     tmpring_size_gfx9,
-     descriptor_gfx9},
-};
-
-base::Result<const Family*> family_of(const kfd::NodeProperties& p) {
-  for (const Family& f : kFamilies)
-    if (p.gfx_target_version >= f.first_gfx && p.gfx_target_version <= f.last_gfx) return &f;
-  return base::Error::msg("scratch: no scratch encoding for gfx_target_version " +
-                         std::to_string(p.gfx_target_version), ENOTSUP);
+base::Result<Encoding> family_of(const kfd::NodeProperties& p) {
+  const pm4::Family* f = pm4::family_for(p.gfx_target_version);
+  if (!f || f->major != 9)
+    return base::Error::msg("scratch: no scratch encoding for gfx_target_version " +
+                           std::to_string(p.gfx_target_version) +
+                           (f ? std::string(" (") + f->name + ": its buffer V# layout is not implemented)"
+                              : std::string(" (unknown family)")), ENOTSUP);
+  return Encoding{f->tmpring_wavesize_unit, f->tmpring_wavesize_bits, f->tmpring_waves_bits, f,
+                  descriptor_gfx9};
 }
 
 uint32_t cu_count(const kfd::NodeProperties& p) {
@@ -40,11 +38,18 @@ uint32_t cu_count(const kfd::NodeProperties& p) {
 
 }  // namespace
 
+uint32_t tmpring_size(const pm4::Family& f, uint32_t waves, uint32_t wave_units) {
+  const uint32_t waves_mask = (1u << f.tmpring_waves_bits) - 1;
+  const uint32_t size_mask = (1u << f.tmpring_wavesize_bits) - 1;
+  return (waves & waves_mask) | (wave_units & size_mask) << f.tmpring_wavesize_shift;
+}
+
 base::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
   Layout l;
   l.num_xcc = p.num_xcc ? p.num_xcc : 1;
   if (lane_bytes == 0) return l;  // no scratch
-  KFD_ASSIGN(const Family* f, family_of(p));
+  KFD_ASSIGN(const Encoding enc, family_of(p));
+  const Encoding* f = &enc;
   const uint32_t cus = cu_count(p);
   if (cus == 0 || p.max_slots_scratch_cu == 0)
     return base::Error::msg("scratch: node reports " + std::to_string(cus) + " CUs and " +
@@ -90,14 +95,15 @@ base::Result<Fields> encode(const kfd::NodeProperties& p, const Layout& l, uint6
                            uint64_t offset) {
   Fields out;
   if (l.total_bytes == 0) return out;
-  KFD_ASSIGN(const Family* f, family_of(p));
+  KFD_ASSIGN(const Encoding enc, family_of(p));
+  const Encoding* f = &enc;
   const uint64_t per_xcc = l.total_bytes / l.num_xcc;  // ROCr reports sizes per XCC
   if (per_xcc > UINT32_MAX)
     return base::Error::msg("scratch: " + std::to_string(per_xcc) +
                            " bytes per XCC exceed NUM_RECORDS (32 bits)", EINVAL);
   // ATC (address translation through the IOMMU) for full-profile APUs: a GPU node with CPU cores.
   const bool apu = p.cpu_cores_count != 0;
-  out.compute_tmpring_size = f->tmpring(l.waves, l.wave_units);
+  out.compute_tmpring_size = tmpring_size(*f->family, l.waves, l.wave_units);
   out.srd = f->descriptor(base, uint32_t(per_xcc), apu);
   // Flat scratch: gfx9+ CPs take scratch_backing_memory_location as the backing store's GPU
   // address; gfx8 took an offset from the process's scratch base (ROCr amd_gpu_agent.cpp

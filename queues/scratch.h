@@ -7,6 +7,7 @@
 #include "kfd/node_properties.h"
 #include "base/result.h"
 #include "pm4/aql.h"
+#include "pm4/family.h"
 #include "pm4/scratch_regs.h"
 
 namespace queues::scratch {
@@ -88,8 +89,12 @@ struct Prepared {
 // Writes the fields into amd_queue_t.
 void apply(aql::AmdQueue& q, const Fields& f);
 
-// --- gfx9 family encoders (gfx900 .. gfx90a, gfx94x), pure, exposed for tests ---
-uint32_t tmpring_size_gfx9(uint32_t waves, uint32_t wave_units);
+// COMPUTE_TMPRING_SIZE with the family's field widths (pm4/family.h).
+uint32_t tmpring_size(const pm4::Family& f, uint32_t waves, uint32_t wave_units);
+// The gfx9-family (gfx900 .. gfx90a, gfx94x) encoders, pure, exposed for tests.
+inline uint32_t tmpring_size_gfx9(uint32_t waves, uint32_t wave_units) {
+  return tmpring_size(*pm4::family_for(90010), waves, wave_units);
+}
 Descriptor descriptor_gfx9(uint64_t base, uint32_t num_records, bool atc);
 
 }  // namespace queues::scratch

@@ -1,14 +1,8 @@
 // SPDX-License-Identifier: MIT
-// gfx9-family scratch encodings: COMPUTE_TMPRING_SIZE and the private segment buffer V#.
+// gfx9-family scratch encoding of the private segment buffer V#.
 #include "queues/scratch.h"
 
 namespace queues::scratch {
-
-uint32_t tmpring_size_gfx9(uint32_t waves, uint32_t wave_units) {
-  using namespace tmpring_gfx9;
-  const uint32_t waves_mask = (1u << kWavesBits) - 1, size_mask = (1u << kWaveSizeBits) - 1;
-  return (waves & waves_mask) << kWavesShift | (wave_units & size_mask) << kWaveSizeShift;
-}
 
 // The V# ROCr programs on gfx9 and gfx90a alike (AqlQueue::InitScratchSRD, default branch):
 // swizzled (SWIZZLE_ENABLE, stride 0) with ADD_TID_ENABLE, 4-byte elements interleaved across

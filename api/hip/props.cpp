@@ -8,6 +8,7 @@
 
 #include "api/hip/props.h"
 #include "api/hip/runtime.h"
+#include "pm4/family.h"
 #include "queues/blit_kernels.h"
 
 namespace hip {
@@ -17,16 +18,6 @@ namespace {
 constexpr uint64_t kCapSramEccSupported = 0x04000000;
 constexpr unsigned kCapAsicRevisionShift = 22;
 constexpr uint64_t kCapAsicRevisionMask = 0xf;
-
-// Which target features a processor has; AMDGPUUsage "Processors" (sramecc, xnack columns).
-bool has_sramecc(const std::string& p) {
-  return p == "gfx906" || p == "gfx908" || p == "gfx90a" || p == "gfx940" || p == "gfx941" ||
-         p == "gfx942" || p == "gfx950";
-}
-bool has_xnack(const std::string& p) {
-  return p.rfind("gfx9", 0) == 0 || p == "gfx1010" || p == "gfx1011" || p == "gfx1012" ||
-         p == "gfx1013";
-}
 
 uint64_t l2_cache_bytes(const gpu::Node& n) {
   uint64_t best = 0;
@@ -113,9 +104,10 @@ static_assert(offsetof(hipDeviceProp_t, pageableMemoryAccessUsesHostPageTables) 
 loader::TargetId device_target(const gpu::Node& node, bool xnack_on) {
   loader::TargetId t;
   t.processor = node.gfx_name();
-  if (has_sramecc(t.processor))
+  const pm4::TargetFeatures f = pm4::target_features(node.props.gfx_target_version);
+  if (f.sramecc)
     t.sramecc = (node.props.capability & kCapSramEccSupported) ? loader::Feature::On : loader::Feature::Off;
-  if (has_xnack(t.processor)) t.xnack = xnack_on ? loader::Feature::On : loader::Feature::Off;
+  if (f.xnack) t.xnack = xnack_on ? loader::Feature::On : loader::Feature::Off;
   return t;
 }
 

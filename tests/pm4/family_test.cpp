@@ -69,6 +69,26 @@ TEST(Family, EnginesAndPacketForms) {
   EXPECT_EQ(pm4::family_for_processor("gfx90a")->lds_granule_bytes, 512u);
 }
 
+TEST(Family, TargetFeaturesPerProcessor) {
+  auto f = [](const char* p) { return pm4::target_features(pm4::gfx_target_version_of(p)); };
+  EXPECT_TRUE(f("gfx906").sramecc && f("gfx906").xnack);
+  EXPECT_TRUE(f("gfx90a").sramecc && f("gfx90a").xnack);
+  EXPECT_TRUE(f("gfx942").sramecc && f("gfx942").xnack);
+  EXPECT_FALSE(f("gfx900").sramecc);
+  EXPECT_TRUE(f("gfx900").xnack);
+  EXPECT_TRUE(f("gfx1010").xnack);
+  EXPECT_FALSE(f("gfx1010").sramecc);
+  EXPECT_FALSE(f("gfx1030").xnack || f("gfx1030").sramecc);
+  EXPECT_FALSE(f("gfx1100").xnack || f("gfx1100").sramecc);
+}
+
+TEST(Family, WaveSlotsPerSimd) {
+  EXPECT_EQ(pm4::family_for_processor("gfx906")->max_waves_per_simd, 10u);
+  EXPECT_EQ(pm4::family_for_processor("gfx908")->max_waves_per_simd, 10u);
+  EXPECT_EQ(pm4::family_for_processor("gfx90a")->max_waves_per_simd, 8u);
+  EXPECT_EQ(pm4::family_for_processor("gfx942")->max_waves_per_simd, 8u);
+}
+
 static_assert(pm4::family_for(90010)->vgprs_wave64 == 512, "the table is usable at compile time");
 
 }  // namespace
