@@ -113,7 +113,7 @@ base::Status Pm4Queue::finish_emit(uint32_t dwords, size_t written) {
 
 base::Status Pm4Queue::submit(std::span<const uint32_t> packets, std::chrono::nanoseconds timeout) {
   if (packets.empty()) return base::Error::msg("PM4 queue submit: no packets", EINVAL);
-  trace_pm4(gpu_id(), queue_id(), false, packets.size());
+  trace_pm4(gpu_id(), queue_id(), packets.size());
   return emit(uint32_t(packets.size()), [&](uint32_t* out) {
     std::memcpy(out, packets.data(), packets.size_bytes());
     return packets.size();
@@ -164,10 +164,37 @@ void Pm4Queue::reap_scratch() {
   }
 }
 
+// The trace record of a dispatch or barrier (tracing on): what it runs, what it waits for and
+// completes, its fence scopes; the probe it returns is stamped around the commands.
+uint64_t Pm4Queue::trace_dispatch(const Pm4Launch& l) {
+  trace::Record r;
+  r.op = trace::Op::Pm4Dispatch;
+  r.gpu = gpu_id();
+  r.queue = queue_id();
+  r.index = ring_.pending_index();
+  r.object = l.kernel ? l.kernel->kernel_object : 0;
+  for (int i = 0; i < 3; ++i) r.grid[i] = l.grid[i], r.workgroup[i] = l.workgroup[i];
+  r.acquire = l.fence.acquire, r.release = l.fence.release;
+  r.completion = l.completion.value_address ? l.completion.value_address - offsetof(aql::AmdSignal, value) : 0;
+  return trace_pm4_command(mem_, r);
+}
+
+uint64_t Pm4Queue::trace_barrier(const Barrier& b) {
+  trace::Record r;
+  r.op = b.waits.empty() ? trace::Op::Marker : trace::Op::BarrierAnd;
+  r.gpu = gpu_id();
+  r.queue = queue_id();
+  r.index = ring_.pending_index();
+  for (const Wait& w : b.waits)
+    if (r.ndeps < 5) r.deps[r.ndeps++] = w.value_address - offsetof(aql::AmdSignal, value), r.operand = w.operand;
+  r.acquire = b.fence.acquire, r.release = b.fence.release;
+  r.completion = b.completion.value_address ? b.completion.value_address - offsetof(aql::AmdSignal, value) : 0;
+  return trace_pm4_command(mem_, r);
+}
+
 base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds timeout) {
   std::lock_guard lk(ring_.mutex());
   KFD_TRY(ring_.check_alive("dispatch"));
-  trace_pm4(gpu_id(), queue_id(), true, 0);
   const auto deadline = spin::deadline_after(Clock::now(), timeout);
   if (!retired_.empty()) reap_scratch();
   Pm4QueueContext ctx = context();
@@ -181,8 +208,10 @@ base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds tim
   KFD_ASSIGN(Pm4DispatchRegs regs, plan_pm4_dispatch(l, ctx));
   const bool barrier = l.fence.barrier && !fence_reached(last_seq_);
   const bool stamp = l.profile && l.completion.value_address;
+  const uint64_t probe = trace::on() ? trace_dispatch(l) : 0;
   const uint32_t seq = last_seq_ + 1;
   const uint32_t total = (barrier ? pm4::kWaitRegMemDwords : 0) + (stamp ? kPm4TimestampDwords : 0) +
+                         (probe ? kPm4TimestampDwords + kPm4EndTimestampDwords : 0) +
                          pm4_dispatch_dwords(regs) +
                          tail_dwords(l.completion, l.completion_decrement, l.profile);
   if (uses_packet) {
@@ -194,7 +223,9 @@ base::Status Pm4Queue::dispatch(const Pm4Launch& l, std::chrono::nanoseconds tim
   size_t n = 0;
   if (barrier) n += write_pm4_wait_equal(out + n, reinterpret_cast<uint64_t>(fence_), last_seq_);
   if (stamp) n += write_pm4_start_stamp(out + n, l.completion);
+  if (probe) n += write_pm4_timestamp(out + n, probe + offsetof(aql::AmdSignal, start_ts));
   n += write_pm4_dispatch(out + n, regs);
+  if (probe) n += write_pm4_end_timestamp(out + n, probe + offsetof(aql::AmdSignal, end_ts));
   const uint32_t cache = pm4::release_for_scope(*family_, l.fence.release);
   n += write_tail(out + n, seq, cache, l.completion, l.completion_value, l.completion_decrement, l.profile);
   ring_.advance(uint32_t(n));
@@ -223,16 +254,20 @@ base::Status Pm4Queue::barrier(const Barrier& b, std::chrono::nanoseconds timeou
   }
   const bool acquire = b.fence.acquire != aql::kScopeNone;
   const bool stamp = b.profile && b.completion.value_address;
+  const uint64_t probe = trace::on() ? trace_barrier(b) : 0;
   const uint32_t seq = last_seq_ + 1;
   const uint32_t total = (stamp ? kPm4TimestampDwords : 0) + uint32_t(nw) +
+                         (probe ? kPm4TimestampDwords + kPm4EndTimestampDwords : 0) +
                          (acquire ? pm4::acquire_mem_dwords(family_->acquire_mem) : 0) +
                          tail_dwords(b.completion, b.completion_decrement, b.profile);
   KFD_ASSIGN(uint32_t * out, ring_.reserve(total, deadline));
   size_t n = 0;
   if (stamp) n += write_pm4_start_stamp(out + n, b.completion);
+  if (probe) n += write_pm4_timestamp(out + n, probe + offsetof(aql::AmdSignal, start_ts));
   std::memcpy(out + n, waits, nw * 4);
   n += nw;
   if (acquire) n += pm4::write_acquire_mem(out + n, pm4::acquire_for_scope(*family_, b.fence.acquire), family_->acquire_mem);
+  if (probe) n += write_pm4_end_timestamp(out + n, probe + offsetof(aql::AmdSignal, end_ts));
   const uint32_t cache = pm4::release_for_scope(*family_, b.fence.release);
   n += write_tail(out + n, seq, cache, b.completion, b.completion_value, b.completion_decrement, b.profile);
   ring_.advance(uint32_t(n));

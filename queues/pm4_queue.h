@@ -136,6 +136,8 @@ class Pm4Queue {
   base::Status wait_fence_until(uint32_t seq, spin::Clock::time_point deadline);
   // The end of a command: [end stamp] fence RELEASE_MEM (`seq`, `cache`) and its completion.
   uint32_t tail_dwords(const SignalTarget& c, bool decrement, bool profile) const;
+  uint64_t trace_dispatch(const Pm4Launch& l);
+  uint64_t trace_barrier(const Barrier& b);
   size_t write_tail(uint32_t* out, uint32_t seq, uint32_t cache, const SignalTarget& c, int64_t value,
                     bool decrement, bool profile) const;
   void reap_scratch();  // frees replaced stores whose dispatches finished (ring mutex held)

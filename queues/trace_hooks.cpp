@@ -213,16 +213,26 @@ uint64_t trace_copy(mem::Context& rt, uint32_t gpu_id, uint32_t queue_id, const 
   return r.probe;
 }
 
-void trace_pm4(uint32_t gpu_id, uint32_t queue_id, bool dispatch, uint64_t dwords) {
+void trace_pm4(uint32_t gpu_id, uint32_t queue_id, uint64_t dwords) {
   if (!trace::on()) return;
   trace::Record r;
   r.kind = trace::Kind::Pm4;
   r.t0 = trace::now_ns();
   r.gpu = gpu_id;
   r.queue = queue_id;
-  r.op = dispatch ? trace::Op::Pm4Dispatch : trace::Op::Pm4Commands;
+  r.op = trace::Op::Pm4Commands;
   r.object = dwords;
   trace::emit(r);
+}
+
+uint64_t trace_pm4_command(mem::Context& rt, trace::Record r) {
+  r.kind = trace::Kind::Pm4;
+  r.t0 = trace::now_ns();
+  r.probe = take_probe(rt);
+  // Stamps only: the probe's value is never waited on (harvest() reads it once end_ts is set).
+  if (r.probe) reinterpret_cast<aql::AmdSignal*>(r.probe)->value = 0;
+  trace::emit(r);
+  return r.probe;
 }
 
 void trace_memory_closing(mem::Context& rt) {

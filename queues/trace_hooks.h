@@ -44,8 +44,14 @@ inline std::span<Packet> trace_aql(mem::Context& rt, AqlQueue& q, std::span<Pack
 uint64_t trace_copy(mem::Context& rt, uint32_t gpu_id, uint32_t queue_id, const char* path,
                     std::span<const CopyPiece> pieces, const CopyOrder& o, AqlQueue* blit_queue = nullptr);
 
-// A PM4 submission (`dispatch`: it holds a DISPATCH_DIRECT): recorded with host time only.
-void trace_pm4(uint32_t gpu_id, uint32_t queue_id, bool dispatch, uint64_t dwords);
+// A raw PM4 submission (a caller's command stream): recorded with host time only.
+void trace_pm4(uint32_t gpu_id, uint32_t queue_id, uint64_t dwords);
+
+// A PM4 dispatch or barrier about to be written (`r` describes it: op, kernel, grid, fences,
+// waits, completion, ring index): recorded with a probe, whose start_ts/end_ts the commands
+// stamp with the GPU clock (COPY_DATA before, an end-of-pipe RELEASE_MEM after); returns the
+// probe's address (0: none). Call only while tracing is on.
+uint64_t trace_pm4_command(mem::Context& rt, trace::Record r);
 
 // A memory context that traced is going away: fresh clock samples, pending probes read or
 // forgotten, probe memory freed. Called by ~Runtime before its memory context goes.

@@ -90,7 +90,8 @@ struct Renderer {
     uint64_t start = timed ? to_host(s, r.gpu, r.dev_start) : r.t0;
     uint64_t end = timed ? to_host(s, r.gpu, r.dev_end) : r.t0;
     if (end < start) end = start;
-    std::string kname = r.op == Op::Dispatch ? kernel_name(r.object) : "";
+    const bool dispatch = r.op == Op::Dispatch || r.op == Op::Pm4Dispatch;
+    std::string kname = dispatch ? kernel_name(r.object) : "";
     std::string name = !kname.empty() ? kname : r.kind == Kind::Copy ? std::string(r.name ? r.name : "copy") + " " + op_name(r.op)
                                                                      : op_name(r.op);
     std::string args = "\"kind\":\"" + std::string(op_name(r.op)) + "\",\"queue\":" + std::to_string(r.queue) +
@@ -98,13 +99,13 @@ struct Renderer {
                        ",\"submit_us\":" + us(r.t0) + ",\"device_ts\":" + (timed ? "true" : "false") +
                        ",\"completion\":" + hex(r.completion) + ",\"deps\":" + deps(r) +
                        ",\"acquire\":\"" + scope_name(r.acquire) + "\",\"release\":\"" + scope_name(r.release) + "\"";
-    if (r.op == Op::Dispatch)
+    if (dispatch)
       args += ",\"kernel\":\"" + json_escape(kname) + "\",\"kernel_object\":" + hex(r.object) + ",\"grid\":[" +
               std::to_string(r.grid[0]) + "," + std::to_string(r.grid[1]) + "," + std::to_string(r.grid[2]) +
               "],\"workgroup\":[" + std::to_string(r.workgroup[0]) + "," + std::to_string(r.workgroup[1]) + "," +
               std::to_string(r.workgroup[2]) + "]";
     if (r.op == Op::BarrierValue) args += ",\"operand\":" + std::to_string(r.operand);
-    if (r.kind == Kind::Pm4) args += ",\"dwords\":" + std::to_string(r.object);
+    if (r.op == Op::Pm4Commands) args += ",\"dwords\":" + std::to_string(r.object);
     if (r.kind == Kind::Copy) args += ",\"bytes\":" + std::to_string(r.object) + ",\"path\":\"" + (r.name ? r.name : "") + "\"";
     const std::string cat = r.kind == Kind::Copy ? "copy" : r.kind == Kind::Pm4 ? "pm4" : "packet";
     const std::string pid = std::to_string(device_pid(r.gpu));

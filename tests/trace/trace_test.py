@@ -134,6 +134,33 @@ def known_program(tmp):
     return path
 
 
+def pm4_program(tmp):
+    """The same program with HIP's streams on PM4 queues: PM4 dispatches and barriers carry their
+    kernels, grids, scopes, waits and device timestamps as AQL packets do."""
+    path = os.path.join(tmp, "known_pm4.json")
+    p = run([KNOWN], {"KFDRT_TRACE": path, "KFDRT_HIP_QUEUE": "pm4"})
+    if not check(p.returncode == 0 and os.path.exists(path), "trace_known on PM4 queues wrote the trace"):
+        return
+    pm4 = [e for e in device(load(path)) if e["cat"] == "pm4"]
+    check_packets(pm4, "known program on PM4 queues")
+    scale = [e for e in pm4 if e["args"]["kind"] == "pm4-dispatch" and "trace_scale" in e["args"]["kernel"]]
+    add = [e for e in pm4 if e["args"]["kind"] == "pm4-dispatch" and "trace_add" in e["args"]["kernel"]]
+    check(len(scale) == SCALE and len(add) == ADD, "PM4 kernel counts: trace_scale %d (want %d), trace_add %d (want %d)"
+          % (len(scale), SCALE, len(add), ADD))
+    check(all(e["args"]["grid"] == [4096, 1, 1] and e["args"]["workgroup"] == [256, 1, 1] for e in scale + add),
+          "PM4 dispatches carry their grid and workgroup sizes")
+    check(all(e["args"]["acquire"] == "system" and e["args"]["release"] in ("agent", "system") for e in scale + add),
+          "PM4 dispatches carry their fence scopes")
+    if scale and add:
+        check(min(e["ts"] for e in add) + EPS >= max(end(e) for e in scale),
+              "PM4: trace_add (stream 2, after the event) started after every trace_scale ended")
+    check_dependencies(pm4, "known program on PM4 queues")
+    p = run([KFDTRACE, "summary", path, "--json"])
+    kernels = json.loads(p.stdout)["kernels"] if p.returncode == 0 else {}
+    check(sum(v["count"] for v in kernels.values()) >= SCALE + ADD,
+          "kfdtrace summary counts the PM4 dispatches as kernels (%s)" % sorted(kernels))
+
+
 def api_mode(tmp):
     path = os.path.join(tmp, "api.json")
     env = {"KFDRT_TRACE": ""}
@@ -223,6 +250,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="kfdrt-trace-")
     try:
         trace = known_program(tmp)
+        pm4_program(tmp)
         api_mode(tmp)
         copies(tmp)
         if trace:
