@@ -11,20 +11,27 @@
 # tests/loader/corpus/<target>/), which the `fuzz` suite replays in every build.
 #
 # Usage: tools/fuzz.sh [seconds per target, default 60] [targets...]
+#        tools/fuzz.sh --selftest [seconds, default 60]
+#   --selftest runs fuzz_selftest (tests/fuzz/fuzz_selftest.cpp: a crash planted behind the
+#   MessagePack parser) and succeeds only when the run finds it: the check that a finding fails
+#   the step, which CI makes on every landing before it fuzzes for real.
 # Environment: KFDRT_FUZZ_BUILD (default build-fuzz), KFDRT_FUZZ_OUT (default <build>/fuzz-out),
 #   CXX (default clang++-15), KFDRT_FUZZ_TIMEOUT per-input seconds (default 20), KFDRT_FUZZ_SEED
 #   (libFuzzer's -seed; default random: each run explores differently, which is how findings are
 #   made; CI passes a fixed seed so that a landing's result does not depend on luck).
 #
-# Checking that a finding fails the run (done for issue 15; repeat after changing this script):
-# plant a crash in a parser, e.g. as the first line of loader::msgpack::parse (loader/msgpack.cpp)
-#   if (!input.empty() && input[0] == 0x92) __builtin_trap();
-# then `tools/fuzz.sh 30 fuzz_msgpack` must print "FOUND" with the reproducer and exit 1 (it did,
-# within 10 s); revert the plant and delete the reproducer. (A two-byte trigger, 0x92 0xc3, was
-# not found in 30 s: a plant must be reachable in the time the step has.)
+# That a finding fails the run is checked by --selftest (CI runs it first). By hand, a crash
+# planted in a parser (e.g. `if (!input.empty() && input[0] == 0x92) __builtin_trap();` as the
+# first line of loader::msgpack::parse) made `tools/fuzz.sh 30 fuzz_msgpack` print FOUND with
+# the reproducer and exit 1 within 10 s.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
+selftest=0
+if [ "${1:-}" = --selftest ]; then
+  selftest=1
+  shift
+fi
 secs=${1:-60}
 shift || true
 build=${KFDRT_FUZZ_BUILD:-build-fuzz}
@@ -35,6 +42,7 @@ seed_arg=()
 all=(fuzz_elf fuzz_msgpack fuzz_bundle fuzz_isa fuzz_aql fuzz_pm4 fuzz_sdma fuzz_hip_register)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+[ "$selftest" -eq 0 ] || targets=(fuzz_selftest)
 
 if [ ! -f "$build/build.ninja" ]; then
   rm -rf "$build"
@@ -56,6 +64,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   cp -n "$(corpus_of "$t")"/* "$corpus/" 2>/dev/null || true
   rm -f "$out/$t"-crash-* "$out/$t"-timeout-* "$out/$t"-leak-* "$out/$t"-oom-*
+  [ "$t" = fuzz_selftest ] && rm -rf "$corpus" && mkdir -p "$corpus"  # no seeds: found from nothing
   echo "kfdrt: fuzzing $t for ${secs}s"
   # -timeout: an input running longer is a hang (a finding); -rss_limit_mb: so is runaway memory.
   # The engine targets' emulator keeps its GPU memory in a reserved arena: keep it small.
@@ -73,4 +82,13 @@ for t in "${targets[@]}"; do
     status=1
   fi
 done
+if [ "$selftest" -eq 1 ]; then
+  if [ $status -ne 0 ] && ls "$out"/fuzz_selftest-crash-* >/dev/null 2>&1; then
+    echo "kfdrt: selftest passed: the planted crash was found and failed the run (as a real finding would)"
+    rm -f "$out"/fuzz_selftest-crash-*
+    exit 0
+  fi
+  echo "kfdrt: selftest FAILED: the planted crash of fuzz_selftest was not found in ${secs}s" >&2
+  exit 1
+fi
 exit $status
