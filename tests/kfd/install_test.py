@@ -59,6 +59,15 @@ def main():
         missing = [n for n, p in paths.items() if p is None]
         assert not missing, "not installed: %s (installed: %s)" % (missing, sorted(files))
 
+        # The HIP 5.2 compatible library sits in a directory of its own, never beside the system's
+        # libraries, so that it cannot shadow a real ROCm (only LD_LIBRARY_PATH reaches it).
+        compat = [rel for rel in files if os.path.basename(rel).startswith("libamdhip64.so")]
+        assert compat, "libamdhip64.so.5 (the HIP 5.2 compatible library) is not installed"
+        if compat:
+            assert all(re.search(r"(^|/)lib(/[^/]+)?/kfdrt/hip5/libamdhip64\.so[.0-9]*$", rel) for rel in compat), \
+                "libamdhip64 installed outside <libdir>/kfdrt/hip5: %s" % compat
+            assert any(rel.endswith("libamdhip64.so.5") for rel in compat), "no libamdhip64.so.5: %s" % compat
+
         pc = paths["lib/pkgconfig/kfdrt.pc"]
         prefix = None
         for line in open(pc):
