@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "emu/memory_model.h"
+#include "emu/stats.h"
 #include "emu/tsan_sync.h"
 #include "kfd/uapi_ext.h"
 #include "pm4/queue_error.h"
@@ -391,6 +392,8 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
       return Step::Failed;
   }
   if (s != Step::Done) return s;
+  stats::bump(stats::counters().aql_packets);
+  if (header_type(header) == kTypeKernelDispatch) stats::bump(stats::counters().aql_dispatches);
   if (is_barrier) acquire();
   cp_release(d_, header_release(header), packet_kind(header, pkt), pkt_va);
   if (signal && !complete(q, signal, start)) return Step::Failed;

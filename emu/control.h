@@ -27,6 +27,9 @@
 //                         addresses, the fence that was missing)
 //   KFDEMU_ARENA_GB=N     host address space for all emulated GPU memory (default 1024; pages
 //                         exist only once touched). Allocations beyond it fail with ENOMEM.
+//   KFDEMU_STATS=path     at exit, write the engines' statistics (kfdemu_get_stats) to `path` as a
+//                         JSON object ("%p" in the path stands for the pid): which engines ran the
+//                         process's work, for programs that cannot call kfdemu_get_stats
 #pragma once
 
 #include <stdint.h>
@@ -80,6 +83,18 @@ struct kfdemu_counts {
 
 // Fills `counts`; returns 0, or -1 when /dev/kfd is not open in this process (all counts 0).
 int kfdemu_get_counts(struct kfdemu_counts* counts);
+
+// What the engines did since the process started (never reset): queues created by type and the
+// packets each engine executed. Tests use it to know that work ran where it should (SDMA copies
+// on an SDMA engine, kernels on PM4 queues), which the results alone cannot tell.
+struct kfdemu_stats {
+  uint64_t queues_aql, queues_pm4, queues_sdma, queues_sdma_xgmi;  // CREATE_QUEUE successes
+  uint64_t aql_packets, aql_dispatches;     // AQL packets the command processor executed
+  uint64_t pm4_packets, pm4_dispatches;     // PM4 packets (DISPATCH_DIRECTs) it executed
+  uint64_t sdma_packets, sdma_copies;       // SDMA packets; COPY_LINEAR/COPY_LINEAR_RECT among them
+  uint64_t sdma_copy_bytes, sdma_fills;     // bytes those copies moved; CONSTANT_FILLs
+};
+void kfdemu_get_stats(struct kfdemu_stats* stats);
 
 // Fault injection; both need /dev/kfd open in this process. Return 0, or -1 with a message on
 // stderr (unknown gpu_id, device not open, a range that wraps around).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The PM4 packet executor: the compute subset of the gfx9 MEC's type-3 packets, every address checked against the GPU's mappings.
 #include "emu/cp_pm4.h"
+#include "emu/stats.h"
 
 #include "emu/memory_model.h"
 
@@ -462,6 +463,7 @@ Step Pm4Executor::dispatch_direct(const uint32_t* p) {
   rd.gws = cp_.d_.gws_queue.load(std::memory_order_acquire) == &q_;
   const DispatchResult res = run_register_dispatch(cp_.p_, cp_.d_, rd);
   if (res.preempted) return Step::Blocked;  // the queue is being destroyed
+  stats::bump(stats::counters().pm4_dispatches);
   if (res.memory_fault) {
     cp_.fault(q_, where() + ": " + res.message, res.fault_va, res.fault_write);
     return Step::Failed;

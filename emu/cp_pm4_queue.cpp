@@ -4,6 +4,7 @@
 
 #include "emu/command_processor.h"
 #include "emu/cp_pm4.h"
+#include "emu/stats.h"
 #include "pm4/queue_error.h"
 
 namespace emu {
@@ -71,6 +72,7 @@ bool CommandProcessor::service_pm4(Queue& q) {
     const Step st = ex.ring_packet(pk, len, va);
     if (st == Step::Yield) return true;  // an IB in progress: resumed above next turn
     if (st != Step::Done) return progressed;
+    stats::bump(stats::counters().pm4_packets);
     advance(len);
     progressed = true;
   }

@@ -16,6 +16,7 @@
 
 #include "emu/command_processor.h"
 #include "emu/kfd_process.h"
+#include "emu/stats.h"
 #include "emu/fd_table.h"
 #include "emu/user_copy.h"
 #include "kfd/ioctl_table.h"
@@ -113,6 +114,7 @@ void Process::on_open() {
   if (open_count_++ == 0) {
     owner_ = getpid();
     ensure_devices_locked();
+    stats::arm_report();
   }
 }
 

@@ -5,6 +5,7 @@
 #include "emu/command_processor.h"
 #include "emu/sdma_engine.h"
 #include "emu/kfd_process.h"
+#include "emu/stats.h"
 #include "pm4/queue_sizes.h"
 #include "kfd/uapi_ext.h"
 
@@ -156,6 +157,11 @@ int Process::create_queue(kfd_ioctl_create_queue_args* a) {
     (q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI ? d->sdma_xgmi_used : d->sdma_used)[q->sdma_id] = true;
   queues_[qid] = q;
   engine_for(*this, *d, *q).add_queue(q);
+  auto& st = stats::counters();
+  stats::bump(q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? st.queues_aql
+              : q->type == KFD_IOC_QUEUE_TYPE_COMPUTE   ? st.queues_pm4
+              : q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI ? st.queues_sdma_xgmi
+                                                        : st.queues_sdma);
   a->queue_id = qid;
   a->doorbell_offset = kfd::uapi::mmap_offset(kfd::uapi::kMmapTypeDoorbell, a->gpu_id) |
                        uint64_t(slot) * kfd::uapi::kDoorbellSize;

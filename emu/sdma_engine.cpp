@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The SDMA engine's queue service and its SDMA v4 packets, every byte range checked against the GPU's mappings.
 #include "emu/sdma_engine.h"
+#include "emu/stats.h"
 
 #include <cstring>
 
@@ -155,6 +156,7 @@ bool SdmaEngine::service(Queue& q) {
     const Step st = packet(q, pk, len, va, false, &budget);
     if (st == Step::Yield) return true;
     if (st != Step::Done) return progressed;
+    count(pk);
     advance(len);
     progressed = true;
   }
@@ -182,9 +184,28 @@ Step SdmaEngine::run_ib(Queue& q, SdmaState& s, uint64_t* budget) {
     if (!whole) return Step::Failed;
     const Step st = packet(q, reinterpret_cast<const uint32_t*>(whole), len, va, true, budget);
     if (st != Step::Done) return st;
+    count(reinterpret_cast<const uint32_t*>(whole));
     s.ib_pos += len;
   }
   return s.ib_pos >= s.ib_dwords ? (s.in_ib = false, Step::Done) : Step::Yield;
+}
+
+// The engines' statistics (emu/stats.h) of a packet that completed; read before the read
+// pointer moves past it (the producer may reuse the ring space then).
+void SdmaEngine::count(const uint32_t* p) const {
+  auto& st = stats::counters();
+  stats::bump(st.sdma_packets);
+  if (op_of(p[0]) == kOpCopy) {
+    stats::bump(st.sdma_copies);
+    if (sub_op_of(p[0]) == kSubCopyLinear) {
+      stats::bump(st.sdma_copy_bytes, decode_copy_linear(p, *family_).bytes);
+    } else {
+      const CopyRect r = decode_copy_rect(p);
+      stats::bump(st.sdma_copy_bytes, (uint64_t(r.width) << r.element_log2) * r.height * r.depth);
+    }
+  } else if (op_of(p[0]) == kOpConstFill) {
+    stats::bump(st.sdma_fills);
+  }
 }
 
 Step SdmaEngine::packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bool in_ib, uint64_t* budget) {

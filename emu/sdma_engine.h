@@ -37,6 +37,7 @@ class SdmaEngine final : public EngineThread {
   // Dwords of the packet at `p` (the `avail` dwords published from it), 0 after stopping the
   // queue when the op is unknown, ~0u when more dwords must be published first.
   uint32_t packet_dwords(Queue& q, const uint32_t* p, uint32_t avail, uint64_t va);
+  void count(const uint32_t* p) const;
   Step packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bool in_ib, uint64_t* budget);
   Step run_ib(Queue& q, SdmaState& s, uint64_t* budget);
   Step copy_linear(Queue& q, const uint32_t* p, uint64_t* budget);

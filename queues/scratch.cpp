@@ -38,12 +38,6 @@ uint32_t cu_count(const kfd::NodeProperties& p) {
 
 }  // namespace
 
-uint32_t tmpring_size(const pm4::Family& f, uint32_t waves, uint32_t wave_units) {
-  const uint32_t waves_mask = (1u << f.tmpring_waves_bits) - 1;
-  const uint32_t size_mask = (1u << f.tmpring_wavesize_bits) - 1;
-  return (waves & waves_mask) | (wave_units & size_mask) << f.tmpring_wavesize_shift;
-}
-
 base::Result<Layout> layout(const kfd::NodeProperties& p, uint32_t lane_bytes) {
   Layout l;
   l.num_xcc = p.num_xcc ? p.num_xcc : 1;

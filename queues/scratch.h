@@ -89,8 +89,13 @@ struct Prepared {
 // Writes the fields into amd_queue_t.
 void apply(aql::AmdQueue& q, const Fields& f);
 
-// COMPUTE_TMPRING_SIZE with the family's field widths (pm4/family.h).
-uint32_t tmpring_size(const pm4::Family& f, uint32_t waves, uint32_t wave_units);
+// COMPUTE_TMPRING_SIZE with the family's field widths (pm4/family.h): WAVES at bit 0, WAVESIZE
+// above it.
+inline uint32_t tmpring_size(const pm4::Family& f, uint32_t waves, uint32_t wave_units) {
+  const uint32_t waves_mask = (1u << f.tmpring_waves_bits) - 1;
+  const uint32_t size_mask = (1u << f.tmpring_wavesize_bits) - 1;
+  return (waves & waves_mask) | (wave_units & size_mask) << f.tmpring_wavesize_shift;
+}
 // The gfx9-family (gfx900 .. gfx90a, gfx94x) encoders, pure, exposed for tests.
 inline uint32_t tmpring_size_gfx9(uint32_t waves, uint32_t wave_units) {
   return tmpring_size(*pm4::family_for(90010), waves, wave_units);

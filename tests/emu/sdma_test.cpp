@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The SDMA engines on raw SDMA queues made with CREATE_QUEUE: every packet ROCm and kfdtest use, ring wrap, polls that do not hold an engine, concurrent queues, errors and page faults on each engine.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <thread>
 
+#include "emu/control.h"
 #include "pm4/family.h"
 #include "pm4/sdma.h"
 #include "pm4/type3.h"
@@ -84,6 +86,35 @@ TEST_F(Sdma, CopyLinearCopiesAndFenceSignals) {
   ASSERT_TRUE(q.wait_consumed());
   EXPECT_EQ(std::memcmp(a, b, n), 0);
   EXPECT_EQ(q.rptr(), q.wptr()) << "the read pointer is 64-bit bytes, like the write pointer";
+}
+
+// The engines' statistics count what this queue ran: copies with their bytes, fills, packets.
+TEST_F(Sdma, StatsCountTheEnginesWork) {
+  // The emulator is preloaded, not linked: its control functions are found at run time.
+  auto get_stats = reinterpret_cast<void (*)(kfdemu_stats*)>(dlsym(RTLD_DEFAULT, "kfdemu_get_stats"));
+  ASSERT_NE(get_stats, nullptr) << "kfdemu_get_stats: the emulator is not loaded";
+  kfdemu_stats before{}, after{};
+  get_stats(&before);
+  RawQueue& q = queue(kSdma);
+  const size_t n = 3u << 20;
+  auto* a = host<uint8_t>(n, Kind::Vram);
+  auto* b = host<uint8_t>(n);
+  auto* f = host<uint32_t>(1);
+  sd::ConstFill fill;
+  fill.dst = va(a);
+  fill.data = 0x5a5a5a5a;
+  fill.bytes = 4096;
+  q.submit(emit(sd::kConstFillDwords, [&](uint32_t* o) { return sd::write_const_fill(o, fill); }) +
+           copy(va(b), va(a), n) + fence(f, 7));
+  ASSERT_TRUE(fenced(f, 7));
+  ASSERT_TRUE(q.wait_consumed());
+  get_stats(&after);
+  EXPECT_EQ(after.queues_sdma - before.queues_sdma, 1u);
+  EXPECT_EQ(after.sdma_fills - before.sdma_fills, 1u);
+  EXPECT_EQ(after.sdma_copies - before.sdma_copies, copy(0, 0, n).size() / sd::kCopyLinearDwords);
+  EXPECT_EQ(after.sdma_copy_bytes - before.sdma_copy_bytes, n);
+  EXPECT_GE(after.sdma_packets - before.sdma_packets, 3u);
+  EXPECT_EQ(after.aql_dispatches, before.aql_dispatches) << "no kernel ran";
 }
 
 // Overlapping with the destination above the source: the engine copies forward.
