@@ -135,7 +135,8 @@ base::Result<loader::Span> SegmentAllocator::allocate(size_t size, size_t align,
 }
 
 void SegmentAllocator::free(loader::Span span) {
-  (void)dev_.memory().free(span.host);
+  // The loader's interface has no error path here (an unload cannot be undone): say the cause.
+  if (auto st = dev_.memory().free(span.host); !st) warn_once("code object unload", st.message());
 }
 
 // ---- DeviceImage ----

@@ -35,6 +35,9 @@ void report_device_error(const char* api, const base::Error& e);
 
 // HIP_KFDRT_DEBUG=1 prints the cause of every failing call on stderr.
 void debug_log(const char* api, const std::string& why);
+// Says `why` on stderr the first time this `why` comes (a degraded but working state whose cause
+// the user should see without HIP_KFDRT_DEBUG).
+void warn_once(const char* api, const std::string& why);
 
 const char* error_name(hipError_t e);
 const char* error_string(hipError_t e);

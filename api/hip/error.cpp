@@ -3,7 +3,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <mutex>
+#include <set>
 
 #include "api/hip/common.h"
 
@@ -137,6 +139,13 @@ void report_device_error(const char* api, const base::Error& e) {
   static std::atomic<bool> reported{false};
   if (reported.exchange(true)) return;
   std::fprintf(stderr, "kfdrt: %s: %s\n", api, e.message.c_str());
+}
+
+void warn_once(const char* api, const std::string& why) {
+  static std::mutex mu;
+  static std::set<std::string>* said = new std::set<std::string>;  // kept for the process's life
+  std::lock_guard lk(mu);
+  if (said->insert(why).second) std::fprintf(stderr, "kfdrt: warning: %s: %s\n", api, why.c_str());
 }
 
 void debug_log(const char* api, const std::string& why) {

@@ -114,13 +114,20 @@ loader::TargetId device_target(const gpu::Node& node, bool xnack_on) {
 void Device::fill_props() {
   const gpu::Node& n = *gpu_.node;
   const gpu::NodeProperties& p = n.props;
+  // An amdkfd without the query (before 1.10: ENOTTY) means XNACK off, as ROCr takes it; any
+  // other failure is unexpected and said once on stderr, with its cause, before going on.
   bool xnack = false;
-  if (auto x = rt_.platform().xnack_enabled(); x) xnack = *x;
-  else debug_log("device properties", "XNACK mode unknown, taken as off: " + x.message());
+  if (auto x = rt_.platform().xnack_enabled(); x) {
+    xnack = *x;
+  } else if (x.kind() == base::ErrorKind::NotSupported) {
+    debug_log("device properties", "XNACK mode unknown, taken as off: " + x.message());
+  } else {
+    warn_once("device properties", "XNACK mode query failed, taken as off: " + x.message());
+  }
   target_ = device_target(n, xnack);
   gpu::DriverInfo info;
   if (const auto& q = gpu_.driver_info(); q) info = *q;
-  else debug_log("device properties", "no driver info for the name, timer and BAR size: " + q.message());
+  else warn_once("device properties", "no GPU info from the render node (name, timer and BAR size left default): " + q.message());
   if (info.gpu_counter_freq_khz) timestamp_hz_ = uint64_t(info.gpu_counter_freq_khz) * 1000;
 
   hipDeviceProp_tR0600& d = props_;
