@@ -237,7 +237,11 @@ def html(tmp, trace):
         print("SKIP headless rendering: chromium is not installed")
         return
     # Without network: the page must render from the file alone.
-    args = [browser, "--headless", "--disable-gpu", "--no-sandbox", "--proxy-server=127.0.0.1:9", "--window-size=1200,900"]
+    # No network at all (a proxy that refuses, no background services), a profile of its own.
+    args = [browser, "--headless", "--disable-gpu", "--no-sandbox", "--proxy-server=127.0.0.1:9",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-quic", "--no-first-run", "--user-data-dir=" + os.path.join(tmp, "chromium-profile"),
+            "--window-size=1200,900"]
     p = run(args + ["--virtual-time-budget=5000", "--dump-dom", "file://" + out], bare=True, timeout=120)
     check(p.returncode == 0 and "rendered " in p.stdout and " of " in p.stdout and "rendered 0 of" not in p.stdout,
           "headless chromium ran the timeline's script and drew events")
