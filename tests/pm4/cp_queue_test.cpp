@@ -133,8 +133,8 @@ TEST(Pm4Queue, WaitsForRoomWhenTheRingIsFull) {
 // Many queues x many iterations, each a page of WRITE_DATAs and an interrupt (kfdtest
 // PM4EventInterrupt), scaled to the machine.
 TEST(Pm4Queue, PM4EventInterrupt) {
-  const uint32_t nq = std::min(4u, 2 * cores());
-  const uint32_t iters = 8 * cores();
+  const uint32_t nq = std::min(8u, 4 * cores());
+  const uint32_t iters = 16 * cores();
   const uint32_t words = 1024;
   std::vector<std::unique_ptr<Buffer>> bufs;
   for (uint32_t i = 0; i < nq; ++i) bufs.push_back(std::make_unique<Buffer>(words * 4));
