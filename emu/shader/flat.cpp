@@ -113,43 +113,79 @@ bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) 
 // aligned and inside the wave's mapped slot, copies them directly (swizzled layout as in
 // memops.cpp: dword i of lane L at wave base + (o/4 + i)*256 + L*4); else false, and the
 // per-lane path does the access (and reports any fault).
-template <unsigned N, bool Write>
-bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
-  if (in.seg == kSegGlobal || !w.scratch_host || ex == 0) return false;
-  const uint64_t base = w.s64(102) - w.scratch_lo;  // the window's start in the slot (wraps)
-  uint32_t o[64];
-  if (in.seg == kSegFlat) {  // flat: only when every active lane is in the private aperture
+// The private offsets of a scratch access's lanes (scratch_*: SGPR or VGPR offset; flat: only
+// when every active lane addresses the private aperture without wrapping); false otherwise.
+inline bool scratch_offsets(const Wave& w, const Inst& in, uint64_t ex, uint32_t* o) {
+  const uint32_t off = static_cast<uint32_t>(in.offset);
+  if (in.seg == kSegFlat) {
     const uint32_t* vlo = w.v[in.vaddr];
     const uint32_t* vhi = w.v[(in.vaddr + 1) & 255];
-    if (vhi[std::countr_zero(ex)] != (kPrivateAperture >> 32)) return false;  // quick reject
-    bool all = true;
-    VLOOP {
-      const uint64_t a = (vlo[l] | (uint64_t{vhi[l]} << 32)) + static_cast<int64_t>(in.offset);
-      all &= !((ex >> l) & 1) || a - kPrivateAperture < kApertureSize;
-      o[l] = static_cast<uint32_t>(a - kPrivateAperture);
+    constexpr uint32_t kHi = static_cast<uint32_t>(kPrivateAperture >> 32);
+    if (vhi[std::countr_zero(ex)] != kHi) return false;  // quick reject
+    uint32_t sel[64], bad = 0;
+    mask_lanes(ex, sel);
+    const bool up = in.offset >= 0;
+    VLOOP {  // in the aperture: high dword kHi and the offset added without a carry
+      o[l] = vlo[l] + off;
+      const uint32_t wrap = up ? o[l] < vlo[l] : o[l] > vlo[l];
+      bad |= sel[l] & ((vhi[l] ^ kHi) | wrap);
     }
-    if (!all) return false;
-  } else if (in.saddr != 0x7F) {
-    const uint32_t v = w.s[in.saddr] + static_cast<uint32_t>(in.offset);
+    return bad == 0;
+  }
+  if (in.saddr != 0x7F) {
+    const uint32_t v = w.s[in.saddr] + off;
     VLOOP o[l] = v;
   } else {
     const uint32_t* lo = w.v[in.vaddr];
-    VLOOP o[l] = lo[l] + static_cast<uint32_t>(in.offset);
+    VLOOP o[l] = lo[l] + off;
+  }
+  return true;
+}
+
+// Scratch dword accesses (scratch_load/store_dword*, and flat ones whose lanes all address the
+// private aperture): when every active lane's dwords are aligned and inside the wave's mapped
+// slot, copies them directly (swizzled layout as in memops.cpp: dword i of lane L at wave base
+// + (o/4 + i)*256 + L*4; a wave whose lanes share the offset moves whole 256-byte rows); else
+// false, and the per-lane path does the access (and reports any fault).
+template <unsigned N, bool Write>
+bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
+  if (in.seg == kSegGlobal || !w.scratch_host || ex == 0) return false;
+  uint32_t o[64];
+  if (!scratch_offsets(w, in, ex, o)) return false;
+  const uint64_t base = w.s64(102) - w.scratch_lo;  // the window's start in the slot (wraps)
+  const uint64_t size = w.scratch_size;
+  constexpr uint64_t span = (N - 1) * 256 + 4;
+  uint8_t* const host = w.scratch_host;
+  const unsigned reg = Write ? in.vdata : in.dst;
+  if (ex == ~uint64_t{0}) {
+    uint32_t same = 0;
+    VLOOP same |= o[l] ^ o[0];
+    const uint64_t rel = base + uint64_t{o[0] >> 2} * 256;
+    if (same == 0 && (o[0] & 3) == 0 && rel < size && size - rel >= span + 252) {
+      for (unsigned i = 0; i < N; ++i) {
+        uint32_t* d = data_row(w, in, reg + i);
+        if (Write) std::memcpy(host + rel + 256 * i, d, 256);
+        else std::memcpy(d, host + rel + 256 * i, 256);
+      }
+      w.lane_ops += 64;
+      return true;
+    }
   }
   uint64_t rel[64];
-  bool bad = false;
-  constexpr uint64_t span = (N - 1) * 256 + 4;
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  uint64_t bad = 0;
   VLOOP {
     rel[l] = base + uint64_t{o[l] >> 2} * 256 + l * 4;
-    const bool on = (ex >> l) & 1;
-    bad |= on && ((o[l] & 3) != 0 || rel[l] >= w.scratch_size || w.scratch_size - rel[l] < span);
+    const uint64_t out = (o[l] & 3) | (rel[l] >= size) | (size - rel[l] < span);
+    bad |= out & sel[l];
   }
   if (bad) return false;
   for (unsigned i = 0; i < N; ++i) {
-    uint32_t* d = data_row(w, in, (Write ? in.vdata : in.dst) + i);
-    for (unsigned l = 0; l < 64; ++l) {
-      if (!((ex >> l) & 1)) continue;
-      uint8_t* p = w.scratch_host + rel[l] + 256 * i;
+    uint32_t* d = data_row(w, in, reg + i);
+    for (uint64_t m = ex; m; m &= m - 1) {
+      const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+      uint8_t* p = host + rel[l] + 256 * i;
       if (Write) std::memcpy(p, &d[l], 4); else std::memcpy(&d[l], p, 4);
     }
   }
