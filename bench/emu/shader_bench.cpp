@@ -107,6 +107,7 @@ void BM_Corpus(benchmark::State& state, size_t work, unsigned workers, bool stri
   }
   double cpu = cpu_now() - cpu0;
   state.counters["wave_insts/cpu_s"] = static_cast<double>(insts) / cpu;
+  state.counters["wave_insts/dispatch"] = static_cast<double>(insts) / static_cast<double>(state.iterations());
   state.SetLabel(std::string(w.kernel) + (workers == 1 ? " 1 worker" : " all workers") +
                  (strict ? " strict" : " sc"));
   state.counters["wave_insts/s"] = benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);

@@ -129,31 +129,46 @@ void ds_write2(Wave& w, const Inst& in) {
 }
 
 // LDS atomics: data0 = vdata, data1 = src[1]; ds_cmpst: data0 = compare, data1 = new value.
+// One host thread runs all waves of a workgroup, so LDS needs no host atomics; lanes apply in
+// lane order. An address out of range does nothing and returns 0.
 template <AtomicOp Op, bool Wide, bool Rtn>
 void ds_atomic(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  uint32_t off = offset16(in);
   constexpr unsigned regs = Wide ? 2 : 1;
+  uint32_t a[64];
+  const bool all_in = lds_addrs(w, in, ex, offset16(in), 4 * regs, a);
+  uint8_t* const lds = w.group->lds;
+  const uint32_t size = w.group->lds_size;
+  const uint32_t* d0lo = row(w, in, in.vdata);
+  const uint32_t* d1lo = row(w, in, in.src[1]);
+  const uint32_t* d0hi = Wide ? row(w, in, in.vdata + 1) : d0lo;
+  const uint32_t* d1hi = Wide ? row(w, in, in.src[1] + 1) : d1lo;
+  uint32_t* rlo = Rtn ? row(w, in, in.dst) : nullptr;
+  uint32_t* rhi = Rtn && Wide ? row(w, in, in.dst + 1) : nullptr;
   for (uint64_t m = ex; m; m &= m - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(m));
-    uint64_t d0 = row(w, in, in.vdata)[l], d1 = row(w, in, in.src[1])[l];
-    if (Wide) { d0 |= uint64_t{row(w, in, in.vdata + 1)[l]} << 32; d1 |= uint64_t{row(w, in, in.src[1] + 1)[l]} << 32; }
-    uint64_t v = Op == AtomicOp::CmpSwap ? d1 : d0, c = Op == AtomicOp::CmpSwap ? d0 : 0;
-    const uint32_t at = w.v[in.vaddr][l] + off;
-    uint8_t* p = at <= w.group->lds_size && w.group->lds_size - at >= 4 * regs ? w.group->lds + at : nullptr;
-    // One host thread runs all waves of a workgroup, so LDS needs no host atomics.
     uint64_t old = 0;
-    if (p) {
-      if (Wide) { uint64_t x; std::memcpy(&x, p, 8); old = x; x = atomic_apply<uint64_t>(Op, x, v, c); std::memcpy(p, &x, 8); }
-      else {
-        uint32_t x; std::memcpy(&x, p, 4); old = x;
-        x = atomic_apply<uint32_t>(Op, x, static_cast<uint32_t>(v), static_cast<uint32_t>(c));
+    if (all_in || (a[l] <= size && size - a[l] >= 4 * regs)) {
+      uint8_t* p = lds + a[l];
+      if constexpr (Wide) {
+        const uint64_t d0 = d0lo[l] | uint64_t{d0hi[l]} << 32, d1 = d1lo[l] | uint64_t{d1hi[l]} << 32;
+        uint64_t x;
+        std::memcpy(&x, p, 8);
+        old = x;
+        x = Op == AtomicOp::CmpSwap ? atomic_apply<uint64_t>(Op, x, d1, d0) : atomic_apply<uint64_t>(Op, x, d0, 0);
+        std::memcpy(p, &x, 8);
+      } else {
+        uint32_t x;
+        std::memcpy(&x, p, 4);
+        old = x;
+        x = Op == AtomicOp::CmpSwap ? atomic_apply<uint32_t>(Op, x, d1lo[l], d0lo[l])
+                                    : atomic_apply<uint32_t>(Op, x, d0lo[l], 0);
         std::memcpy(p, &x, 4);
       }
     }
-    if (Rtn) {
-      row(w, in, in.dst)[l] = static_cast<uint32_t>(old);
-      if (Wide) row(w, in, in.dst + 1)[l] = static_cast<uint32_t>(old >> 32);
+    if constexpr (Rtn) {
+      rlo[l] = static_cast<uint32_t>(old);
+      if (Wide) rhi[l] = static_cast<uint32_t>(old >> 32);
     }
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));

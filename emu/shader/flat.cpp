@@ -5,6 +5,7 @@
 
 #include "emu/shader/memmodel.h"
 #include "emu/shader/memops.h"
+#include "emu/shader/transpose.h"
 
 namespace emu::shader {
 
@@ -203,6 +204,45 @@ inline bool unit_stride(uint64_t ex, uint8_t* const* ptrs, unsigned bytes) {
   return same;
 }
 
+// A whole wave's access whose lanes' `bytes` are consecutive (lane l at va + bytes * l, the
+// usual global array access): its first address, else false. The lanes' 32-bit offsets must
+// not wrap and, with 64-bit addresses, share the high dword; flat ones must be global.
+bool contiguous(const Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint64_t* va) {
+  if (ex != ~uint64_t{0} || in.seg == kSegScratch) return false;
+  const uint32_t* lo = w.v[in.vaddr];
+  uint32_t diff = 0;
+  VLOOP diff |= lo[l] ^ (lo[0] + bytes * l);
+  if (diff || lo[0] > UINT32_MAX - 63 * bytes) return false;
+  uint64_t a;
+  if (in.seg == kSegGlobal && in.saddr != 0x7F) {
+    a = w.s64(in.saddr) + lo[0];
+  } else {
+    const uint32_t* hi = w.v[(in.vaddr + 1) & 255];
+    VLOOP diff |= hi[l] ^ hi[0];
+    if (diff) return false;
+    a = (uint64_t{hi[0]} << 32) | lo[0];
+  }
+  a += static_cast<int64_t>(in.offset);
+  const uint64_t n = 64 * uint64_t{bytes};
+  if (a + n < a) return false;
+  if (in.seg == kSegFlat && (classify_flat(w, a).space != Space::Global ||
+                             classify_flat(w, a + n - 1).space != Space::Global))
+    return false;
+  *va = a;
+  return true;
+}
+
+// The mapping holding all of [va, va + n), or nullptr: then the per-lane path runs (after a
+// fault of lane 0's `bytes` the wave has failed, as there).
+const Range* block_range(Wave& w, uint64_t va, uint64_t n, unsigned bytes, bool write) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Range& r : w.cache)
+      if (va >= r.begin && va + n <= r.end && (!write || r.writable)) return &r;
+    if (pass == 0 && !mem_host(w, va, bytes, write)) return nullptr;
+  }
+  return nullptr;
+}
+
 // Loads of N dwords, or sub-dword with extension and d16 placement.
 enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
 
@@ -220,11 +260,43 @@ inline void place(uint32_t& d, const uint8_t* p) {
   else d = v;
 }
 
+template <Ext E>
+constexpr unsigned ext_bytes() {
+  return E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 || E == Ext::D16S8 || E == Ext::D16HiU8 ||
+         E == Ext::D16HiS8 ? 1 : 2;
+}
+
+// A contiguous whole-wave load (see contiguous): one block from memory or the caches; false:
+// another path (w.state says whether the wave faulted).
+template <unsigned N, Ext E>
+bool load_block(Wave& w, const Inst& in, uint64_t ex) {
+  constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
+  uint64_t va;
+  if (!contiguous(w, in, ex, bytes, &va)) return false;
+  const Range* r = block_range(w, va, 64 * bytes, bytes, false);
+  if (!r) return false;
+  alignas(32) uint8_t staging[64 * bytes];
+  const uint8_t* src = r->cache ? model_load_block(w, *r, va, 64 * bytes, in.flags, staging)
+                                : r->host + (va - r->begin);
+  if (!src) return false;
+  if constexpr (E == Ext::None) {
+    uint32_t* rows[N];
+    for (unsigned i = 0; i < N; ++i) rows[i] = data_row(w, in, in.dst + i);
+    rows_from_lanes<N>(rows, src);
+  } else {
+    uint32_t* d = data_row(w, in, in.dst);
+    VLOOP place<E>(d[l], src + bytes * l);
+  }
+  w.lane_ops += 64;
+  return true;
+}
+
 template <unsigned N, Ext E>
 void load(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  constexpr unsigned bytes = E == Ext::None ? 4 * N : (E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 ||
-                                                      E == Ext::D16S8 || E == Ext::D16HiU8 || E == Ext::D16HiS8) ? 1 : 2;
+  constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
+  if (load_block<N, E>(w, in, ex)) return;
+  if (w.state != WaveState::Running) return;
   if constexpr (E == Ext::None) {
     if (scratch_fast<N, false>(w, in, ex)) return;
     uint8_t* ptrs[64];
@@ -265,10 +337,41 @@ void load(Wave& w, const Inst& in) {
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
+// A contiguous whole-wave store (see contiguous) as one block; false: another path.
+template <unsigned N, unsigned Bytes, bool Hi>
+bool store_block(Wave& w, const Inst& in, uint64_t ex) {
+  constexpr unsigned bytes = Bytes ? Bytes : 4 * N;
+  uint64_t va;
+  if (!contiguous(w, in, ex, bytes, &va)) return false;
+  const Range* r = block_range(w, va, 64 * bytes, bytes, true);
+  if (!r) return false;
+  alignas(32) uint8_t staging[64 * bytes];
+  const uint8_t* src = staging;
+  if constexpr (Bytes == 0) {
+    const uint32_t* rows[N];
+    for (unsigned i = 0; i < N; ++i) rows[i] = data_row(w, in, in.vdata + i);
+    if (N == 1) src = reinterpret_cast<const uint8_t*>(rows[0]);
+    else lanes_from_rows<N>(staging, rows);
+  } else {
+    const uint32_t* s = data_row(w, in, in.vdata);
+    VLOOP {
+      const uint32_t v = Hi ? s[l] >> 16 : s[l];
+      if (Bytes == 1) staging[l] = static_cast<uint8_t>(v);
+      else { const uint16_t h = static_cast<uint16_t>(v); std::memcpy(staging + 2 * l, &h, 2); }
+    }
+  }
+  if (r->cache) model_store_block(w, *r, va, src, 64 * bytes, in.flags);
+  else std::memcpy(r->host + (va - r->begin), src, 64 * bytes);
+  w.lane_ops += 64;
+  return true;
+}
+
 // Stores N dwords, or `Bytes` bytes from the low (Hi=false) or high half of the data VGPR.
 template <unsigned N, unsigned Bytes, bool Hi>
 void store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
+  if (store_block<N, Bytes, Hi>(w, in, ex)) return;
+  if (w.state != WaveState::Running) return;
   if constexpr (Bytes == 0) {
     if (scratch_fast<N, true>(w, in, ex)) return;
     auto copy = [&](uint8_t** ptrs) {

@@ -52,7 +52,7 @@ void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst
   }
   c.read(cr, va, dst, n, true);
   if (report && cr.mtype == Mtype::NC) {  // clean bytes the L2 kept that memory has changed since
-    const uint64_t dirty = cr.lines[line].dirty.load(std::memory_order_acquire) >> in;
+    const uint64_t dirty = cr.dirty(line) >> in;
     for (unsigned i = 0; i < n; ++i)
       if (!((dirty >> i) & 1) && dst[i] != cr.memory[off + i]) {
         note_stale(w, va, 2);
@@ -158,7 +158,7 @@ class LoadSource {
       case Mtype::CC: return cr_.memory;
       case Mtype::RW: {
         if (!((dirty_ >> (line % kLinesPerPage)) & 1)) return cr_.memory;
-        const uint64_t d = cr_.lines[line].dirty.load(std::memory_order_acquire);
+        const uint64_t d = cr_.dirty(line);
         return d == 0 ? cr_.memory : d == ~uint64_t{0} ? cr_.shadow : nullptr;
       }
       case Mtype::NC: c_.fill(cr_, line); return cr_.shadow;
@@ -225,6 +225,58 @@ bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flag
     ptrs[l] = const_cast<uint8_t*>(base) + off;
   }
   return true;
+}
+
+const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n, uint16_t flags, uint8_t* staging) {
+  GpuCache& c = *w.group->ctx->cache;
+  if (c.config().report_stale) return nullptr;  // checked lane by lane
+  CachedRange& cr = *r.cache;
+  const bool l1_ok = !l1_bypass(w, flags);
+  LoadSource src(c, cr, l1_ok ? w.group->l1 : nullptr);
+  const uint64_t off = va - cr.va_begin, first = off >> kLineShift, last = (off + n - 1) >> kLineShift;
+  const uint8_t* base = src.base(first);
+  for (uint64_t line = first + 1; base && line <= last; ++line)
+    if (src.base(line) != base) base = nullptr;
+  if (base) return base + off;
+  for (uint64_t at = off, end = off + n; at < end;) {  // line by line: mixed sources
+    const uint64_t line = at >> kLineShift;
+    const unsigned len = static_cast<unsigned>(std::min<uint64_t>(end, (line + 1) << kLineShift) - at);
+    if (const uint8_t* b = src.base(line)) std::memcpy(staging + (at - off), b + at, len);
+    else read_piece(w, c, cr, cr.va_begin + at, staging + (at - off), len, l1_ok);
+    at += len;
+  }
+  return staging;
+}
+
+void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src, unsigned n, uint16_t flags) {
+  CachedRange& cr = *r.cache;
+  if (cr.mtype != Mtype::RW) {  // NC lines are filled and checked for racing invalidates one by one
+    model_write(w, r, va, src, n, flags);
+    return;
+  }
+  GpuCache& c = *w.group->ctx->cache;
+  L1* l1 = w.group->l1;
+  const uint64_t off = va - cr.va_begin, first = off >> kLineShift, last = (off + n - 1) >> kLineShift;
+  uint32_t own = 0;  // lines our L1 holds a copy of (updated after the store: write-through)
+  for (uint64_t line = first; line <= last; ++line)
+    if (c.l1_store(l1, cr, line)) own |= 1u << (line - first);
+  std::memcpy(cr.shadow + off, src, n);
+  const uint64_t end = off + n, full_from = (off + kLineBytes - 1) >> kLineShift, full_to = end >> kLineShift;
+  if (full_from > full_to) {  // inside one line
+    c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), n));
+  } else {
+    if (off & (kLineBytes - 1)) c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), unsigned(kLineBytes - (off & (kLineBytes - 1)))));
+    if (full_to > full_from) c.mark_full(cr, full_from, full_to - full_from);
+    if (end & (kLineBytes - 1)) c.mark_dirty(cr, last, bytes_mask(0, unsigned(end & (kLineBytes - 1))));
+  }
+  c.settle();
+  if (write_through(w, flags))
+    for (uint64_t line = first; line <= last; ++line) write_back_line(c, cr, line);
+  for (uint32_t m = own; m; m &= m - 1) {
+    const uint64_t line = first + static_cast<unsigned>(std::countr_zero(m));
+    const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
+    c.l1_copy_write(*l1, cr, line, unsigned(from & (kLineBytes - 1)), src + (from - off), unsigned(to - from));
+  }
 }
 
 bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*flags*/, uint8_t** ptrs,
