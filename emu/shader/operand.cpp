@@ -3,15 +3,16 @@
 #include <bit>
 #include <cstdio>
 
-#include "emu/shader/decode.h"
+#include "emu/shader/valu.h"
 
 namespace emu::shader {
 
+const uint32_t kInlineF32[9] = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000,
+                                0xC0000000, 0x40800000, 0xC0800000, 0x3E22F983};
+
 namespace {
 
-// Inline float constants 240..248 (AMD Vega ISA "Scalar Operands") as f32 and f64 bit patterns.
-constexpr uint32_t kF32Const[9] = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000,
-                                   0xC0000000, 0x40800000, 0xC0800000, 0x3E22F983};
+// Inline float constants 240..248 (AMD Vega ISA "Scalar Operands") as f64 bit patterns.
 constexpr uint64_t kF64Const[9] = {0x3FE0000000000000, 0xBFE0000000000000, 0x3FF0000000000000,
                                    0xBFF0000000000000, 0x4000000000000000, 0xC000000000000000,
                                    0x4010000000000000, 0xC010000000000000, 0x3FC45F306DC9C882};
@@ -22,7 +23,7 @@ uint32_t sread32(const Wave& w, const Inst& in, unsigned code) {
   if (code < 128) return code == 125 ? 0 : w.s[code];
   if (code <= 192) return code - 128;
   if (code <= 208) return static_cast<uint32_t>(192 - static_cast<int>(code));
-  if (code >= 240 && code <= 248) return kF32Const[code - 240];
+  if (code >= 240 && code <= 248) return kInlineF32[code - 240];
   switch (code) {
     case 235: return static_cast<uint32_t>(kLdsAperture >> 32);      // src_shared_base
     case 236: return static_cast<uint32_t>((kLdsAperture + kApertureSize - 1) >> 32);

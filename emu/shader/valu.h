@@ -63,17 +63,29 @@ uint64_t valu_active_dpp(const Wave& w, const Inst& in);
 inline uint64_t valu_active(const Wave& w, const Inst& in) {
   return (in.flags & kDpp) ? valu_active_dpp(w, in) : w.exec();
 }
+// Inline float constants 240..248 as f32 bit patterns (AMD Vega ISA "Scalar Operands").
+extern const uint32_t kInlineF32[9];
 // Source i as 64 32-bit lanes: a pointer into the register file when no modifier applies,
 // else `tmp` filled.
 const uint32_t* fetch32_any(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp);
-// The common case inline: a plain VGPR (no modifier, DPP, SDWA, op_sel, GPR indexing or
-// input flushing) is read in place; everything else goes to fetch32_any.
+// The common cases inline: a plain VGPR (no modifier, DPP, SDWA, op_sel, GPR indexing or
+// input flushing) is read in place, a plain SGPR, integer constant or literal broadcast;
+// everything else goes to fetch32_any.
 inline const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
   const unsigned code = in.src[i];
-  if (code >= 256 && !(in.flags & (kDpp | kSdwa)) && !w.gpr_idx &&
-      !(((in.abs | in.neg | in.opsel) >> i) & 1) && !(t == Ty::F32 && !(w.mode & 0x10)) &&
-      !(t == Ty::F16 && !(w.mode & 0x40)))
-    return w.v[code - 256];
+  if (((in.plain >> i) & 1) && !w.gpr_idx && !(t == Ty::F32 && !(w.mode & 0x10)) &&
+      !(t == Ty::F16 && !(w.mode & 0x40))) {
+    if (code >= 256) return w.v[code - 256];
+    uint32_t v;
+    if (code < 128) v = code == 125 ? 0 : w.s[code];
+    else if (code <= 192) v = code - 128;
+    else if (code <= 208) v = static_cast<uint32_t>(192 - static_cast<int>(code));
+    else if (code == 255) v = in.literal;
+    else if (code >= 240 && code <= 248 && t != Ty::F16) v = kInlineF32[code - 240];
+    else return fetch32_any(w, in, i, t, tmp);
+    VLOOP tmp[l] = v;
+    return tmp;
+  }
   return fetch32_any(w, in, i, t, tmp);
 }
 // Source i as 64 64-bit lanes (VGPR pairs, SGPR pairs, inline constants as f64/i64).

@@ -54,6 +54,8 @@ struct Inst {
   uint8_t offset1 = 0, seg = 0;
   uint8_t sdwa_dst_sel = 6, sdwa_dst_unused = 0, sdwa_src_sel[2] = {6, 6}, sdwa_sext = 0;
   uint8_t vaddr = 0, vdata = 0, srsrc = 0, saddr = 0;
+  // VALU: bit i set when source i is read as it is (no DPP, SDWA, abs, neg or op_sel on it).
+  uint8_t plain = 0;
 };
 
 // A decoded page of code: 1024 dword slots, filled lazily and published with `ready`.
