@@ -132,6 +132,19 @@ void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out) 
   }
 }
 
+Rows64 fetch64_rows_any(const Wave& w, const Inst& in, unsigned i, bool fp, uint32_t* tmp) {
+  uint64_t v[64];
+  fetch64(w, in, i, fp, v);
+  VLOOP { tmp[l] = static_cast<uint32_t>(v[l]); tmp[64 + l] = static_cast<uint32_t>(v[l] >> 32); }
+  return {tmp, tmp + 64};
+}
+
+void store64_rows_any(Wave& w, const Inst& in, uint64_t ex, const uint32_t* lo, const uint32_t* hi, bool fp) {
+  uint64_t r[64];
+  VLOOP r[l] = lo[l] | (uint64_t{hi[l]} << 32);
+  store64(w, in, ex, r, fp);
+}
+
 namespace {
 
 void fp_output_mods32(const Wave& w, const Inst& in, uint32_t* r) {

@@ -6,15 +6,13 @@ namespace emu::shader {
 
 namespace {
 
-#define D_FETCH(N) uint64_t ex = valu_active(w, in); uint64_t A[64], B[64], C[64], R[64]; \
-  (void)B; (void)C; fetch64(w, in, 0, true, A); if (N > 1) fetch64(w, in, 1, true, B); \
-  if (N > 2) fetch64(w, in, 2, true, C);
-#define D1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(1) \
-  VLOOP { double a = f64(A[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
-#define D2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(2) \
-  VLOOP { double a = f64(A[l]), b = f64(B[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
-#define D3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(3) \
-  VLOOP { double a = f64(A[l]), b = f64(B[l]), c = f64(C[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
+// f64 operations lane by lane on the sources' row pairs (valu.h valu64).
+#define D1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<1, true>(w, in, [](uint64_t x, uint64_t, uint64_t) { double a = f64(x); return u64(EXPR); }); }
+#define D2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<2, true>(w, in, [](uint64_t x, uint64_t y, uint64_t) { double a = f64(x), b = f64(y); return u64(EXPR); }); }
+#define D3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<3, true>(w, in, [](uint64_t x, uint64_t y, uint64_t z) { double a = f64(x), b = f64(y), c = f64(z); return u64(EXPR); }); }
 
 inline double dmin(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a < b || (a == b && std::signbit(a))) ? a : b; }
 inline double dmax(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a > b || (a == b && !std::signbit(a))) ? a : b; }
