@@ -14,24 +14,30 @@ namespace {
 #define FETCH2(T) FETCH1(T) uint32_t t1[64]; const uint32_t* B = fetch32(w, in, 1, T, t1);
 #define FETCH3(T) FETCH2(T) uint32_t t2[64]; const uint32_t* C = fetch32(w, in, 2, T, t2);
 
+// Each op's lane expression runs once: straight into the destination row when direct32 allows,
+// else into r for store32.
+#define BODY(T, DECL, EXPR, CONV) \
+  if (uint32_t* d = direct32(w, in, ex, T)) { VLOOP_INPLACE { DECL; d[l] = CONV(EXPR); } return; } \
+  VLOOP { DECL; r[l] = CONV(EXPR); } store32(w, in, ex, r, T);
+#define ASIS(x) (x)
 #define F1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  VLOOP { float a = f32(A[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, float a = f32(A[l]), EXPR, u32) }
 #define F2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::F32) \
-  VLOOP { float a = f32(A[l]), b = f32(B[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]), EXPR, u32) }
 #define F3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::F32) \
-  VLOOP { float a = f32(A[l]), b = f32(B[l]), c = f32(C[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]); float c = f32(C[l]), EXPR, u32) }
 #define U1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  VLOOP { uint32_t a = A[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, uint32_t a = A[l], EXPR, ASIS) }
 #define U2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
-  VLOOP { uint32_t a = A[l], b = B[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXPR, ASIS) }
 #define U3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::B32) \
-  VLOOP { uint32_t a = A[l], b = B[l], c = C[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c = C[l], EXPR, ASIS) }
 // Float result from integer operand.
 #define FU1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  VLOOP { uint32_t a = A[l]; r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, uint32_t a = A[l], EXPR, u32) }
 // Integer result from float operand.
 #define UF1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  VLOOP { float a = f32(A[l]); r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, float a = f32(A[l]), EXPR, ASIS) }
 
 inline int32_t i24(uint32_t x) { return static_cast<int32_t>(x << 8) >> 8; }
 inline uint32_t sx(int32_t x) { return static_cast<uint32_t>(x); }
@@ -136,8 +142,7 @@ U2(v_xnor_b32, ~(a ^ b))
 // Add/sub whose VOP3 clamp bit saturates (to [LO, HI]) instead of wrapping; EXACT is the
 // result in 64 bits. clang uses this for the saturating-arithmetic builtins.
 #define U2SAT(NAME, EXACT, LO, HI) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
-  if (!in.clamp) { VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(EXACT); } \
-                   store32(w, in, ex, r, Ty::B32); return; } \
+  if (!in.clamp) { BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXACT, static_cast<uint32_t>) return; } \
   VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(std::clamp<int64_t>(EXACT, LO, HI)); } \
   store32(w, in, ex, r, Ty::B32Sat); }
 inline int64_t s64(uint32_t x) { return static_cast<int32_t>(x); }
@@ -270,8 +275,7 @@ void v_cndmask_b32(Wave& w, const Inst& in) {
   uint32_t sel[64];
   mask_lanes(mask_source(w, in), sel);
   FETCH2(Ty::M32)  // VOP3 abs/neg apply (clang uses them for fabs/fneg selects); no flushing
-  VLOOP r[l] = (B[l] & sel[l]) | (A[l] & ~sel[l]);
-  store32(w, in, ex, r, Ty::B32);
+  BODY(Ty::B32, (void)0, (B[l] & sel[l]) | (A[l] & ~sel[l]), ASIS)
 }
 
 const HandlerEntry kVop[] = {
