@@ -218,7 +218,13 @@ void ds_bpermute_b32(Wave& w, const Inst& in) {
   const uint32_t* s = row(w, in, in.vdata);
   mask_lanes(ex, sel);
   VLOOP { src[l] = ((a[l] + off) >> 2) & 63; r[l] = s[l] & sel[l]; }  // r: the sources, 0 if inactive
-  uint32_t g[64];
+  uint32_t g[64], rot = 0;
+  const uint32_t k = src[0];
+  VLOOP rot |= src[l] ^ ((l + k) & 63);
+  if (rot == 0) {  // lane l reads lane l + k (mod 64): a rotation, as wave reductions shift
+    std::memcpy(g, r + k, 4 * (64 - k));
+    std::memcpy(g + (64 - k), r, 4 * k);
+  } else {
 #if defined(__AVX2__)
   for (unsigned l = 0; l < 64; l += 8) {
     const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + l));
@@ -226,8 +232,9 @@ void ds_bpermute_b32(Wave& w, const Inst& in) {
                         _mm256_i32gather_epi32(reinterpret_cast<const int*>(r), idx, 4));
   }
 #else
-  VLOOP g[l] = r[src[l]];
+    VLOOP g[l] = r[src[l]];
 #endif
+  }
   uint32_t* d = row(w, in, in.dst);
   VLOOP d[l] = (g[l] & sel[l]) | (d[l] & ~sel[l]);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));

@@ -243,6 +243,9 @@ const Range* block_range(Wave& w, uint64_t va, uint64_t n, unsigned bytes, bool 
   return nullptr;
 }
 
+// Accesses of this many active lanes or fewer go lane by lane: the whole-wave paths cost more.
+constexpr int kFewLanes = 4;
+
 // Loads of N dwords, or sub-dword with extension and d16 placement.
 enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
 
@@ -297,7 +300,9 @@ void load(Wave& w, const Inst& in) {
   constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
   if (load_block<N, E>(w, in, ex)) return;
   if (w.state != WaveState::Running) return;
-  if constexpr (E == Ext::None) {
+  if (std::popcount(ex) <= kFewLanes) {
+    // lane by lane below
+  } else if constexpr (E == Ext::None) {
     if (scratch_fast<N, false>(w, in, ex)) return;
     uint8_t* ptrs[64];
     if (load_ptrs(w, in, ex, bytes, ptrs)) {
@@ -372,7 +377,9 @@ void store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   if (store_block<N, Bytes, Hi>(w, in, ex)) return;
   if (w.state != WaveState::Running) return;
-  if constexpr (Bytes == 0) {
+  if (std::popcount(ex) <= kFewLanes) {
+    // lane by lane below
+  } else if constexpr (Bytes == 0) {
     if (scratch_fast<N, true>(w, in, ex)) return;
     auto copy = [&](uint8_t** ptrs) {
       if (N == 1 && unit_stride(ex, ptrs, 4)) {

@@ -75,7 +75,7 @@ uint8_t* mem_slow(Wave& w, uint64_t va, uint64_t size, bool write) {
   Range r = m->lookup(va);
   if (r.host && va >= r.begin && va + size <= r.end && (!write || r.writable)) {
     w.cache[w.cache_next] = r;
-    w.cache_next = (w.cache_next + 1) & 3;
+    w.cache_next = (w.cache_next + 1) % Wave::kCachedRanges;
     return r.host + (va - r.begin);
   }
   if (uint8_t* h = m->translate(va, size, write)) return h;  // spans mappings: uncached

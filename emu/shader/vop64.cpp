@@ -242,12 +242,18 @@ void v_writelane_b32(Wave& w, const Inst& in) {
   unsigned lane = sread32(w, in, in.src[1]) & 63;
   w.v[in.dst][lane] = sread32(w, in, in.src[0]);
 }
+// v_mbcnt: the active bits of S0 below the lane (lanes 0..31 for _lo, 32..63 for _hi) plus S1.
+// With S0 = -1 (the usual lane-id idiom) that count is the lane number, clamped.
 void v_mbcnt_lo_u32_b32(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in);
   uint32_t t0[64], t1[64], r[64];
   const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP r[l] = static_cast<uint32_t>(std::popcount(A[l] & ((l >= 32 ? 0xFFFFFFFFull : ((1ull << l) - 1)) & 0xFFFFFFFFu))) + B[l];
+  if (in.src[0] == 193 && (in.plain & 1)) {  // -1
+    VLOOP r[l] = std::min(l, 32u) + B[l];
+  } else {
+    VLOOP r[l] = static_cast<uint32_t>(std::popcount(A[l] & ((l >= 32 ? 0xFFFFFFFFull : ((1ull << l) - 1)) & 0xFFFFFFFFu))) + B[l];
+  }
   store32(w, in, ex, r, Ty::B32);
 }
 void v_mbcnt_hi_u32_b32(Wave& w, const Inst& in) {
@@ -255,9 +261,13 @@ void v_mbcnt_hi_u32_b32(Wave& w, const Inst& in) {
   uint32_t t0[64], t1[64], r[64];
   const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP {
-    uint64_t below = l >= 32 ? ((1ull << (l - 32)) - 1) : 0;
-    r[l] = static_cast<uint32_t>(std::popcount(A[l] & below)) + B[l];
+  if (in.src[0] == 193 && (in.plain & 1)) {  // -1
+    VLOOP r[l] = (l >= 32 ? l - 32 : 0) + B[l];
+  } else {
+    VLOOP {
+      uint64_t below = l >= 32 ? ((1ull << (l - 32)) - 1) : 0;
+      r[l] = static_cast<uint32_t>(std::popcount(A[l] & below)) + B[l];
+    }
   }
   store32(w, in, ex, r, Ty::B32);
 }

@@ -103,8 +103,10 @@ struct Wave {
   // then go through mem_host one by one).
   uint64_t scratch_lo = 0, scratch_size = 0;
   uint8_t* scratch_host = nullptr;
-  // Memory translation cache: the last mappings found.
-  Range cache[4];
+  // Memory translation cache: the last mappings found (code, packet, kernel arguments and a
+  // few buffers stay in it).
+  static constexpr unsigned kCachedRanges = 8;
+  Range cache[kCachedRanges];
   unsigned cache_next = 0;
   // Code lookup cache.
   CodePage* page = nullptr;
