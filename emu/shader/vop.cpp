@@ -216,61 +216,95 @@ void v_fmaak_f32(Wave& w, const Inst& in) {
 
 // Carry ops: carry-out to sdst (VCC for VOP2), carry-in from VCC or the VOP3 src2 pair. With
 // VOP3 clamp, lanes that carried (borrowed) get UINT32_MAX (0) instead of the wrapped sum.
-void store_carry(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, const uint32_t* c, uint32_t sat) {
-  if (in.clamp) VLOOP r[l] = c[l] ? sat : r[l];
-  store32(w, in, ex, r, in.clamp ? Ty::B32Sat : Ty::B32);
-  store_mask(w, in, lanes_mask(c) & ex);
-}
-// Carries are computed per lane as 0/1 words (32-bit arithmetic only, so the loops vectorise)
-// and packed into the lane mask afterwards.
-void v_add_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP { r[l] = A[l] + B[l]; c[l] = r[l] < A[l]; }
-  store_carry(w, in, ex, r, c, UINT32_MAX);
-}
-void v_sub_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP { r[l] = A[l] - B[l]; c[l] = B[l] > A[l]; }
-  store_carry(w, in, ex, r, c, 0);
-}
-void v_subrev_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP { r[l] = B[l] - A[l]; c[l] = A[l] > B[l]; }
-  store_carry(w, in, ex, r, c, 0);
-}
-void v_addc_co_u32(Wave& w, const Inst& in) {
-  uint32_t ci[64];
-  mask_lanes(mask_source(w, in), ci);
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP {
-    uint32_t t = A[l] + B[l], s = t - ci[l];  // ci[l] is 0 or ~0: s = t + carry-in
-    r[l] = s;
-    c[l] = (t < A[l]) | (s < t);
+enum class Carry { Add, Sub, SubRev, AddC, SubB, SubBRev };
+
+// One lane: the result and whether it carried (borrowed); ci is the carry-in as 0 or ~0.
+template <Carry K>
+inline uint32_t carry_lane(uint32_t a, uint32_t b, uint32_t ci, uint32_t& co) {
+  switch (K) {
+    case Carry::Add: { const uint32_t r = a + b; co = r < a; return r; }
+    case Carry::Sub: co = b > a; return a - b;
+    case Carry::SubRev: co = a > b; return b - a;
+    case Carry::AddC: { const uint32_t t = a + b, r = t - ci; co = (t < a) | (r < t); return r; }
+    case Carry::SubB: { const uint32_t bb = b - ci; co = (bb > a) | (bb < b); return a - bb; }  // borrow: B + ci > A
+    default: { const uint32_t aa = a - ci; co = (aa > b) | (aa < a); return b - aa; }            // borrow: A + ci > B
   }
-  store_carry(w, in, ex, r, c, UINT32_MAX);
 }
-void v_subb_co_u32(Wave& w, const Inst& in) {
-  uint32_t ci[64];
-  mask_lanes(mask_source(w, in), ci);
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP {  // borrow when B + carry-in > A
-    uint32_t b = B[l] - ci[l];
-    r[l] = A[l] - b;
-    c[l] = (b > A[l]) | (b < B[l]);  // b < B: B + carry-in wrapped
+
+#if defined(__AVX2__)
+// The same for 8 lanes: carries as a vector of 0 / ~0.
+template <Carry K>
+inline __m256i carry8(__m256i a, __m256i b, __m256i ci, __m256i& co) {
+  auto lt = [](__m256i x, __m256i y) {  // unsigned x < y: max(x, y) != x
+    return _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_max_epu32(x, y), x), _mm256_set1_epi32(-1));
+  };
+  switch (K) {
+    case Carry::Add: { const __m256i r = _mm256_add_epi32(a, b); co = lt(r, a); return r; }
+    case Carry::Sub: co = lt(a, b); return _mm256_sub_epi32(a, b);
+    case Carry::SubRev: co = lt(b, a); return _mm256_sub_epi32(b, a);
+    case Carry::AddC: {
+      const __m256i t = _mm256_add_epi32(a, b), r = _mm256_sub_epi32(t, ci);
+      co = _mm256_or_si256(lt(t, a), lt(r, t));
+      return r;
+    }
+    case Carry::SubB: {
+      const __m256i bb = _mm256_sub_epi32(b, ci);
+      co = _mm256_or_si256(lt(a, bb), lt(bb, b));
+      return _mm256_sub_epi32(a, bb);
+    }
+    default: {
+      const __m256i aa = _mm256_sub_epi32(a, ci);
+      co = _mm256_or_si256(lt(b, aa), lt(aa, a));
+      return _mm256_sub_epi32(b, aa);
+    }
   }
-  store_carry(w, in, ex, r, c, 0);
 }
-void v_subbrev_co_u32(Wave& w, const Inst& in) {
-  uint32_t ci[64];
-  mask_lanes(mask_source(w, in), ci);
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP {  // borrow when A + carry-in > B
-    uint32_t a = A[l] - ci[l];
-    r[l] = B[l] - a;
-    c[l] = (a > B[l]) | (a < A[l]);
+#endif
+
+template <Carry K>
+void carry_op(Wave& w, const Inst& in) {
+  constexpr bool with_in = K == Carry::AddC || K == Carry::SubB || K == Carry::SubBRev;
+  const uint64_t cin = with_in ? mask_source(w, in) : 0;  // read before any result is written
+  FETCH2(Ty::B32)
+  uint32_t* d = direct32(w, in, ex, Ty::B32);  // never with clamp
+  uint32_t* out = d ? d : r;
+  uint64_t co = 0;
+#if defined(__AVX2__)
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  for (unsigned g = 0; g < 8; ++g) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+    __m256i ci = _mm256_setzero_si256(), c;
+    if (with_in) {
+      const __m256i m = _mm256_set1_epi32(static_cast<int>((cin >> (8 * g)) & 0xFF));
+      ci = _mm256_cmpeq_epi32(_mm256_and_si256(m, bit), bit);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), carry8<K>(a, b, ci, c));
+    co |= uint64_t{static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(c)))} << (8 * g);
   }
-  store_carry(w, in, ex, r, c, 0);
+#else
+  uint32_t ci[64], c[64];
+  mask_lanes(cin, ci);
+  VLOOP_INPLACE out[l] = carry_lane<K>(A[l], B[l], ci[l], c[l]);
+  co = lanes_mask(c);
+#endif
+  if (!d) {
+    if (in.clamp) {
+      constexpr uint32_t sat = K == Carry::Add || K == Carry::AddC ? UINT32_MAX : 0;
+      uint32_t c[64];
+      mask_lanes(co, c);
+      VLOOP r[l] = c[l] ? sat : r[l];
+    }
+    store32(w, in, ex, r, in.clamp ? Ty::B32Sat : Ty::B32);
+  }
+  store_mask(w, in, co & ex);
 }
+void v_add_co_u32(Wave& w, const Inst& in) { carry_op<Carry::Add>(w, in); }
+void v_sub_co_u32(Wave& w, const Inst& in) { carry_op<Carry::Sub>(w, in); }
+void v_subrev_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubRev>(w, in); }
+void v_addc_co_u32(Wave& w, const Inst& in) { carry_op<Carry::AddC>(w, in); }
+void v_subb_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubB>(w, in); }
+void v_subbrev_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubBRev>(w, in); }
 void v_cndmask_b32(Wave& w, const Inst& in) {
   uint32_t sel[64];
   mask_lanes(mask_source(w, in), sel);

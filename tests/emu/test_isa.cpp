@@ -127,6 +127,33 @@ TEST_F(Vop, HandlesCarriesExecMasksAndCrossLaneOps) {
   }
 }
 
+TEST_F(Vop, ChainsCarriesThroughVccAndSgprPairs) {
+  auto o = run_vop("k_vop_carry");
+  ASSERT_TRUE(o.ok()) << o.message;
+  const uint32_t* a = inp.a; const uint32_t* b = inp.b;
+  const uint64_t carry_in = 0x0ff00ff05a5a5a5aull;
+  for (unsigned l = 0; l < 64; ++l) {
+    const uint64_t cin = (carry_in >> l) & 1;
+    const uint64_t sum = uint64_t{a[l]} + b[l] + cin;
+    ASSERT_EQ(slot(0, l), static_cast<uint32_t>(sum)) << l;
+    ASSERT_EQ(slot(1, l), sum >> 32) << l;
+    ASSERT_EQ(slot(2, l), static_cast<uint32_t>(a[l] - b[l] - cin)) << l;
+    ASSERT_EQ(slot(3, l), uint64_t{b[l]} + cin > a[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(4, l), static_cast<uint32_t>(b[l] - a[l] - cin)) << l;
+    ASSERT_EQ(slot(5, l), uint64_t{a[l]} + cin > b[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(6, l), b[l] - a[l]) << l;
+    ASSERT_EQ(slot(7, l), a[l] > b[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(8, l), static_cast<uint32_t>(std::min<uint64_t>(uint64_t{a[l]} + b[l], UINT32_MAX))) << l;
+    ASSERT_EQ(slot(9, l), a[l] > b[l] ? a[l] - b[l] : 0u) << l;
+    ASSERT_EQ(slot(10, l), l % 2 ? static_cast<uint32_t>(sum) : 0x77u) << l;
+    ASSERT_EQ(slot(11, l), l % 2 ? static_cast<uint32_t>(sum >> 32) : 0u) << l;
+    ASSERT_EQ(slot(12, l), 0xFFFFFFFFull + cin > a[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(13, l), cin) << l;
+    ASSERT_EQ(slot(14, l), 0xFFFFFFFFull + cin > b[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(15, l), static_cast<uint32_t>(a[l] - 0xFFFFFFFFu - static_cast<uint32_t>(cin))) << l;
+  }
+}
+
 TEST_F(Vop, AppliesModifiersNaNRulesAndDenormalFlush) {
   auto o = run_vop("k_vop_f32");
   ASSERT_TRUE(o.ok()) << o.message;
