@@ -204,15 +204,19 @@ inline bool unit_stride(uint64_t ex, uint8_t* const* ptrs, unsigned bytes) {
   return same;
 }
 
-// A whole wave's access whose lanes' `bytes` are consecutive (lane l at va + bytes * l, the
-// usual global array access): its first address, else false. The lanes' 32-bit offsets must
-// not wrap and, with 64-bit addresses, share the high dword; flat ones must be global.
-bool contiguous(const Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint64_t* va) {
+// A whole wave's access whose lanes' `bytes` are evenly spaced (lane l at va + stride * l, the
+// usual global array access: stride == bytes, or one field of an array of small records): its
+// first address and stride (at most kMaxStride), else false. The lanes' 32-bit offsets must not
+// wrap and, with 64-bit addresses, share the high dword; flat ones must be global.
+constexpr uint32_t kMaxStride = 64;
+bool coalesced(const Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint64_t* va, uint32_t* stride) {
   if (ex != ~uint64_t{0} || in.seg == kSegScratch) return false;
   const uint32_t* lo = w.v[in.vaddr];
+  const uint32_t st = lo[1] - lo[0];
+  if (st < bytes || st > kMaxStride) return false;
   uint32_t diff = 0;
-  VLOOP diff |= lo[l] ^ (lo[0] + bytes * l);
-  if (diff || lo[0] > UINT32_MAX - 63 * bytes) return false;
+  VLOOP diff |= lo[l] ^ (lo[0] + st * l);
+  if (diff || lo[0] > UINT32_MAX - 63 * st) return false;
   uint64_t a;
   if (in.seg == kSegGlobal && in.saddr != 0x7F) {
     a = w.s64(in.saddr) + lo[0];
@@ -223,12 +227,13 @@ bool contiguous(const Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint
     a = (uint64_t{hi[0]} << 32) | lo[0];
   }
   a += static_cast<int64_t>(in.offset);
-  const uint64_t n = 64 * uint64_t{bytes};
+  const uint64_t n = uint64_t{63} * st + bytes;
   if (a + n < a) return false;
   if (in.seg == kSegFlat && (classify_flat(w, a).space != Space::Global ||
                              classify_flat(w, a + n - 1).space != Space::Global))
     return false;
   *va = a;
+  *stride = st;
   return true;
 }
 
@@ -269,26 +274,35 @@ constexpr unsigned ext_bytes() {
          E == Ext::D16HiS8 ? 1 : 2;
 }
 
-// A contiguous whole-wave load (see contiguous): one block from memory or the caches; false:
-// another path (w.state says whether the wave faulted).
+// A whole-wave load of evenly spaced lanes (see coalesced): one block from memory or the
+// caches; false: another path (w.state says whether the wave faulted).
 template <unsigned N, Ext E>
 bool load_block(Wave& w, const Inst& in, uint64_t ex) {
   constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
   uint64_t va;
-  if (!contiguous(w, in, ex, bytes, &va)) return false;
-  const Range* r = block_range(w, va, 64 * bytes, bytes, false);
+  uint32_t st;
+  if (!coalesced(w, in, ex, bytes, &va, &st)) return false;
+  const uint64_t span = uint64_t{63} * st + bytes;
+  const Range* r = block_range(w, va, span, bytes, false);
   if (!r) return false;
   alignas(32) uint8_t staging[64 * bytes];
-  const uint8_t* src = r->cache ? model_load_block(w, *r, va, 64 * bytes, in.flags, staging)
-                                : r->host + (va - r->begin);
+  const uint8_t* src = !r->cache ? r->host + (va - r->begin)
+                       : model_load_block(w, *r, va, static_cast<unsigned>(span), in.flags, st == bytes ? staging : nullptr);
   if (!src) return false;
   if constexpr (E == Ext::None) {
     uint32_t* rows[N];
     for (unsigned i = 0; i < N; ++i) rows[i] = data_row(w, in, in.dst + i);
-    rows_from_lanes<N>(rows, src);
+    if (st == bytes) {
+      rows_from_lanes<N>(rows, src);
+    } else {
+      for (unsigned i = 0; i < N; ++i) {
+        uint32_t* d = rows[i];
+        VLOOP std::memcpy(&d[l], src + st * l + 4 * i, 4);
+      }
+    }
   } else {
     uint32_t* d = data_row(w, in, in.dst);
-    VLOOP place<E>(d[l], src + bytes * l);
+    VLOOP place<E>(d[l], src + st * l);
   }
   w.lane_ops += 64;
   return true;
@@ -342,15 +356,17 @@ void load(Wave& w, const Inst& in) {
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
-// A contiguous whole-wave store (see contiguous) as one block; false: another path.
+// A whole-wave store of evenly spaced lanes (see coalesced) as one block; false: another path.
 template <unsigned N, unsigned Bytes, bool Hi>
 bool store_block(Wave& w, const Inst& in, uint64_t ex) {
   constexpr unsigned bytes = Bytes ? Bytes : 4 * N;
   uint64_t va;
-  if (!contiguous(w, in, ex, bytes, &va)) return false;
-  const Range* r = block_range(w, va, 64 * bytes, bytes, true);
+  uint32_t st;
+  if (!coalesced(w, in, ex, bytes, &va, &st)) return false;
+  const uint64_t span = uint64_t{63} * st + bytes;
+  const Range* r = block_range(w, va, span, bytes, true);
   if (!r) return false;
-  alignas(32) uint8_t staging[64 * bytes];
+  alignas(32) uint8_t staging[64 * bytes];  // the lanes' bytes in lane order
   const uint8_t* src = staging;
   if constexpr (Bytes == 0) {
     const uint32_t* rows[N];
@@ -365,8 +381,15 @@ bool store_block(Wave& w, const Inst& in, uint64_t ex) {
       else { const uint16_t h = static_cast<uint16_t>(v); std::memcpy(staging + 2 * l, &h, 2); }
     }
   }
-  if (r->cache) model_store_block(w, *r, va, src, 64 * bytes, in.flags);
-  else std::memcpy(r->host + (va - r->begin), src, 64 * bytes);
+  if (st == bytes) {
+    if (r->cache) model_store_block(w, *r, va, src, 64 * bytes, in.flags);
+    else std::memcpy(r->host + (va - r->begin), src, 64 * bytes);
+  } else if (r->cache) {
+    model_store_strided(w, *r, va, st, src, bytes, in.flags);
+  } else {
+    uint8_t* d = r->host + (va - r->begin);
+    for (unsigned l = 0; l < 64; ++l) std::memcpy(d + uint64_t{st} * l, src + bytes * l, bytes);
+  }
   w.lane_ops += 64;
   return true;
 }

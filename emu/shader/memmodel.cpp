@@ -238,6 +238,7 @@ const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n
   for (uint64_t line = first + 1; base && line <= last; ++line)
     if (src.base(line) != base) base = nullptr;
   if (base) return base + off;
+  if (!staging) return nullptr;
   for (uint64_t at = off, end = off + n; at < end;) {  // line by line: mixed sources
     const uint64_t line = at >> kLineShift;
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(end, (line + 1) << kLineShift) - at);
@@ -276,6 +277,76 @@ void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src,
     const uint64_t line = first + static_cast<unsigned>(std::countr_zero(m));
     const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
     c.l1_copy_write(*l1, cr, line, unsigned(from & (kLineBytes - 1)), src + (from - off), unsigned(to - from));
+  }
+}
+
+namespace {
+
+// dst + stride * l <- lane l's `bytes` at src + bytes * l (fixed-size copies for the usual sizes).
+template <unsigned B>
+void scatter_fixed(uint8_t* dst, unsigned stride, const uint8_t* src) {
+  for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + B * l, B);
+}
+void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned bytes) {
+  switch (bytes) {
+    case 4: return scatter_fixed<4>(dst, stride, src);
+    case 8: return scatter_fixed<8>(dst, stride, src);
+    case 16: return scatter_fixed<16>(dst, stride, src);
+    default:
+      for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + bytes * l, bytes);
+  }
+}
+
+}  // namespace
+
+void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, const uint8_t* src, unsigned bytes,
+                         uint16_t flags) {
+  CachedRange& cr = *r.cache;
+  if (cr.mtype != Mtype::RW) {  // lane by lane as model_write does
+    for (unsigned l = 0; l < 64; ++l) model_write(w, r, va + uint64_t{stride} * l, src + bytes * l, bytes, flags);
+    return;
+  }
+  GpuCache& c = *w.group->ctx->cache;
+  L1* l1 = w.group->l1;
+  const uint64_t off = va - cr.va_begin, first = off >> kLineShift;
+  const uint64_t n = (off + uint64_t{63} * stride + bytes - 1 - (first << kLineShift)) / kLineBytes + 1;
+  uint64_t mask[kMaxStridedLines] = {};
+  for (unsigned l = 0; l < 64; ++l) {  // the bytes each line gets
+    const uint64_t at = off + uint64_t{stride} * l - (first << kLineShift);
+    const unsigned in = static_cast<unsigned>(at & (kLineBytes - 1)), head = std::min<unsigned>(bytes, unsigned(kLineBytes) - in);
+    mask[at >> kLineShift] |= bytes_mask(in, head);
+    if (head < bytes) mask[(at >> kLineShift) + 1] |= bytes_mask(0, bytes - head);
+  }
+  uint64_t own[(kMaxStridedLines + 63) / 64] = {};  // lines our L1 holds a copy of (write-through)
+  for (uint64_t i = 0; i < n; ++i)
+    if (mask[i] && c.l1_store(l1, cr, first + i)) own[i / 64] |= uint64_t{1} << (i % 64);
+  scatter_lanes(cr.shadow + off, stride, src, bytes);
+  for (uint64_t i = 0; i < n;) {
+    if (mask[i] != ~uint64_t{0}) {
+      if (mask[i]) c.mark_dirty(cr, first + i, mask[i]);
+      ++i;
+      continue;
+    }
+    uint64_t k = 1;
+    while (i + k < n && mask[i + k] == ~uint64_t{0}) ++k;
+    c.mark_full(cr, first + i, k);
+    i += k;
+  }
+  c.settle();
+  if (write_through(w, flags))
+    for (uint64_t i = 0; i < n; ++i)
+      if (mask[i]) write_back_line(c, cr, first + i);
+  bool any = false;
+  for (uint64_t o : own) any |= o != 0;
+  for (unsigned l = 0; any && l < 64; ++l) {  // lane by lane: the copies take contiguous pieces
+    const uint64_t at = off + uint64_t{stride} * l;
+    for (unsigned done = 0; done < bytes;) {
+      const uint64_t line = (at + done) >> kLineShift, i = line - first;
+      const unsigned in = static_cast<unsigned>((at + done) & (kLineBytes - 1));
+      const unsigned len = std::min<unsigned>(bytes - done, unsigned(kLineBytes) - in);
+      if ((own[i / 64] >> (i % 64)) & 1) c.l1_copy_write(*l1, cr, line, in, src + bytes * l + done, len);
+      done += len;
+    }
   }
 }
 

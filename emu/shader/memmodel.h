@@ -49,6 +49,12 @@ bool model_store_commit(Wave& w, const Range& r, StoreLines& lines, uint16_t fla
 // them; an RW range's whole lines are marked dirty a page at a time.
 const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n, uint16_t flags, uint8_t* staging);
 void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src, unsigned n, uint16_t flags);
+// A whole wave's strided store: lane l's `bytes` (src + bytes * l) at va + stride * l, stride at
+// least `bytes` and the wave's span at most kMaxStridedLines lines. Load: model_load_block
+// without staging gives the base to read the lanes from, or nullptr (not one source).
+inline constexpr unsigned kMaxStridedLines = 66;
+void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, const uint8_t* src, unsigned bytes,
+                         uint16_t flags);
 
 // The Range (with its model state) of [va, va+size), from the wave's translation cache or a
 // lookup; nullptr after recording a fault, or when the access spans two mappings (then *spans).

@@ -175,59 +175,6 @@ EMU_INLINE void store64_rows(Wave& w, const Inst& in, uint64_t ex, const uint32_
     dhi[l] = (hi[l] & sel[l]) | (dhi[l] & ~sel[l]);
   }
 }
-// Result lanes r = f(a, b, c) of a 64-bit operation on the values of its N sources (64-bit
-// lanes; `Fp`: f64 operands, modifiers and flushing). Eight lanes at a time, a row pair
-// interleaved by unpacking (lanes l, l+1, l+4, l+5 then l+2, l+3, l+6, l+7: f sees each lane
-// alone, so the order does not matter), and written straight to the destination pair when no
-// output modifier applies (each group's sources are read before its results are written).
-template <unsigned N, bool Fp, class F>
-inline void valu64(Wave& w, const Inst& in, F f) {
-  const uint64_t ex = valu_active(w, in);
-  uint32_t tmp[N][128];
-  Rows64 s[N];
-  for (unsigned i = 0; i < N; ++i) s[i] = fetch64_rows(w, in, i, Fp, tmp[i]);
-  const bool direct = !(in.omod || in.clamp || w.gpr_idx || (Fp && !(w.mode & 0x80)));
-  uint32_t rlo[64], rhi[64], sel[64];
-  uint32_t* dlo = direct ? w.v[in.dst] : rlo;
-  uint32_t* dhi = direct ? w.v[(in.dst + 1) & (kVRows - 1)] : rhi;
-  const bool blend = direct && ex != ~uint64_t{0};
-  if (blend) mask_lanes(ex, sel);
-  for (unsigned l = 0; l < 64; l += 8) {
-    alignas(32) uint64_t a[3][8], r[8];
-#if defined(__AVX2__)
-    for (unsigned i = 0; i < N; ++i) {
-      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s[i].lo + l));
-      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s[i].hi + l));
-      _mm256_store_si256(reinterpret_cast<__m256i*>(a[i]), _mm256_unpacklo_epi32(lo, hi));
-      _mm256_store_si256(reinterpret_cast<__m256i*>(a[i] + 4), _mm256_unpackhi_epi32(lo, hi));
-    }
-    for (unsigned j = 0; j < 8; ++j) r[j] = f(a[0][j], N > 1 ? a[N > 1][j] : 0, N > 2 ? a[N > 2 ? 2 : 0][j] : 0);
-    const __m256 ra = _mm256_load_ps(reinterpret_cast<const float*>(r));
-    const __m256 rb = _mm256_load_ps(reinterpret_cast<const float*>(r + 4));
-    __m256i lo = _mm256_castps_si256(_mm256_shuffle_ps(ra, rb, _MM_SHUFFLE(2, 0, 2, 0)));
-    __m256i hi = _mm256_castps_si256(_mm256_shuffle_ps(ra, rb, _MM_SHUFFLE(3, 1, 3, 1)));
-    if (blend) {
-      const __m256i m = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sel + l));
-      lo = _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(dlo + l)), lo, m);
-      hi = _mm256_blendv_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(dhi + l)), hi, m);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dlo + l), lo);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dhi + l), hi);
-#else
-    for (unsigned i = 0; i < N; ++i)
-      for (unsigned j = 0; j < 8; ++j) a[i][j] = lane64(s[i], l + j);
-    for (unsigned j = 0; j < 8; ++j) r[j] = f(a[0][j], N > 1 ? a[N > 1][j] : 0, N > 2 ? a[N > 2 ? 2 : 0][j] : 0);
-    for (unsigned j = 0; j < 8; ++j) {
-      const uint32_t lo = static_cast<uint32_t>(r[j]), hi = static_cast<uint32_t>(r[j] >> 32);
-      dlo[l + j] = blend ? (lo & sel[l + j]) | (dlo[l + j] & ~sel[l + j]) : lo;
-      dhi[l + j] = blend ? (hi & sel[l + j]) | (dhi[l + j] & ~sel[l + j]) : hi;
-    }
-#endif
-  }
-  if (direct) w.lane_ops += static_cast<unsigned>(std::popcount(ex));
-  else store64_rows_any(w, in, ex, rlo, rhi, Fp);
-}
-
 // Mask (carry-in / cndmask selector): VCC for VOP2, the SGPR pair in src2 for VOP3.
 uint64_t mask_source(const Wave& w, const Inst& in);
 // Writes a lane mask (compare result, carry out) to in.sdst; inactive lanes read 0.

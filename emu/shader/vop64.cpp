@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // VALU execution of 64-bit operations, conversions, division helpers and cross-lane ops.
-#include "emu/shader/valu.h"
+#include "emu/shader/valu64.h"
 
 namespace emu::shader {
 
 namespace {
 
-// f64 operations lane by lane on the sources' row pairs (valu.h valu64).
+// f64 operations lane by lane on the sources' row pairs (valu64.h).
 #define D1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
   valu64<1, true>(w, in, [](uint64_t x, uint64_t, uint64_t) { double a = f64(x); return u64(EXPR); }); }
 #define D2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
@@ -36,111 +36,112 @@ D1(v_sqrt_f64, std::sqrt(a))
 D1(v_frexp_mant_f64, dmant(a))
 
 void v_ldexp_f64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), A[64], R[64];
-  uint32_t t1[64];
-  fetch64(w, in, 0, true, A);
-  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP R[l] = u64(std::ldexp(f64(A[l]), static_cast<int32_t>(B[l])));
-  store64(w, in, ex, R, true);
+  valu64<2, true, 0b01>(w, in, [](uint64_t a, uint64_t b, uint64_t) {
+    return u64(std::ldexp(f64(a), static_cast<int32_t>(b)));
+  });
 }
 
 // 64-bit results from 32-bit/64-bit integer sources.
 void v_lshlrev_b64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), B[64], R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  fetch64(w, in, 1, false, B);
-  VLOOP R[l] = B[l] << (A[l] & 63);
-  store64(w, in, ex, R, false);
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b << (a & 63); });
 }
 void v_lshrrev_b64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), B[64], R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  fetch64(w, in, 1, false, B);
-  VLOOP R[l] = B[l] >> (A[l] & 63);
-  store64(w, in, ex, R, false);
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b >> (a & 63); });
 }
 void v_ashrrev_i64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), B[64], R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  fetch64(w, in, 1, false, B);
-  VLOOP R[l] = static_cast<uint64_t>(static_cast<int64_t>(B[l]) >> (A[l] & 63));
-  store64(w, in, ex, R, false);
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) {
+    return static_cast<uint64_t>(static_cast<int64_t>(b) >> (a & 63));
+  });
 }
-// v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst.
+// v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst. The carries
+// are taken first and written last (sdst may be the SGPR pair S2 reads).
 void v_mad_u64_u32(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), C[64], R[64], co = 0;
-  uint32_t t0[64], t1[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  fetch64(w, in, 2, false, C);
-  uint32_t c[64];
-  VLOOP {  // 64-bit arithmetic only, so that the loop vectorises
-    uint64_t p = uint64_t{A[l]} * B[l];
-    R[l] = p + C[l];
-    c[l] = R[l] < p;
+  const uint64_t ex = valu_active(w, in);
+#if defined(__AVX2__)
+  if (!in.clamp && !w.gpr_idx) {  // 4 even and 4 odd lanes of 8 at a time: 32x32-bit products
+    uint32_t t0[64], t1[64], t2[128], sel[64];
+    const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+    const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+    const Rows64 C = fetch64_rows(w, in, 2, false, t2);
+    uint32_t* dlo = w.v[in.dst];
+    uint32_t* dhi = w.v[(in.dst + 1) & (kVRows - 1)];
+    mask_lanes(ex, sel);
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    uint64_t co = 0;
+    for (unsigned l = 0; l < 64; l += 8) {
+      auto ld = [l](const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + l)); };
+      const __m256i a = ld(A), b = ld(B), clo = ld(C.lo), chi = ld(C.hi);
+      const __m256i pe = _mm256_mul_epu32(a, b), po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+      const __m256i ce = _mm256_blend_epi32(clo, _mm256_slli_epi64(chi, 32), 0xAA);
+      const __m256i cd = _mm256_blend_epi32(_mm256_srli_epi64(clo, 32), chi, 0xAA);
+      const __m256i se = _mm256_add_epi64(pe, ce), so = _mm256_add_epi64(po, cd);
+      // carried: sum < product (unsigned 64-bit compare through the sign bit)
+      const __m256i ke = _mm256_cmpgt_epi64(_mm256_xor_si256(pe, sign), _mm256_xor_si256(se, sign));
+      const __m256i ko = _mm256_cmpgt_epi64(_mm256_xor_si256(po, sign), _mm256_xor_si256(so, sign));
+      const uint32_t me = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ke)));
+      const uint32_t mo = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ko)));
+      co |= uint64_t{_pdep_u32(me, 0x55) | _pdep_u32(mo, 0xAA)} << l;
+      const __m256i m = ld(sel);
+      const __m256i lo = _mm256_blend_epi32(se, _mm256_slli_epi64(so, 32), 0xAA);
+      const __m256i hi = _mm256_blend_epi32(_mm256_srli_epi64(se, 32), so, 0xAA);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dlo + l), _mm256_blendv_epi8(ld(dlo), lo, m));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dhi + l), _mm256_blendv_epi8(ld(dhi), hi, m));
+    }
+    w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+    store_mask(w, in, co & ex);
+    return;
   }
-  co = lanes_mask(c);
-  store64(w, in, ex, R, false);
+#endif
+  const uint64_t co = valu64mask<3, false, 0b100>(w, in, [](uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
+    return a * b + c < a * b;
+  });
+  valu64<3, false, 0b100>(w, in, [](uint64_t a, uint64_t b, uint64_t c) { return a * b + c; });
   store_mask(w, in, co & ex);
 }
 void v_mad_i64_i32(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), C[64], R[64], co = 0;
-  uint32_t t0[64], t1[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  fetch64(w, in, 2, false, C);
-  VLOOP {
-    __int128 s = static_cast<__int128>(int64_t{static_cast<int32_t>(A[l])} * static_cast<int32_t>(B[l])) +
-                 static_cast<int64_t>(C[l]);
-    R[l] = static_cast<uint64_t>(s);
-    co |= uint64_t{s > INT64_MAX || s < INT64_MIN} << l;
-  }
-  store64(w, in, ex, R, false);
+  const uint64_t ex = valu_active(w, in);
+  auto sum = [](uint64_t a, uint64_t b, uint64_t c) {
+    return static_cast<__int128>(int64_t{static_cast<int32_t>(a)} * static_cast<int32_t>(b)) + static_cast<int64_t>(c);
+  };
+  const uint64_t co = valu64mask<3, false, 0b100>(w, in, [&](uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
+    const __int128 s = sum(a, b, c);
+    return s > INT64_MAX || s < INT64_MIN;
+  });
+  valu64<3, false, 0b100>(w, in, [&](uint64_t a, uint64_t b, uint64_t c) { return static_cast<uint64_t>(sum(a, b, c)); });
   store_mask(w, in, co & ex);
 }
 
 // Conversions between f64 and 32-bit types.
-template <class F>
-void cvt_to32(Wave& w, const Inst& in, F f, Ty t) {
-  uint64_t ex = valu_active(w, in), A[64];
-  uint32_t r[64];
-  fetch64(w, in, 0, true, A);
-  VLOOP r[l] = f(f64(A[l]));
-  store32(w, in, ex, r, t);
+template <Ty T, class F>
+void cvt_to32(Wave& w, const Inst& in, F f) {
+  valu64to32<1, true, T>(w, in, [&](uint64_t a, uint64_t, uint64_t) -> uint64_t { return f(f64(a)); });
 }
-template <class F>
-void cvt_to64(Wave& w, const Inst& in, F f, Ty t) {
-  uint64_t ex = valu_active(w, in), R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, t, t0);
-  VLOOP R[l] = u64(f(A[l]));
-  store64(w, in, ex, R, true);
+template <Ty T, class F>
+void cvt_to64(Wave& w, const Inst& in, F f) {
+  valu64<1, true, 0, T>(w, in, [&](uint64_t a, uint64_t, uint64_t) { return u64(f(static_cast<uint32_t>(a))); });
 }
 void v_cvt_i32_f64(Wave& w, const Inst& in) {
-  cvt_to32(w, in, [](double x) -> uint32_t {
+  cvt_to32<Ty::B32>(w, in, [](double x) -> uint32_t {
     if (std::isnan(x)) return 0;
     if (x >= 2147483647.0) return INT32_MAX;
     if (x <= -2147483648.0) return static_cast<uint32_t>(INT32_MIN);
     return static_cast<uint32_t>(static_cast<int32_t>(x));
-  }, Ty::B32);
+  });
 }
 void v_cvt_u32_f64(Wave& w, const Inst& in) {
-  cvt_to32(w, in, [](double x) -> uint32_t {
+  cvt_to32<Ty::B32>(w, in, [](double x) -> uint32_t {
     if (std::isnan(x) || x <= 0) return 0;
     if (x >= 4294967295.0) return UINT32_MAX;
     return static_cast<uint32_t>(x);
-  }, Ty::B32);
+  });
 }
-void v_cvt_f32_f64(Wave& w, const Inst& in) { cvt_to32(w, in, [](double x) { return u32(static_cast<float>(x)); }, Ty::F32); }
+void v_cvt_f32_f64(Wave& w, const Inst& in) { cvt_to32<Ty::F32>(w, in, [](double x) { return u32(static_cast<float>(x)); }); }
 void v_frexp_exp_i32_f64(Wave& w, const Inst& in) {
-  cvt_to32(w, in, [](double x) { int e = 0; if (std::isfinite(x)) std::frexp(x, &e); return static_cast<uint32_t>(e); }, Ty::B32);
+  cvt_to32<Ty::B32>(w, in, [](double x) { int e = 0; if (std::isfinite(x)) std::frexp(x, &e); return static_cast<uint32_t>(e); });
 }
-void v_cvt_f64_i32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(static_cast<int32_t>(x)); }, Ty::B32); }
-void v_cvt_f64_u32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(x); }, Ty::B32); }
-void v_cvt_f64_f32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(f32(x)); }, Ty::F32); }
+void v_cvt_f64_i32(Wave& w, const Inst& in) { cvt_to64<Ty::B32>(w, in, [](uint32_t x) { return static_cast<double>(static_cast<int32_t>(x)); }); }
+void v_cvt_f64_u32(Wave& w, const Inst& in) { cvt_to64<Ty::B32>(w, in, [](uint32_t x) { return static_cast<double>(x); }); }
+void v_cvt_f64_f32(Wave& w, const Inst& in) { cvt_to64<Ty::F32>(w, in, [](uint32_t x) { return static_cast<double>(f32(x)); }); }
 
 // Division helpers. The host has exact IEEE division, so v_div_scale never scales (VCC = 0)
 // and v_div_fixup returns the correctly rounded quotient S2/S1, which is what the
