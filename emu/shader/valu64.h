@@ -2,6 +2,8 @@
 // 64-bit VALU lanes from VGPR pairs: eight lanes at a time, a pair's two rows interleaved into 64-bit values and split back, for f64 and 64-bit integer operations, conversions and compares.
 #pragma once
 
+#include <type_traits>
+
 #include "emu/shader/valu.h"
 
 namespace emu::shader {
@@ -71,9 +73,31 @@ EMU_INLINE void lanes64(const Rows64* s, F f, Emit emit) {
   }
 }
 
+#if defined(__AVX2__)
+// lanes64 with f on vectors of four lanes (f64 arithmetic the compiler does not vectorise
+// through lanes64's per-lane calls as well).
+template <unsigned N, class FV, class Emit>
+EMU_INLINE void lanes64v(const Rows64* s, FV fv, Emit emit) {
+  for (unsigned l = 0; l < 64; l += 8) {
+    __m256d a[N][2];
+    for (unsigned i = 0; i < N; ++i) {
+      const __m256i x = get8(s[i].lo + l), y = get8(s[i].hi + l);
+      a[i][0] = _mm256_castsi256_pd(_mm256_unpacklo_epi32(x, y));
+      a[i][1] = _mm256_castsi256_pd(_mm256_unpackhi_epi32(x, y));
+    }
+    const __m256 r0 = _mm256_castpd_ps(fv(a[0][0], a[N > 1 ? 1 : 0][0], a[N > 2 ? 2 : 0][0]));
+    const __m256 r1 = _mm256_castpd_ps(fv(a[0][1], a[N > 1 ? 1 : 0][1], a[N > 2 ? 2 : 0][1]));
+    emit(l, _mm256_castps_si256(_mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0))),
+         _mm256_castps_si256(_mm256_shuffle_ps(r0, r1, _MM_SHUFFLE(3, 1, 3, 1))));
+  }
+}
+#endif
+
 // A 64-bit result (destination pair): written straight there when no output modifier applies.
-template <unsigned N, bool Fp, unsigned Wide = 7, Ty T = Ty::B32, class F>
-EMU_INLINE void valu64(Wave& w, const Inst& in, F f) {
+// With AVX2 and a vector form fv (F64V), f64 lanes go four at a time.
+struct NoVector {};
+template <unsigned N, bool Fp, unsigned Wide = 7, Ty T = Ty::B32, class F, class FV = NoVector>
+EMU_INLINE void valu64(Wave& w, const Inst& in, F f, FV fv = {}) {
   const uint64_t ex = valu_active(w, in);
   Sources64<N, Fp, Wide, T> src(w, in);
   const bool direct = !(in.omod || in.clamp || w.gpr_idx || (Fp && !(w.mode & 0x80)));
@@ -82,7 +106,7 @@ EMU_INLINE void valu64(Wave& w, const Inst& in, F f) {
   uint32_t* dhi = direct ? w.v[(in.dst + 1) & (kVRows - 1)] : rhi;
   const bool blend = direct && ex != ~uint64_t{0};
   if (blend) mask_lanes(ex, sel);
-  lanes64<N>(src.s, f, [&](unsigned l, Lane8 lo, Lane8 hi) {
+  auto emit = [&](unsigned l, Lane8 lo, Lane8 hi) {
     if (blend) {
       const Lane8 m = get8(sel + l);
       lo = blend8(get8(dlo + l), lo, m);
@@ -90,7 +114,14 @@ EMU_INLINE void valu64(Wave& w, const Inst& in, F f) {
     }
     put8(dlo + l, lo);
     put8(dhi + l, hi);
-  });
+  };
+#if defined(__AVX2__)
+  if constexpr (!std::is_same_v<FV, NoVector>) lanes64v<N>(src.s, fv, emit);
+  else lanes64<N>(src.s, f, emit);
+#else
+  (void)fv;
+  lanes64<N>(src.s, f, emit);
+#endif
   if (direct) w.lane_ops += static_cast<unsigned>(std::popcount(ex));
   else store64_rows_any(w, in, ex, rlo, rhi, Fp);
 }

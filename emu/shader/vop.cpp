@@ -42,17 +42,27 @@ namespace {
 inline int32_t i24(uint32_t x) { return static_cast<int32_t>(x << 8) >> 8; }
 inline uint32_t sx(int32_t x) { return static_cast<uint32_t>(x); }
 
-// Float -> int conversions saturate; NaN gives 0 (ISA: V_CVT_I32_F32).
+// Float -> int conversions saturate; NaN gives 0 (ISA: V_CVT_I32_F32). Selects, not branches,
+// so that the lane loops vectorise.
 inline int32_t cvt_i32(double x) {
-  if (std::isnan(x)) return 0;
-  if (x >= 2147483647.0) return INT32_MAX;
-  if (x <= -2147483648.0) return INT32_MIN;
-  return static_cast<int32_t>(x);
+  const double c = x != x ? 0.0 : x < -2147483648.0 ? -2147483648.0 : x > 2147483647.0 ? 2147483647.0 : x;
+  return static_cast<int32_t>(c);
 }
 inline uint32_t cvt_u32(double x) {
-  if (std::isnan(x) || x <= 0) return 0;
-  if (x >= 4294967295.0) return UINT32_MAX;
-  return static_cast<uint32_t>(x);
+  const double c = !(x > 0) ? 0.0 : x > 4294967295.0 ? 4294967295.0 : x;
+  return static_cast<uint32_t>(c);
+}
+// The same from f32 in f32 and 32-bit integer arithmetic only (vectorises without AVX-512).
+inline int32_t cvt_i32f(float a) {
+  const float c = a != a ? 0.0f : a < -2147483648.0f ? -2147483648.0f : a < 2147483648.0f ? a : 0.0f;
+  return a >= 2147483648.0f ? INT32_MAX : static_cast<int32_t>(c);
+}
+inline uint32_t cvt_u32f(float a) {
+  const float c = a > 0.0f ? a : 0.0f;  // NaN and negatives: 0
+  const bool big = c >= 2147483648.0f;
+  const float d = big ? c - 2147483648.0f : c;  // exact: c and 2^31 are within a factor of two
+  const uint32_t r = static_cast<uint32_t>(static_cast<int32_t>(d < 2147483648.0f ? d : 0.0f)) + (big ? 0x80000000u : 0u);
+  return c >= 4294967296.0f ? UINT32_MAX : r;
 }
 // IEEE-mode min/max: a quiet result from one NaN operand is the other operand.
 inline float fmin_ieee(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a < b || (a == b && std::signbit(a))) ? a : b; }
@@ -97,8 +107,8 @@ F1(v_sin_f32, static_cast<float>(std::sin(static_cast<double>(a) * 6.28318530717
 F1(v_cos_f32, static_cast<float>(std::cos(static_cast<double>(a) * 6.283185307179586)))
 F1(v_frexp_mant_f32, frexp_mant(a))
 UF1(v_frexp_exp_i32_f32, frexp_exp(a))
-UF1(v_cvt_i32_f32, sx(cvt_i32(a)))
-UF1(v_cvt_u32_f32, cvt_u32(a))
+UF1(v_cvt_i32_f32, sx(cvt_i32f(a)))
+UF1(v_cvt_u32_f32, cvt_u32f(a))
 UF1(v_cvt_rpi_i32_f32, sx(cvt_i32(std::floor(static_cast<double>(a) + 0.5))))
 UF1(v_cvt_flr_i32_f32, sx(cvt_i32(std::floor(a))))
 FU1(v_cvt_f32_i32, static_cast<float>(static_cast<int32_t>(a)))
@@ -109,16 +119,33 @@ FU1(v_cvt_f32_ubyte2, static_cast<float>((a >> 16) & 0xFF))
 FU1(v_cvt_f32_ubyte3, static_cast<float>(a >> 24))
 FU1(v_cvt_off_f32_i4, static_cast<float>((static_cast<int32_t>(a << 28) >> 28)) / 16.0f)
 
+// a * 2^b: exact in double for any f32 a once b is clamped to +-300 (beyond that the f32
+// result is 0 or infinity either way), so converting the product rounds once, as ldexpf does.
+inline float ldexp_f32(float a, int32_t b) {
+  const int32_t k = std::clamp(b, -300, 300);
+  return static_cast<float>(static_cast<double>(a) * f64(static_cast<uint64_t>(k + 1023) << 52));
+}
 void v_ldexp_f32(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in);
   uint32_t t0[64], t1[64], r[64];
   const uint32_t* A = fetch32(w, in, 0, Ty::F32, t0);
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP r[l] = u32(std::ldexp(f32(A[l]), static_cast<int32_t>(B[l])));
-  store32(w, in, ex, r, Ty::F32);
+  BODY(Ty::F32, (void)0, ldexp_f32(f32(A[l]), static_cast<int32_t>(B[l])), u32)
 }
 
-U1(v_mov_b32, a)
+// A move writes the destination row directly: a scalar is broadcast into it, a row copied.
+void v_mov_b32(Wave& w, const Inst& in) {
+  const uint64_t ex = valu_active(w, in);
+  if (uint32_t* d = (in.flags & kDpp) ? nullptr : direct32(w, in, ex, Ty::B32)) {
+    const uint32_t* A = fetch32(w, in, 0, Ty::B32, d);
+    if (A != d) std::memcpy(d, A, 256);
+    return;
+  }
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  std::memcpy(r, A, 256);
+  store32(w, in, ex, r, Ty::B32);
+}
 U1(v_not_b32, ~a)
 U1(v_bfrev_b32, [&] { uint32_t d = 0; for (int i = 0; i < 32; ++i) d |= ((a >> i) & 1) << (31 - i); return d; }())
 U1(v_ffbh_u32, a ? static_cast<uint32_t>(std::countl_zero(a)) : ~0u)
@@ -306,9 +333,22 @@ void v_addc_co_u32(Wave& w, const Inst& in) { carry_op<Carry::AddC>(w, in); }
 void v_subb_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubB>(w, in); }
 void v_subbrev_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubBRev>(w, in); }
 void v_cndmask_b32(Wave& w, const Inst& in) {
-  uint32_t sel[64];
-  mask_lanes(mask_source(w, in), sel);
+  const uint64_t m = mask_source(w, in);
   FETCH2(Ty::M32)  // VOP3 abs/neg apply (clang uses them for fabs/fneg selects); no flushing
+#if defined(__AVX2__)
+  if (uint32_t* d = direct32(w, in, ex, Ty::B32)) {  // the selector's bits expanded 8 lanes at a time
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    for (unsigned g = 0; g < 8; ++g) {
+      const __m256i sel = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>((m >> (8 * g)) & 0xFF)), bit), bit);
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * g), _mm256_blendv_epi8(a, b, sel));
+    }
+    return;
+  }
+#endif
+  uint32_t sel[64];
+  mask_lanes(m, sel);
   BODY(Ty::B32, (void)0, (B[l] & sel[l]) | (A[l] & ~sel[l]), ASIS)
 }
 

@@ -19,12 +19,25 @@ inline double dmax(double a, double b) { return std::isnan(a) ? b : std::isnan(b
 inline double dfract(double a) { return std::isinf(a) ? std::nan("") : std::fmin(a - std::floor(a), 0x1.fffffffffffffp-1); }
 inline double dmant(double a) { int e; return std::isfinite(a) ? std::frexp(a, &e) : a; }
 
-D2(v_add_f64, a + b)
-D2(v_mul_f64, a * b)
+#if defined(__AVX2__) && defined(__FMA__)
+// The hottest ones also in vector form (the same IEEE operations, four lanes at a time).
+#define D2V(NAME, EXPR, VEXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<2, true>(w, in, [](uint64_t x, uint64_t y, uint64_t) { double a = f64(x), b = f64(y); return u64(EXPR); }, \
+                  [](__m256d a, __m256d b, __m256d) { return VEXPR; }); }
+#define D3V(NAME, EXPR, VEXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<3, true>(w, in, [](uint64_t x, uint64_t y, uint64_t z) { double a = f64(x), b = f64(y), c = f64(z); return u64(EXPR); }, \
+                  [](__m256d a, __m256d b, __m256d c) { return VEXPR; }); }
+#else
+#define D2V(NAME, EXPR, VEXPR) D2(NAME, EXPR)
+#define D3V(NAME, EXPR, VEXPR) D3(NAME, EXPR)
+#endif
+
+D2V(v_add_f64, a + b, _mm256_add_pd(a, b))
+D2V(v_mul_f64, a * b, _mm256_mul_pd(a, b))
 D2(v_min_f64, dmin(a, b))
 D2(v_max_f64, dmax(a, b))
-D3(v_fma_f64, std::fma(a, b, c))
-D3(v_fmac_f64, std::fma(a, b, c))
+D3V(v_fma_f64, std::fma(a, b, c), _mm256_fmadd_pd(a, b, c))
+D3V(v_fmac_f64, std::fma(a, b, c), _mm256_fmadd_pd(a, b, c))
 D1(v_trunc_f64, std::trunc(a))
 D1(v_ceil_f64, std::ceil(a))
 D1(v_rndne_f64, std::nearbyint(a))

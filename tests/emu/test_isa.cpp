@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Hand-written ISA kernels (tests/isa/*.s) checked against the ISA semantics, per encoding.
+#include <cfloat>
 #include <cmath>
 
 #include "tests/emu/isa_fixture.h"
@@ -151,6 +152,22 @@ TEST_F(Vop, ChainsCarriesThroughVccAndSgprPairs) {
     ASSERT_EQ(slot(13, l), cin) << l;
     ASSERT_EQ(slot(14, l), 0xFFFFFFFFull + cin > b[l] ? 1u : 0u) << l;
     ASSERT_EQ(slot(15, l), static_cast<uint32_t>(a[l] - 0xFFFFFFFFu - static_cast<uint32_t>(cin))) << l;
+  }
+}
+
+TEST_F(Vop, ConvertsAndScalesAtTheEdges) {
+  auto o = run_vop("k_vop_cvt");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    const float x = ftz(inp.f[l]);
+    const uint32_t u = std::isnan(x) || x <= 0 ? 0u : x >= 4294967296.0f ? UINT32_MAX : static_cast<uint32_t>(x);
+    const int32_t i = std::isnan(x) ? 0 : x >= 2147483648.0f ? INT32_MAX : x <= -2147483648.0f ? INT32_MIN : static_cast<int32_t>(x);
+    ASSERT_EQ(slot(0, l), u) << l;
+    ASSERT_EQ(slot(1, l), static_cast<uint32_t>(i)) << l;
+    ASSERT_TRUE(same(fslot(2, l), ftz(std::ldexp(x, static_cast<int32_t>(inp.a[l]))))) << l;
+    const int e = static_cast<int>(inp.a[l] & 0xff) - 128;
+    ASSERT_TRUE(same(fslot(3, l), ftz(std::ldexp(x, e)))) << l;
+    ASSERT_TRUE(same(fslot(4, l), ftz(std::ldexp(FLT_MAX, e)))) << l;
   }
 }
 

@@ -250,3 +250,21 @@ KBEGIN2 k_vop_carry
   STORE v21, 15
   s_endpgm
 KEND k_vop_carry
+
+// Conversions and ldexp at the edges: saturation, NaN, exponents far out of range.
+KBEGIN2 k_vop_cvt
+  v_cvt_u32_f32 v4, v1
+  STORE v4, 0
+  v_cvt_i32_f32 v5, v1
+  STORE v5, 1
+  v_ldexp_f32 v6, v1, v2                     // exponents anywhere in the 32-bit range
+  STORE v6, 2
+  v_and_b32 v7, 0xff, v2
+  v_subrev_u32 v7, 0x80, v7                  // -128 .. 127
+  v_ldexp_f32 v8, v1, v7
+  STORE v8, 3
+  s_mov_b32 s12, 0x7f7fffff
+  v_ldexp_f32 v9, s12, v7                    // the largest f32 scaled both ways
+  STORE v9, 4
+  s_endpgm
+KEND k_vop_cvt
