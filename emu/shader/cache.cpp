@@ -258,9 +258,9 @@ void GpuCache::mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
   }
 }
 
-// Whole lines: the page's `full` bits first, then (for lines not full before) its dirty-line
-// bits and the dirty list, as mark_dirty does for one line's bytes; a write-back takes the full
-// bits only of the lines it found in dirty_lines, so a line marked meanwhile stays dirty.
+// Whole lines: the page's `full` bits, then (for lines not full before) the dirty list, as
+// mark_dirty does for one line's bytes with the page's dirty_lines. A write-back unlists the
+// page before it takes the full bits, so a line marked after that is listed again.
 void GpuCache::mark_full(CachedRange& r, uint64_t line, uint64_t n) {
   if (cfg_.l2_lines) {  // capacity bookkeeping is per line
     for (uint64_t i = 0; i < n; ++i) mark_dirty(r, line + i, ~uint64_t{0});
@@ -273,10 +273,7 @@ void GpuCache::mark_full(CachedRange& r, uint64_t line, uint64_t n) {
     const uint64_t bits = (k == 64 ? ~uint64_t{0} : ((uint64_t{1} << k) - 1)) << at;
     PageState& ps = r.pages[page];
     const uint64_t added = bits & ~ps.full.fetch_or(bits, std::memory_order_seq_cst);
-    if (added) {
-      ps.dirty_lines.fetch_or(added, std::memory_order_seq_cst);
-      list_page(r, page);
-    }
+    if (added) list_page(r, page);
     line += k;
     n -= k;
   }
@@ -412,17 +409,23 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
     }
     PageState& ps = r->pages[page];
     ps.listed.store(0, std::memory_order_seq_cst);
-    const uint64_t bits = ps.dirty_lines.exchange(0, std::memory_order_seq_cst);
-    uint64_t take = 0;
-    for (uint64_t b = bits; b; b &= b - 1) {
-      const uint64_t lva = r->va_begin + (first + static_cast<unsigned>(__builtin_ctzll(b))) * kLineBytes;
-      if (lva < end && lva + kLineBytes > va) take |= b & -b;  // else outside the range: stays dirty
+    const uint64_t partial = ps.dirty_lines.exchange(0, std::memory_order_seq_cst);
+    const uint64_t full = ps.full.exchange(0, std::memory_order_seq_cst);
+    uint64_t take = ~uint64_t{0};  // lines inside [va, end)
+    if (r->va_begin + first * kLineBytes < va || r->va_begin + last * kLineBytes > end) {
+      take = 0;
+      for (uint64_t b = partial | full; b; b &= b - 1) {
+        const uint64_t lva = r->va_begin + (first + static_cast<unsigned>(__builtin_ctzll(b))) * kLineBytes;
+        if (lva < end && lva + kLineBytes > va) take |= b & -b;  // else outside the range: stays dirty
+      }
     }
-    const CacheAction p = writeback_page(*r, page, take);
+    const CacheAction p = writeback_page(*r, page, partial & take, full & take);
     a.lines += p.lines;
     a.bytes += p.bytes;
-    if (const uint64_t left = bits & ~take) {
-      ps.dirty_lines.fetch_or(left, std::memory_order_seq_cst);
+    const uint64_t left_partial = partial & ~take, left_full = full & ~take;
+    if (left_partial | left_full) {
+      ps.dirty_lines.fetch_or(left_partial, std::memory_order_seq_cst);
+      ps.full.fetch_or(left_full, std::memory_order_seq_cst);
       if (ps.listed.exchange(1, std::memory_order_seq_cst) == 0) keep.emplace_back(r, page);
     }
   }
@@ -435,23 +438,22 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
 
 // The dirty bytes of the page's lines in `lines` (bit per line) to memory, under the page's lock:
 // whole-line runs in one copy.
-CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t lines) {
+CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t partial, uint64_t full) {
   CacheAction a;
-  if (!lines) return a;
+  if (!(partial | full)) return a;
   const uint64_t first = page * kLinesPerPage;
   lock(r, first);
-  const uint64_t full = r.pages[page].full.fetch_and(~lines, std::memory_order_acq_rel) & lines;
   uint64_t run_from = 0, run_n = 0;  // a run of whole dirty lines, copied at once
   auto flush = [&] {
     if (run_n) std::memcpy(r.memory + run_from * kLineBytes, r.shadow + run_from * kLineBytes,
                            std::min<uint64_t>(run_n * kLineBytes, r.size - run_from * kLineBytes));
     run_n = 0;
   };
-  for (uint64_t b = lines; b; b &= b - 1) {
+  for (uint64_t b = partial | full; b; b &= b - 1) {
     const unsigned i = static_cast<unsigned>(__builtin_ctzll(b));
     const uint64_t line = first + i;
-    LineState& s = r.lines[line];
-    uint64_t x = s.dirty.load(std::memory_order_relaxed) ? s.dirty.exchange(0, std::memory_order_acq_rel) : 0;
+    // A full line's LineState may hold bytes too (a partial store before it): clear them.
+    uint64_t x = ((partial >> i) & 1) ? r.lines[line].dirty.exchange(0, std::memory_order_acq_rel) : 0;
     if ((full >> i) & 1) x = ~uint64_t{0};
     if (!x) continue;
     const unsigned len = line_len(r, line);

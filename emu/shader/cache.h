@@ -71,9 +71,10 @@ inline constexpr unsigned kLinesPerPage = 1u << (kPageShift - kLineShift);
 struct PageState {
   std::atomic<uint64_t> readers{0};      // L1s that may hold lines of the page
   std::atomic<uint64_t> copies{0};       // L1s that hold a private copy of one of its lines
-  std::atomic<uint64_t> dirty_lines{0};  // its lines with dirty bytes (bit per line)
+  std::atomic<uint64_t> dirty_lines{0};  // its lines whose LineState has dirty bytes (bit per line)
   // Its lines whose every byte is dirty (bit per line; a line's dirty bytes are its LineState's
-  // plus all of them when its bit is here): a wave's store of whole lines marks them at once.
+  // plus all of them when its bit is here): a wave's store of whole lines marks them at once,
+  // and a write-back copies them without looking at their LineStates.
   std::atomic<uint64_t> full{0};
   std::atomic<uint32_t> listed{0};       // on the L2's dirty list
   uint32_t pad = 0;
@@ -226,7 +227,9 @@ class GpuCache {
   std::atomic_flag& stripe(const CachedRange& r, uint64_t line);
   void copy_clean(CachedRange& r, uint64_t line);      // memory -> copy, bytes not dirty
   uint64_t writeback_line(CachedRange& r, uint64_t line);  // caller holds the line's lock
-  CacheAction writeback_page(CachedRange& r, uint64_t page, uint64_t lines);  // takes the lock
+  // Writes back the page's lines in `partial` (LineState bytes) and `full` (whole lines) that
+  // the caller took from its PageState; takes the page's lock.
+  CacheAction writeback_page(CachedRange& r, uint64_t page, uint64_t partial, uint64_t full);
   void resident_l2(CachedRange& r, uint64_t line);     // capacity bookkeeping
   void list_page(CachedRange& r, uint64_t page);        // on the dirty list
   void l1_enter(L1& l1, CachedRange& r, uint64_t page);  // the L1 holds lines of the page from now

@@ -150,7 +150,9 @@ class LoadSource {
     if (page != page_) {
       page_ = page;
       copies_ = l1_ && c_.l1_page(*l1_, cr_, page);
-      dirty_ = cr_.mtype == Mtype::RW ? cr_.pages[page].dirty_lines.load(std::memory_order_acquire) : 0;
+      dirty_ = cr_.mtype == Mtype::RW ? cr_.pages[page].dirty_lines.load(std::memory_order_acquire) |
+                                            cr_.pages[page].full.load(std::memory_order_acquire)
+                                      : 0;
     }
     if (l1_ && (copies_ || !cr_.cached()) && c_.l1_copy(*l1_, cr_, line)) return nullptr;
     switch (cr_.mtype) {
