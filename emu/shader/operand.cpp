@@ -19,7 +19,7 @@ constexpr uint64_t kF64Const[9] = {0x3FE0000000000000, 0xBFE0000000000000, 0x3FF
 
 }  // namespace
 
-uint32_t sread32(const Wave& w, const Inst& in, unsigned code) {
+uint32_t sread32_any(const Wave& w, const Inst& in, unsigned code) {
   if (code < 128) return code == 125 ? 0 : w.s[code];
   if (code <= 192) return code - 128;
   if (code <= 208) return static_cast<uint32_t>(192 - static_cast<int>(code));
@@ -38,7 +38,7 @@ uint32_t sread32(const Wave& w, const Inst& in, unsigned code) {
   }
 }
 
-uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64) {
+uint64_t sread64_any(const Wave& w, const Inst& in, unsigned code, bool fp64) {
   if (code < 128) return code == 125 ? 0 : w.s64(code);
   if (code <= 192) return code - 128;
   if (code <= 208) return static_cast<uint64_t>(192 - static_cast<int64_t>(code));
@@ -48,14 +48,6 @@ uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64) {
   if (code == 255) return fp64 ? uint64_t{in.literal} << 32 : in.literal;
   if (code >= 235 && code <= 238) return uint64_t{sread32(w, in, code)} << 32;
   return sread32(w, in, code);
-}
-
-void swrite32(Wave& w, unsigned code, uint32_t x) {
-  if (code < 128 && code != 125) w.s[code] = x;
-}
-
-void swrite64(Wave& w, unsigned code, uint64_t x) {
-  if (code < 127 && code != 125 && code != 124) std::memcpy(&w.s[code], &x, 8);
 }
 
 void wave_fail(Wave& w, Outcome::Kind kind, uint64_t va, std::string msg) {

@@ -61,12 +61,19 @@ template <int K, Cond C, bool X>
 void cmp(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in);
   uint32_t c[64];  // per-lane results, packed once (the lane loops vectorise)
-  if constexpr (K == 2 || K == 7 || K == 8) {
+  if constexpr (K == 7 || K == 8) {  // 64-bit integers from the rows' 32-bit halves (vectorises)
+    uint32_t t0[128], t1[128];
+    const Rows64 A = fetch64_rows(w, in, 0, false, t0), B = fetch64_rows(w, in, 1, false, t1);
+    VLOOP {
+      const uint32_t ah = A.hi[l], bh = B.hi[l], al = A.lo[l], bl = B.lo[l];
+      const bool hlt = K == 7 ? static_cast<int32_t>(ah) < static_cast<int32_t>(bh) : ah < bh;
+      const bool lt = hlt | ((ah == bh) & (al < bl)), eq = (ah == bh) & (al == bl);
+      c[l] = icmp(C, lt ? 0 : eq ? 1 : 2, 1);  // compares -1/0/+1 as 0/1/2 against 1
+    }
+  } else if constexpr (K == 2) {
     (void)c;
     finish(w, in, ex, valu64mask<2, K == 2, 3>(w, in, [](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
-      if constexpr (K == 2) return fcmp(C, f64(a), f64(b));
-      else if constexpr (K == 7) return icmp(C, static_cast<int64_t>(a), static_cast<int64_t>(b));
-      else return icmp(C, a, b);
+      return fcmp(C, f64(a), f64(b));
     }), X);
     return;
   } else {

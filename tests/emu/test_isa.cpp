@@ -168,6 +168,12 @@ TEST_F(Vop, ConvertsAndScalesAtTheEdges) {
     const int e = static_cast<int>(inp.a[l] & 0xff) - 128;
     ASSERT_TRUE(same(fslot(3, l), ftz(std::ldexp(x, e)))) << l;
     ASSERT_TRUE(same(fslot(4, l), ftz(std::ldexp(FLT_MAX, e)))) << l;
+    const uint64_t p = inp.a[l] | (uint64_t{inp.b[l]} << 32), q = inp.b[l] | (uint64_t{inp.a[l]} << 32);
+    ASSERT_EQ(slot(5, l), static_cast<int64_t>(p) < static_cast<int64_t>(q) ? 1u : 0u) << l;
+    ASSERT_EQ(slot(6, l), p > q ? 1u : 0u) << l;
+    ASSERT_EQ(slot(7, l), 1u) << l;
+    ASSERT_EQ(slot(8, l), p != q ? 1u : 0u) << l;
+    ASSERT_EQ(slot(9, l), static_cast<int64_t>(p) >= static_cast<int64_t>(q) ? 1u : 0u) << l;
   }
 }
 

@@ -266,5 +266,22 @@ KBEGIN2 k_vop_cvt
   s_mov_b32 s12, 0x7f7fffff
   v_ldexp_f32 v9, s12, v7                    // the largest f32 scaled both ways
   STORE v9, 4
+  v_mov_b32 v10, v3                          // 64-bit compares: X = v[2:3], Y = (b, a)
+  v_mov_b32 v11, v2
+  v_cmp_lt_i64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 5
+  v_cmp_gt_u64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 6
+  v_cmp_le_i64 vcc, v[2:3], v[2:3]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 7
+  v_cmp_ne_u64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 8
+  v_cmp_ge_i64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 9
   s_endpgm
 KEND k_vop_cvt
