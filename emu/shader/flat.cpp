@@ -371,6 +371,20 @@ bool store_block(Wave& w, const Inst& in, uint64_t ex) {
   if constexpr (Bytes == 0) {
     const uint32_t* rows[N];
     for (unsigned i = 0; i < N; ++i) rows[i] = data_row(w, in, in.vdata + i);
+    if (N > 1 && st == bytes) {  // transposed straight into memory or the L2's copy
+      BlockStore b;
+      if (!r->cache) {
+        lanes_from_rows<N>(r->host + (va - r->begin), rows);
+        w.lane_ops += 64;
+        return true;
+      }
+      if (uint8_t* d = model_store_begin(w, *r, va, 64 * bytes, b)) {
+        lanes_from_rows<N>(d, rows);
+        model_store_end(w, *r, b, in.flags);
+        w.lane_ops += 64;
+        return true;
+      }
+    }
     if (N == 1) src = reinterpret_cast<const uint8_t*>(rows[0]);
     else lanes_from_rows<N>(staging, rows);
   } else {

@@ -251,22 +251,26 @@ const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n
   return staging;
 }
 
-void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src, unsigned n, uint16_t flags) {
+uint8_t* model_store_begin(Wave& w, const Range& r, uint64_t va, unsigned n, BlockStore& b) {
   CachedRange& cr = *r.cache;
-  if (cr.mtype != Mtype::RW) {  // NC lines are filled and checked for racing invalidates one by one
-    model_write(w, r, va, src, n, flags);
-    return;
-  }
+  if (cr.mtype != Mtype::RW) return nullptr;  // NC lines are filled and checked for racing invalidates one by one
   GpuCache& c = *w.group->ctx->cache;
-  L1* l1 = w.group->l1;
-  const uint64_t off = va - cr.va_begin, first = off >> kLineShift, last = (off + n - 1) >> kLineShift;
-  uint32_t own = 0;  // lines our L1 holds a copy of (updated after the store: write-through)
+  b.off = va - cr.va_begin;
+  b.n = n;
+  b.own = 0;  // lines our L1 holds a copy of (updated after the store: write-through)
+  const uint64_t first = b.off >> kLineShift, last = (b.off + n - 1) >> kLineShift;
   for (uint64_t line = first; line <= last; ++line)
-    if (c.l1_store(l1, cr, line)) own |= 1u << (line - first);
-  std::memcpy(cr.shadow + off, src, n);
-  const uint64_t end = off + n, full_from = (off + kLineBytes - 1) >> kLineShift, full_to = end >> kLineShift;
+    if (c.l1_store(w.group->l1, cr, line)) b.own |= 1u << (line - first);
+  return cr.shadow + b.off;
+}
+
+void model_store_end(Wave& w, const Range& r, const BlockStore& b, uint16_t flags) {
+  CachedRange& cr = *r.cache;
+  GpuCache& c = *w.group->ctx->cache;
+  const uint64_t off = b.off, end = off + b.n, first = off >> kLineShift, last = (end - 1) >> kLineShift;
+  const uint64_t full_from = (off + kLineBytes - 1) >> kLineShift, full_to = end >> kLineShift;
   if (full_from > full_to) {  // inside one line
-    c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), n));
+    c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), b.n));
   } else {
     if (off & (kLineBytes - 1)) c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), unsigned(kLineBytes - (off & (kLineBytes - 1)))));
     if (full_to > full_from) c.mark_full(cr, full_from, full_to - full_from);
@@ -275,11 +279,22 @@ void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src,
   c.settle();
   if (write_through(w, flags))
     for (uint64_t line = first; line <= last; ++line) write_back_line(c, cr, line);
-  for (uint32_t m = own; m; m &= m - 1) {
+  for (uint32_t m = b.own; m; m &= m - 1) {
     const uint64_t line = first + static_cast<unsigned>(std::countr_zero(m));
     const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
-    c.l1_copy_write(*l1, cr, line, unsigned(from & (kLineBytes - 1)), src + (from - off), unsigned(to - from));
+    c.l1_copy_write(*w.group->l1, cr, line, unsigned(from & (kLineBytes - 1)), cr.shadow + from, unsigned(to - from));
   }
+}
+
+void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src, unsigned n, uint16_t flags) {
+  BlockStore b;
+  uint8_t* dst = model_store_begin(w, r, va, n, b);
+  if (!dst) {
+    model_write(w, r, va, src, n, flags);
+    return;
+  }
+  std::memcpy(dst, src, n);
+  model_store_end(w, r, b, flags);
 }
 
 namespace {
