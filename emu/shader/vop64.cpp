@@ -48,9 +48,23 @@ D1(v_rsq_f64, 1.0 / std::sqrt(a))
 D1(v_sqrt_f64, std::sqrt(a))
 D1(v_frexp_mant_f64, dmant(a))
 
+// a * 2^b rounded once, as scalbn does it (musl's): steps of 2^1023 up, and of 2^-969 down,
+// which keep the value at least 53 bits above the denormals until the last multiply; b beyond
+// +-2200 gives 0 or infinity either way. Selects only, so that the lanes vectorise.
+inline double pow2(int32_t k) { return f64(static_cast<uint64_t>(k + 1023) << 52); }  // k in [-1022, 1023]
+inline double ldexp_f64(double a, int32_t b) {
+  int32_t n = std::clamp(b, -2200, 2200);
+  double y = a;
+  for (int step = 0; step < 2; ++step) {
+    const bool up = n > 1023, down = n < -1022;
+    y *= up ? pow2(1023) : down ? pow2(-969) : 1.0;
+    n -= up ? 1023 : down ? -969 : 0;
+  }
+  return y * pow2(std::clamp(n, -1022, 1023));
+}
 void v_ldexp_f64(Wave& w, const Inst& in) {
   valu64<2, true, 0b01>(w, in, [](uint64_t a, uint64_t b, uint64_t) {
-    return u64(std::ldexp(f64(a), static_cast<int32_t>(b)));
+    return u64(ldexp_f64(f64(a), static_cast<int32_t>(b)));
   });
 }
 
