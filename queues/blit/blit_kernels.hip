@@ -46,13 +46,18 @@ DEVICE u32x4 load_dwords(gcu8* p) {
 }
 
 // dst[u] <- src[u] for the 16-byte units u = first, first + stride, ... < units (units < 2^28:
-// the runtime splits larger ranges), addressed by 32-bit byte offsets from the uniform bases so
-// each access is one global_load/store with a scalar base; `Load` reads one unit. Eight units
-// per loop trip keep loads in flight (and the loop's own instructions few per byte).
-template <class Load>
+// the runtime splits larger ranges), addressed by 32-bit byte offsets from the bases; `Load`
+// reads one unit. With Uniform (every work-item of the wave has the same bases: a plain copy,
+// not rows of a rectangle) the bases are scalar and each access one global_load/store with a
+// scalar base. Eight units per loop trip keep loads in flight (and the loop's own instructions
+// few per byte).
+template <bool Uniform, class Load>
 DEVICE void copy_units(gu32x4* dst, gcu8* src, uint32_t units, uint32_t first, uint32_t stride, Load load) {
-  gu8* d = (gu8*)uniform(dst);
-  src = uniform(src);
+  gu8* d = (gu8*)dst;
+  if (Uniform) {
+    d = uniform(d);
+    src = uniform(src);
+  }
   const uint32_t end = units * 16, step = stride * 16;
   uint32_t o = first * 16;
   for (; o + 7 * step < end; o += 8 * step) {
@@ -84,7 +89,9 @@ DEVICE Edges edges(uint64_t dst, uint64_t bytes) {
   return e;
 }
 
-// One row of `bytes` bytes, work-items `first`, first + stride, ... of it.
+// One row of `bytes` bytes, work-items `first`, first + stride, ... of it (Uniform: see
+// copy_units).
+template <bool Uniform>
 DEVICE void copy_row(gu8* dst, gcu8* src, uint64_t bytes, uint64_t first, uint64_t stride) {
   const Edges e = edges(uint64_t(dst), bytes);
   if (e.head)
@@ -97,15 +104,15 @@ DEVICE void copy_row(gu8* dst, gcu8* src, uint64_t bytes, uint64_t first, uint64
   const uint32_t skew = uint32_t(uint64_t(s)) & 15;
   const uint32_t u = uint32_t(e.units), f = uint32_t(first), st = uint32_t(stride);
   if (skew == 0)
-    copy_units(d, s, u, f, st, [](gcu8* p) { return *(GLOBAL const u32x4*)p; });
+    copy_units<Uniform>(d, s, u, f, st, [](gcu8* p) { return *(GLOBAL const u32x4*)p; });
   else if ((skew & 3) == 0)
-    copy_units(d, s, u, f, st, load_dwords);
+    copy_units<Uniform>(d, s, u, f, st, load_dwords);
   else
-    copy_units(d, s, u, f, st, load_bytes);
+    copy_units<Uniform>(d, s, u, f, st, load_bytes);
 }
 
 KERNEL void kfdrt_blit_copy(CopyArgs a) {
-  copy_row((gu8*)a.dst, (gcu8*)a.src, a.bytes, gid_x(), a.threads);
+  copy_row<true>((gu8*)a.dst, (gcu8*)a.src, a.bytes, gid_x(), a.threads);
 }
 
 KERNEL void kfdrt_blit_fill(FillArgs a) {
@@ -134,7 +141,7 @@ KERNEL void kfdrt_blit_copy_rect(RectArgs a) {
   const uint32_t gid = gid_x(), lane = gid % a.row_threads;
   for (uint64_t r = gid / a.row_threads; r < rows; r += a.rows_step) {
     const uint64_t y = r % a.height, z = r / a.height;
-    copy_row((gu8*)(a.dst + z * a.dst_slice + y * a.dst_pitch),
+    copy_row<false>((gu8*)(a.dst + z * a.dst_slice + y * a.dst_pitch),
              (gcu8*)(a.src + z * a.src_slice + y * a.src_pitch), a.width, lane, a.row_threads);
   }
 }
