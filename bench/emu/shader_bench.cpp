@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Shader core throughput over the clang-15 HIP corpus (wave-instructions/s and lane-ops/s) and of
-// kfdrt's blit copy kernel (bytes/s),
-// with one worker thread and with one per host core (suffix /0), under the strict memory model
-// (the default: buffers are coarse-grained VRAM, the dispatch acquires and releases at system
-// scope) and under sc (no caches).
+// Shader core throughput over the clang-15 HIP corpus (wave-instructions/s and lane-ops/s) and
+// kfdrt's blit copy kernel (bytes/s), with one worker thread and with one per host core (suffix
+// /0), under the strict memory model (the default: buffers are coarse-grained VRAM, the dispatch
+// acquires and releases at system scope) and, for the corpus, under sc (no caches).
 #include <benchmark/benchmark.h>
 
 #include <time.h>
