@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Shader core throughput over the clang-15 HIP corpus: wave-instructions/s and lane-ops/s,
-// with one worker thread and with one per host core (suffix /0), under the strict memory model
-// (the default: buffers are coarse-grained VRAM, the dispatch acquires and releases at system
-// scope) and under sc (no caches).
+// Shader core throughput over the clang-15 HIP corpus (wave-instructions/s and lane-ops/s) and
+// kfdrt's blit copy kernel (bytes/s), with one worker thread and with one per host core (suffix
+// /0), under the strict memory model (the default: buffers are coarse-grained VRAM, the dispatch
+// acquires and releases at system scope) and, for the corpus, under sc (no caches).
 #include <benchmark/benchmark.h>
 
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -107,6 +109,7 @@ void BM_Corpus(benchmark::State& state, size_t work, unsigned workers, bool stri
   }
   double cpu = cpu_now() - cpu0;
   state.counters["wave_insts/cpu_s"] = static_cast<double>(insts) / cpu;
+  state.counters["wave_insts/dispatch"] = static_cast<double>(insts) / static_cast<double>(state.iterations());
   state.SetLabel(std::string(w.kernel) + (workers == 1 ? " 1 worker" : " all workers") +
                  (strict ? " strict" : " sc"));
   state.counters["wave_insts/s"] = benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);
@@ -147,6 +150,56 @@ void BM_SmallDispatch(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SmallDispatch)->Args({64, 1})->Args({512, 1})->Args({512, 0})->Unit(benchmark::kMicrosecond);
+
+#if defined(EMU_BLIT_CO)
+// kfdrt's blit copy kernel (queues/blit) on coarse-grained device memory under the strict model,
+// each copy followed by the system-scope release (the L2's write-back) as the runtime's is:
+// bytes copied per second of process CPU time and of wall time, against memcpy of the same
+// size (BM_BlitMemcpy). Args: bytes, workers (0: one per host core).
+void BM_BlitCopy(benchmark::State& state) {
+  const uint64_t bytes = static_cast<uint64_t>(state.range(0));
+  HostMemory mem(true, emu::shader::CacheConfig{});
+  CodeObject co;
+  std::string err = co.load(EMU_BLIT_CO, mem);
+  if (!err.empty()) { state.SkipWithError(err.c_str()); return; }
+  uint8_t* src = mem.alloc(bytes);
+  uint8_t* dst = mem.alloc(bytes);
+  for (uint64_t i = 0; i < bytes; ++i) src[i] = static_cast<uint8_t>(i * 131 + 7);
+  emu::shader::ShaderCore core(emu::shader::Target::gfx90a, static_cast<unsigned>(state.range(1)));
+  // The runtime's grid (queues/blit_kernels.cpp threads_for): a work-item per 16-byte unit, at
+  // most two 256-item workgroups per compute unit of the emulated GPU (104 CUs).
+  constexpr uint64_t kMaxThreads = 104 * 256 * 2;
+  const uint32_t threads = static_cast<uint32_t>(std::min(kMaxThreads, (std::max<uint64_t>(bytes / 16, 1) + 255) / 256 * 256));
+  Launch l = grid1(threads, 256);
+  Args a;
+  a.add(dst).add(src).add(bytes).add(threads).add(uint32_t{0});
+  auto cpu_now = [] { timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec; };
+  const uint64_t kd = co.kernel("kfdrt_blit_copy");
+  double cpu0 = cpu_now();
+  for (auto _ : state) {
+    auto o = dispatch(core, mem, kd, l, a.data(), a.size());
+    if (!o.ok()) { state.SkipWithError(o.message.c_str()); return; }
+  }
+  const double cpu = cpu_now() - cpu0;
+  if (std::memcmp(dst, src, bytes) != 0) { state.SkipWithError("the copy differs from its source"); return; }
+  state.counters["GB/cpu_s"] = static_cast<double>(bytes) * static_cast<double>(state.iterations()) / cpu / 1e9;
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()) / 1e9,
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_BlitCopy)->ArgsProduct({{64 << 10, 1 << 20, 16 << 20}, {1, 0}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_BlitMemcpy(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  std::vector<uint8_t> src(bytes, 1), dst(bytes);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::DoNotOptimize(dst.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()) / 1e9,
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_BlitMemcpy)->Arg(64 << 10)->Arg(1 << 20)->Arg(16 << 20)->Unit(benchmark::kMicrosecond);
+#endif
 
 }  // namespace
 

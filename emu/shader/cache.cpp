@@ -193,7 +193,8 @@ void GpuCache::dispatch_end() {
 // ---- lines ----------------------------------------------------------------------------------
 
 std::atomic_flag& GpuCache::stripe(const CachedRange& r, uint64_t line) {
-  const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + line * 0xC2B2AE3D27D4EB4Full;
+  const uint64_t page = line / kLinesPerPage;
+  const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + page * 0xC2B2AE3D27D4EB4Full;
   return stripes_[(h >> 40) % kStripes];
 }
 
@@ -211,7 +212,7 @@ static unsigned line_len(const CachedRange& r, uint64_t line) {
 }
 
 void GpuCache::copy_clean(CachedRange& r, uint64_t line) {
-  const uint64_t dirty = r.lines[line].dirty.load(std::memory_order_acquire);
+  const uint64_t dirty = r.dirty(line);
   const uint64_t off = line * kLineBytes;
   copy_masked(r.shadow + off, r.memory + off, ~dirty, line_len(r, line), true);
 }
@@ -257,6 +258,27 @@ void GpuCache::mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
   }
 }
 
+// Whole lines: the page's `full` bits, then (for lines not full before) the dirty list, as
+// mark_dirty does for one line's bytes with the page's dirty_lines. A write-back unlists the
+// page before it takes the full bits, so a line marked after that is listed again.
+void GpuCache::mark_full(CachedRange& r, uint64_t line, uint64_t n) {
+  if (cfg_.l2_lines) {  // capacity bookkeeping is per line
+    for (uint64_t i = 0; i < n; ++i) mark_dirty(r, line + i, ~uint64_t{0});
+    return;
+  }
+  while (n) {
+    const uint64_t page = line / kLinesPerPage;
+    const unsigned at = static_cast<unsigned>(line % kLinesPerPage);
+    const uint64_t k = std::min<uint64_t>(n, kLinesPerPage - at);
+    const uint64_t bits = (k == 64 ? ~uint64_t{0} : ((uint64_t{1} << k) - 1)) << at;
+    PageState& ps = r.pages[page];
+    const uint64_t added = bits & ~ps.full.fetch_or(bits, std::memory_order_seq_cst);
+    if (added) list_page(r, page);
+    line += k;
+    n -= k;
+  }
+}
+
 bool GpuCache::store_raced(CachedRange& r, uint64_t line, uint32_t e) {
   if (epoch() == e && r.lines[line].filled.load(std::memory_order_acquire) == e) return false;
   lock(r, line);  // a fill that started before our bytes were dirty has finished
@@ -265,7 +287,9 @@ bool GpuCache::store_raced(CachedRange& r, uint64_t line, uint32_t e) {
 }
 
 uint64_t GpuCache::writeback_line(CachedRange& r, uint64_t line) {
-  const uint64_t x = r.lines[line].dirty.exchange(0, std::memory_order_acq_rel);
+  const uint64_t bit = uint64_t{1} << (line % kLinesPerPage);
+  const bool full = r.page_of(line).full.fetch_and(~bit, std::memory_order_acq_rel) & bit;
+  const uint64_t x = r.lines[line].dirty.exchange(0, std::memory_order_acq_rel) | (full ? ~uint64_t{0} : 0);
   if (!x) return 0;
   const uint64_t off = line * kLineBytes;
   copy_masked(r.memory + off, r.shadow + off, x, line_len(r, line));
@@ -326,7 +350,7 @@ void GpuCache::read(CachedRange& r, uint64_t va, void* dst, uint64_t n, bool all
     if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch()) {
       std::memcpy(out, r.shadow + off, len);
     } else {  // dirty bytes from the L2, the others from memory
-      const uint64_t d = s.dirty.load(std::memory_order_acquire) >> in;
+      const uint64_t d = r.dirty(line) >> in;
       guest_copy(out, r.memory + off, len);
       for (unsigned i = 0; i < len; ++i)
         if ((d >> i) & 1) out[i] = r.shadow[off + i];
@@ -385,24 +409,23 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
     }
     PageState& ps = r->pages[page];
     ps.listed.store(0, std::memory_order_seq_cst);
-    uint64_t bits = ps.dirty_lines.exchange(0, std::memory_order_seq_cst), left = 0;
-    while (bits) {
-      const unsigned i = static_cast<unsigned>(__builtin_ctzll(bits));
-      bits &= bits - 1;
-      const uint64_t line = first + i;
-      const uint64_t lva = r->va_begin + line * kLineBytes;
-      if (lva >= end || lva + kLineBytes <= va) {  // outside the range: stays dirty
-        left |= uint64_t{1} << i;
-        continue;
+    const uint64_t partial = ps.dirty_lines.exchange(0, std::memory_order_seq_cst);
+    const uint64_t full = ps.full.exchange(0, std::memory_order_seq_cst);
+    uint64_t take = ~uint64_t{0};  // lines inside [va, end)
+    if (r->va_begin + first * kLineBytes < va || r->va_begin + last * kLineBytes > end) {
+      take = 0;
+      for (uint64_t b = partial | full; b; b &= b - 1) {
+        const uint64_t lva = r->va_begin + (first + static_cast<unsigned>(__builtin_ctzll(b))) * kLineBytes;
+        if (lva < end && lva + kLineBytes > va) take |= b & -b;  // else outside the range: stays dirty
       }
-      lock(*r, line);
-      const uint64_t n = writeback_line(*r, line);
-      unlock(*r, line);
-      a.lines += n != 0;
-      a.bytes += n;
     }
-    if (left) {
-      ps.dirty_lines.fetch_or(left, std::memory_order_seq_cst);
+    const CacheAction p = writeback_page(*r, page, partial & take, full & take);
+    a.lines += p.lines;
+    a.bytes += p.bytes;
+    const uint64_t left_partial = partial & ~take, left_full = full & ~take;
+    if (left_partial | left_full) {
+      ps.dirty_lines.fetch_or(left_partial, std::memory_order_seq_cst);
+      ps.full.fetch_or(left_full, std::memory_order_seq_cst);
       if (ps.listed.exchange(1, std::memory_order_seq_cst) == 0) keep.emplace_back(r, page);
     }
   }
@@ -410,6 +433,44 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
     std::lock_guard lk(dirty_mu_);
     dirty_pages_.insert(dirty_pages_.end(), keep.begin(), keep.end());
   }
+  return a;
+}
+
+// The dirty bytes of the page's lines in `lines` (bit per line) to memory, under the page's lock:
+// whole-line runs in one copy.
+CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t partial, uint64_t full) {
+  CacheAction a;
+  if (!(partial | full)) return a;
+  const uint64_t first = page * kLinesPerPage;
+  lock(r, first);
+  uint64_t run_from = 0, run_n = 0;  // a run of whole dirty lines, copied at once
+  auto flush = [&] {
+    if (run_n) std::memcpy(r.memory + run_from * kLineBytes, r.shadow + run_from * kLineBytes,
+                           std::min<uint64_t>(run_n * kLineBytes, r.size - run_from * kLineBytes));
+    run_n = 0;
+  };
+  for (uint64_t b = partial | full; b; b &= b - 1) {
+    const unsigned i = static_cast<unsigned>(__builtin_ctzll(b));
+    const uint64_t line = first + i;
+    // A full line's LineState may hold bytes too (a partial store before it): clear them.
+    uint64_t x = ((partial >> i) & 1) ? r.lines[line].dirty.exchange(0, std::memory_order_acq_rel) : 0;
+    if ((full >> i) & 1) x = ~uint64_t{0};
+    if (!x) continue;
+    const unsigned len = line_len(r, line);
+    a.lines += 1;
+    a.bytes += static_cast<uint64_t>(__builtin_popcountll(len < 64 ? x & ((uint64_t{1} << len) - 1) : x));
+    if (x == ~uint64_t{0}) {
+      if (run_n && run_from + run_n != line) flush();
+      if (!run_n) run_from = line;
+      ++run_n;
+      continue;
+    }
+    flush();
+    const uint64_t off = line * kLineBytes;
+    copy_masked(r.memory + off, r.shadow + off, x, len);
+  }
+  flush();
+  unlock(r, first);
   return a;
 }
 

@@ -71,11 +71,15 @@ inline constexpr unsigned kLinesPerPage = 1u << (kPageShift - kLineShift);
 struct PageState {
   std::atomic<uint64_t> readers{0};      // L1s that may hold lines of the page
   std::atomic<uint64_t> copies{0};       // L1s that hold a private copy of one of its lines
-  std::atomic<uint64_t> dirty_lines{0};  // its lines with dirty bytes (bit per line)
+  std::atomic<uint64_t> dirty_lines{0};  // its lines whose LineState has dirty bytes (bit per line)
+  // Its lines whose every byte is dirty (bit per line; a line's dirty bytes are its LineState's
+  // plus all of them when its bit is here): a wave's store of whole lines marks them at once,
+  // and a write-back copies them without looking at their LineStates.
+  std::atomic<uint64_t> full{0};
   std::atomic<uint32_t> listed{0};       // on the L2's dirty list
   uint32_t pad = 0;
 };
-static_assert(sizeof(PageState) == 32);
+static_assert(sizeof(PageState) == 40);
 
 // One GPU mapping as this GPU's caches see it: the memory (what the host and other engines
 // see), the L2's private copy of its lines (RW/NC: the newest data of dirty bytes, and of every
@@ -90,6 +94,12 @@ class CachedRange {
   bool cached() const { return mtype == Mtype::RW || mtype == Mtype::NC; }  // the L2 keeps its lines
   uint64_t nlines() const { return (size + kLineBytes - 1) >> kLineShift; }
   PageState& page_of(uint64_t line) { return pages[line / kLinesPerPage]; }
+  // The line's dirty bytes (bit i: byte i).
+  uint64_t dirty(uint64_t line) const {
+    const uint64_t d = lines[line].dirty.load(std::memory_order_acquire);
+    const uint64_t f = pages[line / kLinesPerPage].full.load(std::memory_order_acquire);
+    return ((f >> (line % kLinesPerPage)) & 1) ? ~uint64_t{0} : d;
+  }
 
   const uint64_t va_begin, size;
   uint8_t* const memory;
@@ -160,6 +170,8 @@ class GpuCache {
   uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
   uint32_t fill(CachedRange& r, uint64_t line);  // NC: the line's copy complete; returns its epoch
   void mark_dirty(CachedRange& r, uint64_t line, uint64_t mask);
+  // Every byte of lines [line, line + n) dirty (RW/NC ranges; a page's lines at once).
+  void mark_full(CachedRange& r, uint64_t line, uint64_t n);
   // With a capacity: evicts the oldest lines beyond it (call without holding a line's lock).
   void settle();
   // After a store of `mask` to an NC line filled in epoch `e`: true when an invalidate raced the
@@ -209,11 +221,15 @@ class GpuCache {
   void trace(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
 
  private:
+  // Line locks are per page (a write-back copies a page's dirty lines under one).
   void lock(const CachedRange& r, uint64_t line);
   void unlock(const CachedRange& r, uint64_t line);
   std::atomic_flag& stripe(const CachedRange& r, uint64_t line);
   void copy_clean(CachedRange& r, uint64_t line);      // memory -> copy, bytes not dirty
   uint64_t writeback_line(CachedRange& r, uint64_t line);  // caller holds the line's lock
+  // Writes back the page's lines in `partial` (LineState bytes) and `full` (whole lines) that
+  // the caller took from its PageState; takes the page's lock.
+  CacheAction writeback_page(CachedRange& r, uint64_t page, uint64_t partial, uint64_t full);
   void resident_l2(CachedRange& r, uint64_t line);     // capacity bookkeeping
   void list_page(CachedRange& r, uint64_t page);        // on the dirty list
   void l1_enter(L1& l1, CachedRange& r, uint64_t page);  // the L1 holds lines of the page from now
@@ -249,7 +265,7 @@ void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
   if (r.mtype == Mtype::NC) fill(r, line);  // an NC line's copy is complete (maybe stale)
   lock(r, line);
   if (r.mtype == Mtype::RW) {  // the L2 takes the bytes it does not hold yet from memory
-    const uint64_t dirty = r.lines[line].dirty.load(std::memory_order_relaxed);
+    const uint64_t dirty = r.dirty(line);
     for (unsigned i = 0; i < bytes; ++i)
       if (!((dirty >> ((off & 63) + i)) & 1)) r.shadow[off + i] = r.memory[off + i];
   }

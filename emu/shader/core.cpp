@@ -97,7 +97,6 @@ class Core {
   unsigned nworkers;
   unsigned cus;  // compute units workgroups are resident on (0: no limit but scratch)
   Gws gws;       // the device's global wave sync resources
-  std::atomic<uint64_t> epochs{0};
   Pool pool;
 };
 
@@ -171,7 +170,7 @@ uint64_t boot_ns() {  // the trace's clock (emu/trace_emu.h)
 struct Resident {
   WorkerStorage* st = nullptr;
   unsigned k = 0;  // index in the worker's storage
-  std::unique_ptr<Group> g;
+  Group* g = nullptr;  // st->group
   uint64_t t0 = 0;  // when it became resident (boot clock), while the emulator traces workgroups
 };
 
@@ -184,8 +183,9 @@ unsigned worker_slots(const Launch& l, unsigned index, unsigned workers) {
 
 void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index, unsigned workers,
             std::atomic<uint64_t>& next, WorkerResult& res) {
-  // Register files and LDS are reused across dispatches on this thread; the translation caches
-  // and scratch slot views are not (mappings may have changed since the last dispatch).
+  // Register files and LDS are reused across dispatches on this thread; the translation caches,
+  // code pages and scratch slot views only within the dispatch (mappings may have changed since
+  // the last one): a storage is bound to a dispatch (its serial) once.
   thread_local std::vector<std::unique_ptr<WorkerStorage>> storage;
   const unsigned cap = std::max(1u, worker_slots(l, index, workers));
   // The worker stands for a share of the CUs: its workgroups share an L1, empty at the start.
@@ -205,11 +205,16 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
         free_slots.pop_back();
         while (storage.size() <= k) storage.push_back(std::make_unique<WorkerStorage>());
         WorkerStorage& st = *storage[k];
-        for (Wave& w : st.waves)
-          for (Range& r : w.cache) r = Range{};
         const unsigned slot = k * workers + index;  // the scratch slots it owns (dispatch.h)
-        bind_scratch_slots(l, *ctx.mem, slot, st);
-        resident.push_back(Resident{&st, k, std::make_unique<Group>()});
+        if (st.serial != ctx.epoch) {
+          for (Wave& w : st.waves) {
+            for (Range& r : w.cache) r = Range{};
+            w.page = nullptr;
+          }
+          bind_scratch_slots(l, *ctx.mem, slot, st);
+          st.serial = ctx.epoch;
+        }
+        resident.push_back(Resident{&st, k, &st.group});
         setup_group(l, ctx, slot, i, st, *resident.back().g);
         resident.back().g->l1 = l1;
         if (ctx.hooks->trace_groups) resident.back().t0 = boot_ns();
@@ -263,7 +268,9 @@ Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
   ctx.hooks = &hooks;
   ctx.code = &core.code;
   ctx.target = core.target;
-  ctx.epoch = core.epochs.fetch_add(1) + 1;
+  // Distinct per run() of every core: a worker's storage is bound to one dispatch by it.
+  static std::atomic<uint64_t> epochs{0};
+  ctx.epoch = epochs.fetch_add(1) + 1;
   ctx.cache = mem.cache();
   ctx.entry = l.entry;
   ctx.kernel_object = l.kernel_object;

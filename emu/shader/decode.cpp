@@ -310,6 +310,9 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
     default: decode_mem(e, d0, d1, in); break;
   }
   if (in.size > 4 * avail) { in.exec = exec_invalid; return false; }
+  if (!(in.flags & (kDpp | kSdwa)))
+    for (unsigned i = 0; i < 3; ++i)
+      if (!(((in.abs | in.neg | in.opsel) >> i) & 1)) in.plain |= static_cast<uint8_t>(1u << i);
   for (unsigned i = 1; i < in.size / 4; ++i) in.raw[i] = dw[i];
   if (in.flags & kLiteral) in.literal = dw[1];
   return true;

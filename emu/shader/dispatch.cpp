@@ -305,12 +305,23 @@ void bind_slot(const Launch& l, unsigned worker, unsigned i, const WorkerStorage
 void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w) {
   uint64_t items = uint64_t{size[0]} * size[1] * size[2];
   uint64_t first = uint64_t{wave} * 64;
+  uint64_t n = items > first ? std::min<uint64_t>(64, items - first) : 0;
+  const bool packed = l.family->packed_work_item_ids;
+  w.set_exec(n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1));
+  if (size[1] == 1 && size[2] == 1) {  // 1-D: x counts up from the wave's first item
+    const uint32_t x0 = static_cast<uint32_t>(first), live = static_cast<uint32_t>(n);
+    uint32_t* v0 = w.v[0];
+    for (uint32_t lane = 0; lane < 64; ++lane) v0[lane] = lane < live ? x0 + lane : 0;
+    if (!packed) {
+      std::memset(w.v[1], 0, 256);
+      std::memset(w.v[2], 0, 256);
+    }
+    return;
+  }
   // Work-item ids of the wave's first lane, then counted up (no division per lane).
   uint32_t x = static_cast<uint32_t>(first % size[0]);
   uint32_t y = static_cast<uint32_t>((first / size[0]) % size[1]);
   uint32_t z = static_cast<uint32_t>(first / (uint64_t{size[0]} * size[1]));
-  uint64_t n = items > first ? std::min<uint64_t>(64, items - first) : 0;
-  const bool packed = l.family->packed_work_item_ids;
   for (unsigned lane = 0; lane < 64; ++lane) {
     bool live = lane < n;
     uint32_t lx = live ? x : 0, ly = live ? y : 0, lz = live ? z : 0;
@@ -321,7 +332,25 @@ void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w)
     }
     if (++x == size[0]) { x = 0; if (++y == size[1]) { y = 0; ++z; } }
   }
-  w.set_exec(n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1));
+}
+
+// A wave's state at its start, keeping what a worker's storage holds for the whole dispatch:
+// the translation cache and the code page (DispatchCtx::epoch).
+void reset_wave(Wave& w) {
+  std::memset(w.s, 0, sizeof w.s);
+  w.pc = 0;
+  w.scc = false;
+  w.state = WaveState::Running;
+  w.mode = 0;
+  w.trapsts = 0;
+  w.gpr_idx = false;
+  w.yield = false;
+  w.gws_wait = false;
+  w.gws_gen = 0;
+  w.instructions = 0;
+  w.lane_ops = 0;
+  w.scratch_lo = w.scratch_size = 0;
+  w.scratch_host = nullptr;
 }
 
 }  // namespace
@@ -378,11 +407,7 @@ void setup_group(const Launch& l, DispatchCtx& ctx, unsigned worker, uint64_t in
   g.waves = &st.waves;
   for (unsigned i = 0; i < g.nwaves; ++i) {
     Wave& w = st.waves[i];
-    Range keep[4];  // translations stay valid for the whole dispatch: reuse across workgroups
-    std::memcpy(static_cast<void*>(keep), w.cache, sizeof keep);
-    w = Wave{};
-    std::memcpy(static_cast<void*>(w.cache), keep, sizeof keep);
-    std::memset(w.s, 0, sizeof w.s);
+    reset_wave(w);  // translations stay valid for the whole dispatch: reused across workgroups
     w.v = st.vregs.get() + size_t{i} * kVRows;
     w.group = &g;
     w.wave_id = i;

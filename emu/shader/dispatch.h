@@ -68,6 +68,8 @@ void report_memory(GpuCache& cache, Memory& mem, const Launch& l, MemoryReport& 
 
 // Buffers a worker reuses across the workgroups it runs.
 struct WorkerStorage {
+  uint64_t serial = 0;  // the dispatch (DispatchCtx::epoch) its caches and scratch views are of
+  Group group;          // the workgroup it holds
   std::vector<Wave> waves;
   std::unique_ptr<uint32_t[][64]> vregs;
   size_t vregs_waves = 0;

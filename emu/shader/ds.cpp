@@ -14,15 +14,45 @@ inline uint32_t offset16(const Inst& in) { return static_cast<uint32_t>(in.offse
 inline LaneAddr lds_at(uint64_t a) { return {Space::Lds, a, 0}; }
 inline uint32_t* row(Wave& w, const Inst& in, unsigned r) { return data_row(w, in, r); }
 
+// The lanes' LDS byte addresses (vaddr + offset, wrapping at 32 bits); true when every active
+// lane's `bytes` lie inside the workgroup's LDS (the fast paths; otherwise the per-lane path
+// gives out-of-range reads 0 and drops out-of-range writes).
+inline bool lds_addrs(const Wave& w, const Inst& in, uint64_t ex, uint32_t off, unsigned bytes, uint32_t* a) {
+  const uint32_t* v = w.v[in.vaddr];
+  const uint32_t size = w.group->lds_size;
+  uint32_t sel[64], bad = 0;
+  mask_lanes(ex, sel);
+  VLOOP {
+    a[l] = v[l] + off;
+    bad |= sel[l] & ((a[l] > size) | (size - a[l] < bytes));
+  }
+  return bad == 0;
+}
+// Whether all 64 lanes are active and lane l's element is at a[0] + bytes * l.
+inline bool lds_unit(uint64_t ex, const uint32_t* a, unsigned bytes) {
+  if (ex != ~uint64_t{0}) return false;
+  uint32_t diff = 0;
+  VLOOP diff |= a[l] ^ (a[0] + bytes * l);
+  return diff == 0;
+}
+
 // Single-address read of `Bytes` (sign-extended when S; D16 placement when H = 1 low / 2 high).
 template <unsigned Bytes, bool S, int H = 0>
 void ds_read(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  uint32_t off = offset16(in);
-  for (unsigned l = 0; l < 64; ++l) {
-    if (!((ex >> l) & 1)) continue;
+  uint32_t off = offset16(in), a[64];
+  const uint8_t* lds = w.group->lds;
+  const bool fast = lds_addrs(w, in, ex, off, Bytes, a);
+  if (fast && Bytes == 4 && lds_unit(ex, a, 4)) {
+    std::memcpy(row(w, in, in.dst), lds + a[0], 256);
+    w.lane_ops += 64;
+    return;
+  }
+  for (uint64_t m = ex; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
     uint32_t buf[4] = {};
-    lane_read(w, lds_at(uint64_t{uint32_t(w.v[in.vaddr][l] + off)}), l, buf, Bytes);
+    if (fast) std::memcpy(buf, lds + a[l], Bytes);
+    else lane_read(w, lds_at(a[l]), l, buf, Bytes);
     if (Bytes >= 4) { for (unsigned i = 0; i < Bytes / 4; ++i) row(w, in, in.dst + i)[l] = buf[i]; continue; }
     uint32_t v = buf[0];
     if (S) v = Bytes == 1 ? static_cast<uint32_t>(static_cast<int8_t>(v)) : static_cast<uint32_t>(static_cast<int16_t>(v));
@@ -35,13 +65,21 @@ void ds_read(Wave& w, const Inst& in) {
 template <unsigned Bytes, bool Hi = false>
 void ds_write(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  uint32_t off = offset16(in);
-  for (unsigned l = 0; l < 64; ++l) {
-    if (!((ex >> l) & 1)) continue;
+  uint32_t off = offset16(in), a[64];
+  uint8_t* lds = w.group->lds;
+  const bool fast = lds_addrs(w, in, ex, off, Bytes, a);
+  if (fast && Bytes == 4 && lds_unit(ex, a, 4)) {
+    std::memcpy(lds + a[0], row(w, in, in.vdata), 256);
+    w.lane_ops += 64;
+    return;
+  }
+  for (uint64_t m = ex; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
     uint32_t buf[4];
     for (unsigned i = 0; i < (Bytes + 3) / 4; ++i) buf[i] = row(w, in, in.vdata + i)[l];
     if (Hi) buf[0] >>= 16;
-    lane_write(w, lds_at(uint64_t{uint32_t(w.v[in.vaddr][l] + off)}), l, buf, Bytes);
+    if (fast) std::memcpy(lds + a[l], buf, Bytes);
+    else lane_write(w, lds_at(a[l]), l, buf, Bytes);
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
@@ -50,12 +88,20 @@ void ds_write(Wave& w, const Inst& in) {
 template <unsigned Dw, unsigned Stride>
 void ds_read2(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  for (unsigned l = 0; l < 64; ++l) {
-    if (!((ex >> l) & 1)) continue;
-    uint32_t a = w.v[in.vaddr][l];  // LDS address arithmetic wraps at 32 bits
+  const uint32_t o0 = static_cast<uint32_t>(in.offset) * 4 * Dw * Stride, o1 = uint32_t{in.offset1} * 4 * Dw * Stride;
+  uint32_t a0[64], a1[64];
+  const uint8_t* lds = w.group->lds;
+  const bool fast = lds_addrs(w, in, ex, o0, 4 * Dw, a0) && lds_addrs(w, in, ex, o1, 4 * Dw, a1);
+  for (uint64_t m = ex; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
     uint32_t b0[2] = {}, b1[2] = {};
-    lane_read(w, lds_at(uint32_t(a + static_cast<uint32_t>(in.offset) * 4 * Dw * Stride)), l, b0, 4 * Dw);
-    lane_read(w, lds_at(uint32_t(a + uint32_t{in.offset1} * 4 * Dw * Stride)), l, b1, 4 * Dw);
+    if (fast) {
+      std::memcpy(b0, lds + a0[l], 4 * Dw);
+      std::memcpy(b1, lds + a1[l], 4 * Dw);
+    } else {  // LDS address arithmetic wraps at 32 bits
+      lane_read(w, lds_at(a0[l]), l, b0, 4 * Dw);
+      lane_read(w, lds_at(a1[l]), l, b1, 4 * Dw);
+    }
     for (unsigned i = 0; i < Dw; ++i) { row(w, in, in.dst + i)[l] = b0[i]; row(w, in, in.dst + Dw + i)[l] = b1[i]; }
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
@@ -63,42 +109,66 @@ void ds_read2(Wave& w, const Inst& in) {
 template <unsigned Dw, unsigned Stride>
 void ds_write2(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  for (unsigned l = 0; l < 64; ++l) {
-    if (!((ex >> l) & 1)) continue;
-    uint32_t a = w.v[in.vaddr][l];  // LDS address arithmetic wraps at 32 bits
+  const uint32_t o0 = static_cast<uint32_t>(in.offset) * 4 * Dw * Stride, o1 = uint32_t{in.offset1} * 4 * Dw * Stride;
+  uint32_t a0[64], a1[64];
+  uint8_t* lds = w.group->lds;
+  const bool fast = lds_addrs(w, in, ex, o0, 4 * Dw, a0) && lds_addrs(w, in, ex, o1, 4 * Dw, a1);
+  for (uint64_t m = ex; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
     uint32_t b0[2], b1[2];
     for (unsigned i = 0; i < Dw; ++i) { b0[i] = row(w, in, in.vdata + i)[l]; b1[i] = row(w, in, in.src[1] + i)[l]; }
-    lane_write(w, lds_at(uint32_t(a + static_cast<uint32_t>(in.offset) * 4 * Dw * Stride)), l, b0, 4 * Dw);
-    lane_write(w, lds_at(uint32_t(a + uint32_t{in.offset1} * 4 * Dw * Stride)), l, b1, 4 * Dw);
+    if (fast) {  // in order: the second element wins where the two overlap
+      std::memcpy(lds + a0[l], b0, 4 * Dw);
+      std::memcpy(lds + a1[l], b1, 4 * Dw);
+    } else {
+      lane_write(w, lds_at(a0[l]), l, b0, 4 * Dw);
+      lane_write(w, lds_at(a1[l]), l, b1, 4 * Dw);
+    }
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
 // LDS atomics: data0 = vdata, data1 = src[1]; ds_cmpst: data0 = compare, data1 = new value.
+// One host thread runs all waves of a workgroup, so LDS needs no host atomics; lanes apply in
+// lane order. An address out of range does nothing and returns 0.
 template <AtomicOp Op, bool Wide, bool Rtn>
 void ds_atomic(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  uint32_t off = offset16(in);
   constexpr unsigned regs = Wide ? 2 : 1;
-  for (unsigned l = 0; l < 64; ++l) {
-    if (!((ex >> l) & 1)) continue;
-    uint64_t d0 = row(w, in, in.vdata)[l], d1 = row(w, in, in.src[1])[l];
-    if (Wide) { d0 |= uint64_t{row(w, in, in.vdata + 1)[l]} << 32; d1 |= uint64_t{row(w, in, in.src[1] + 1)[l]} << 32; }
-    uint64_t v = Op == AtomicOp::CmpSwap ? d1 : d0, c = Op == AtomicOp::CmpSwap ? d0 : 0;
-    uint8_t* p = lane_atomic_ptr(w, lds_at(uint64_t{uint32_t(w.v[in.vaddr][l] + off)}), 4 * regs);
-    // One host thread runs all waves of a workgroup, so LDS needs no host atomics.
+  uint32_t a[64];
+  const bool all_in = lds_addrs(w, in, ex, offset16(in), 4 * regs, a);
+  uint8_t* const lds = w.group->lds;
+  const uint32_t size = w.group->lds_size;
+  const uint32_t* d0lo = row(w, in, in.vdata);
+  const uint32_t* d1lo = row(w, in, in.src[1]);
+  const uint32_t* d0hi = Wide ? row(w, in, in.vdata + 1) : d0lo;
+  const uint32_t* d1hi = Wide ? row(w, in, in.src[1] + 1) : d1lo;
+  uint32_t* rlo = Rtn ? row(w, in, in.dst) : nullptr;
+  uint32_t* rhi = Rtn && Wide ? row(w, in, in.dst + 1) : nullptr;
+  for (uint64_t m = ex; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
     uint64_t old = 0;
-    if (p) {
-      if (Wide) { uint64_t x; std::memcpy(&x, p, 8); old = x; x = atomic_apply<uint64_t>(Op, x, v, c); std::memcpy(p, &x, 8); }
-      else {
-        uint32_t x; std::memcpy(&x, p, 4); old = x;
-        x = atomic_apply<uint32_t>(Op, x, static_cast<uint32_t>(v), static_cast<uint32_t>(c));
+    if (all_in || (a[l] <= size && size - a[l] >= 4 * regs)) {
+      uint8_t* p = lds + a[l];
+      if constexpr (Wide) {
+        const uint64_t d0 = d0lo[l] | uint64_t{d0hi[l]} << 32, d1 = d1lo[l] | uint64_t{d1hi[l]} << 32;
+        uint64_t x;
+        std::memcpy(&x, p, 8);
+        old = x;
+        x = Op == AtomicOp::CmpSwap ? atomic_apply<uint64_t>(Op, x, d1, d0) : atomic_apply<uint64_t>(Op, x, d0, 0);
+        std::memcpy(p, &x, 8);
+      } else {
+        uint32_t x;
+        std::memcpy(&x, p, 4);
+        old = x;
+        x = Op == AtomicOp::CmpSwap ? atomic_apply<uint32_t>(Op, x, d1lo[l], d0lo[l])
+                                    : atomic_apply<uint32_t>(Op, x, d0lo[l], 0);
         std::memcpy(p, &x, 4);
       }
     }
-    if (Rtn) {
-      row(w, in, in.dst)[l] = static_cast<uint32_t>(old);
-      if (Wide) row(w, in, in.dst + 1)[l] = static_cast<uint32_t>(old >> 32);
+    if constexpr (Rtn) {
+      rlo[l] = static_cast<uint32_t>(old);
+      if (Wide) rhi[l] = static_cast<uint32_t>(old >> 32);
     }
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
@@ -135,19 +205,38 @@ void ds_swizzle_b32(Wave& w, const Inst& in) {
     else src = (l & 0x20) | ((((l & 0x1F) & (off & 0x1F)) | ((off >> 5) & 0x1F)) ^ ((off >> 10) & 0x1F));
     r[l] = ((ex >> src) & 1) ? s[src] : 0;
   }
-  uint32_t* d = row(w, in, in.dst);
-  VLOOP if ((ex >> l) & 1) d[l] = r[l];
+  uint32_t* d = row(w, in, in.dst), sel[64];
+  mask_lanes(ex, sel);
+  VLOOP d[l] = (r[l] & sel[l]) | (d[l] & ~sel[l]);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 // Pull: lane l reads data0 of lane (addr+offset)/4; inactive source lanes read 0.
 void ds_bpermute_b32(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  uint32_t off = offset16(in), r[64];
+  uint32_t off = offset16(in), r[64], src[64], sel[64];
   const uint32_t* a = w.v[in.vaddr];
   const uint32_t* s = row(w, in, in.vdata);
-  VLOOP { unsigned src = ((a[l] + off) >> 2) & 63; r[l] = ((ex >> src) & 1) ? s[src] : 0; }
+  mask_lanes(ex, sel);
+  VLOOP { src[l] = ((a[l] + off) >> 2) & 63; r[l] = s[l] & sel[l]; }  // r: the sources, 0 if inactive
+  uint32_t g[64], rot = 0;
+  const uint32_t k = src[0];
+  VLOOP rot |= src[l] ^ ((l + k) & 63);
+  if (rot == 0) {  // lane l reads lane l + k (mod 64): a rotation, as wave reductions shift
+    std::memcpy(g, r + k, 4 * (64 - k));
+    std::memcpy(g + (64 - k), r, 4 * k);
+  } else {
+#if defined(__AVX2__)
+  for (unsigned l = 0; l < 64; l += 8) {
+    const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + l));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(g + l),
+                        _mm256_i32gather_epi32(reinterpret_cast<const int*>(r), idx, 4));
+  }
+#else
+    VLOOP g[l] = r[src[l]];
+#endif
+  }
   uint32_t* d = row(w, in, in.dst);
-  VLOOP if ((ex >> l) & 1) d[l] = r[l];
+  VLOOP d[l] = (g[l] & sel[l]) | (d[l] & ~sel[l]);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 // Push: active lane l writes its data0 to lane (addr+offset)/4; lanes nobody writes get 0.
@@ -158,8 +247,9 @@ void ds_permute_b32(Wave& w, const Inst& in) {
   const uint32_t* s = row(w, in, in.vdata);
   for (unsigned l = 0; l < 64; ++l)
     if ((ex >> l) & 1) r[((a[l] + off) >> 2) & 63] = s[l];
-  uint32_t* d = row(w, in, in.dst);
-  VLOOP if ((ex >> l) & 1) d[l] = r[l];
+  uint32_t* d = row(w, in, in.dst), sel[64];
+  mask_lanes(ex, sel);
+  VLOOP d[l] = (r[l] & sel[l]) | (d[l] & ~sel[l]);
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 

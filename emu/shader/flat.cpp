@@ -5,6 +5,7 @@
 
 #include "emu/shader/memmodel.h"
 #include "emu/shader/memops.h"
+#include "emu/shader/transpose.h"
 
 namespace emu::shader {
 
@@ -113,43 +114,79 @@ bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) 
 // aligned and inside the wave's mapped slot, copies them directly (swizzled layout as in
 // memops.cpp: dword i of lane L at wave base + (o/4 + i)*256 + L*4); else false, and the
 // per-lane path does the access (and reports any fault).
-template <unsigned N, bool Write>
-bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
-  if (in.seg == kSegGlobal || !w.scratch_host || ex == 0) return false;
-  const uint64_t base = w.s64(102) - w.scratch_lo;  // the window's start in the slot (wraps)
-  uint32_t o[64];
-  if (in.seg == kSegFlat) {  // flat: only when every active lane is in the private aperture
+// The private offsets of a scratch access's lanes (scratch_*: SGPR or VGPR offset; flat: only
+// when every active lane addresses the private aperture without wrapping); false otherwise.
+inline bool scratch_offsets(const Wave& w, const Inst& in, uint64_t ex, uint32_t* o) {
+  const uint32_t off = static_cast<uint32_t>(in.offset);
+  if (in.seg == kSegFlat) {
     const uint32_t* vlo = w.v[in.vaddr];
     const uint32_t* vhi = w.v[(in.vaddr + 1) & 255];
-    if (vhi[std::countr_zero(ex)] != (kPrivateAperture >> 32)) return false;  // quick reject
-    bool all = true;
-    VLOOP {
-      const uint64_t a = (vlo[l] | (uint64_t{vhi[l]} << 32)) + static_cast<int64_t>(in.offset);
-      all &= !((ex >> l) & 1) || a - kPrivateAperture < kApertureSize;
-      o[l] = static_cast<uint32_t>(a - kPrivateAperture);
+    constexpr uint32_t kHi = static_cast<uint32_t>(kPrivateAperture >> 32);
+    if (vhi[std::countr_zero(ex)] != kHi) return false;  // quick reject
+    uint32_t sel[64], bad = 0;
+    mask_lanes(ex, sel);
+    const bool up = in.offset >= 0;
+    VLOOP {  // in the aperture: high dword kHi and the offset added without a carry
+      o[l] = vlo[l] + off;
+      const uint32_t wrap = up ? o[l] < vlo[l] : o[l] > vlo[l];
+      bad |= sel[l] & ((vhi[l] ^ kHi) | wrap);
     }
-    if (!all) return false;
-  } else if (in.saddr != 0x7F) {
-    const uint32_t v = w.s[in.saddr] + static_cast<uint32_t>(in.offset);
+    return bad == 0;
+  }
+  if (in.saddr != 0x7F) {
+    const uint32_t v = w.s[in.saddr] + off;
     VLOOP o[l] = v;
   } else {
     const uint32_t* lo = w.v[in.vaddr];
-    VLOOP o[l] = lo[l] + static_cast<uint32_t>(in.offset);
+    VLOOP o[l] = lo[l] + off;
+  }
+  return true;
+}
+
+// Scratch dword accesses (scratch_load/store_dword*, and flat ones whose lanes all address the
+// private aperture): when every active lane's dwords are aligned and inside the wave's mapped
+// slot, copies them directly (swizzled layout as in memops.cpp: dword i of lane L at wave base
+// + (o/4 + i)*256 + L*4; a wave whose lanes share the offset moves whole 256-byte rows); else
+// false, and the per-lane path does the access (and reports any fault).
+template <unsigned N, bool Write>
+bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
+  if (in.seg == kSegGlobal || !w.scratch_host || ex == 0) return false;
+  uint32_t o[64];
+  if (!scratch_offsets(w, in, ex, o)) return false;
+  const uint64_t base = w.s64(102) - w.scratch_lo;  // the window's start in the slot (wraps)
+  const uint64_t size = w.scratch_size;
+  constexpr uint64_t span = (N - 1) * 256 + 4;
+  uint8_t* const host = w.scratch_host;
+  const unsigned reg = Write ? in.vdata : in.dst;
+  if (ex == ~uint64_t{0}) {
+    uint32_t same = 0;
+    VLOOP same |= o[l] ^ o[0];
+    const uint64_t rel = base + uint64_t{o[0] >> 2} * 256;
+    if (same == 0 && (o[0] & 3) == 0 && rel < size && size - rel >= span + 252) {
+      for (unsigned i = 0; i < N; ++i) {
+        uint32_t* d = data_row(w, in, reg + i);
+        if (Write) std::memcpy(host + rel + 256 * i, d, 256);
+        else std::memcpy(d, host + rel + 256 * i, 256);
+      }
+      w.lane_ops += 64;
+      return true;
+    }
   }
   uint64_t rel[64];
-  bool bad = false;
-  constexpr uint64_t span = (N - 1) * 256 + 4;
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  uint64_t bad = 0;
   VLOOP {
     rel[l] = base + uint64_t{o[l] >> 2} * 256 + l * 4;
-    const bool on = (ex >> l) & 1;
-    bad |= on && ((o[l] & 3) != 0 || rel[l] >= w.scratch_size || w.scratch_size - rel[l] < span);
+    const uint64_t out = (o[l] & 3) | (rel[l] >= size) | (size - rel[l] < span);
+    bad |= out & sel[l];
   }
   if (bad) return false;
   for (unsigned i = 0; i < N; ++i) {
-    uint32_t* d = data_row(w, in, (Write ? in.vdata : in.dst) + i);
-    for (unsigned l = 0; l < 64; ++l) {
-      if (!((ex >> l) & 1)) continue;
-      uint8_t* p = w.scratch_host + rel[l] + 256 * i;
+    uint32_t* d = data_row(w, in, reg + i);
+    for (uint64_t m = ex; m; m &= m - 1) {
+      const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+      uint8_t* p = host + rel[l] + 256 * i;
       if (Write) std::memcpy(p, &d[l], 4); else std::memcpy(&d[l], p, 4);
     }
   }
@@ -166,6 +203,53 @@ inline bool unit_stride(uint64_t ex, uint8_t* const* ptrs, unsigned bytes) {
   VLOOP same &= reinterpret_cast<uintptr_t>(ptrs[l]) == p0 + uintptr_t{bytes} * l;
   return same;
 }
+
+// A whole wave's access whose lanes' `bytes` are evenly spaced (lane l at va + stride * l, the
+// usual global array access: stride == bytes, or one field of an array of small records): its
+// first address and stride (at most kMaxStride), else false. The lanes' 32-bit offsets must not
+// wrap and, with 64-bit addresses, share the high dword; flat ones must be global.
+constexpr uint32_t kMaxStride = 64;
+bool coalesced(const Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint64_t* va, uint32_t* stride) {
+  if (ex != ~uint64_t{0} || in.seg == kSegScratch) return false;
+  const uint32_t* lo = w.v[in.vaddr];
+  const uint32_t st = lo[1] - lo[0];
+  if (st < bytes || st > kMaxStride) return false;
+  uint32_t diff = 0;
+  VLOOP diff |= lo[l] ^ (lo[0] + st * l);
+  if (diff || lo[0] > UINT32_MAX - 63 * st) return false;
+  uint64_t a;
+  if (in.seg == kSegGlobal && in.saddr != 0x7F) {
+    a = w.s64(in.saddr) + lo[0];
+  } else {
+    const uint32_t* hi = w.v[(in.vaddr + 1) & 255];
+    VLOOP diff |= hi[l] ^ hi[0];
+    if (diff) return false;
+    a = (uint64_t{hi[0]} << 32) | lo[0];
+  }
+  a += static_cast<int64_t>(in.offset);
+  const uint64_t n = uint64_t{63} * st + bytes;
+  if (a + n < a) return false;
+  if (in.seg == kSegFlat && (classify_flat(w, a).space != Space::Global ||
+                             classify_flat(w, a + n - 1).space != Space::Global))
+    return false;
+  *va = a;
+  *stride = st;
+  return true;
+}
+
+// The mapping holding all of [va, va + n), or nullptr: then the per-lane path runs (after a
+// fault of lane 0's `bytes` the wave has failed, as there).
+const Range* block_range(Wave& w, uint64_t va, uint64_t n, unsigned bytes, bool write) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Range& r : w.cache)
+      if (va >= r.begin && va + n <= r.end && (!write || r.writable)) return &r;
+    if (pass == 0 && !mem_host(w, va, bytes, write)) return nullptr;
+  }
+  return nullptr;
+}
+
+// Accesses of this many active lanes or fewer go lane by lane: the whole-wave paths cost more.
+constexpr int kFewLanes = 4;
 
 // Loads of N dwords, or sub-dword with extension and d16 placement.
 enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D16HiS8, D16Hi };
@@ -184,12 +268,55 @@ inline void place(uint32_t& d, const uint8_t* p) {
   else d = v;
 }
 
+template <Ext E>
+constexpr unsigned ext_bytes() {
+  return E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 || E == Ext::D16S8 || E == Ext::D16HiU8 ||
+         E == Ext::D16HiS8 ? 1 : 2;
+}
+
+// A whole-wave load of evenly spaced lanes (see coalesced): one block from memory or the
+// caches; false: another path (w.state says whether the wave faulted).
+template <unsigned N, Ext E>
+bool load_block(Wave& w, const Inst& in, uint64_t ex) {
+  constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
+  uint64_t va;
+  uint32_t st;
+  if (!coalesced(w, in, ex, bytes, &va, &st)) return false;
+  const uint64_t span = uint64_t{63} * st + bytes;
+  const Range* r = block_range(w, va, span, bytes, false);
+  if (!r) return false;
+  alignas(32) uint8_t staging[64 * bytes];
+  const uint8_t* src = !r->cache ? r->host + (va - r->begin)
+                       : model_load_block(w, *r, va, static_cast<unsigned>(span), in.flags, st == bytes ? staging : nullptr);
+  if (!src) return false;
+  if constexpr (E == Ext::None) {
+    uint32_t* rows[N];
+    for (unsigned i = 0; i < N; ++i) rows[i] = data_row(w, in, in.dst + i);
+    if (st == bytes) {
+      rows_from_lanes<N>(rows, src);
+    } else {
+      for (unsigned i = 0; i < N; ++i) {
+        uint32_t* d = rows[i];
+        VLOOP std::memcpy(&d[l], src + st * l + 4 * i, 4);
+      }
+    }
+  } else {
+    uint32_t* d = data_row(w, in, in.dst);
+    VLOOP place<E>(d[l], src + st * l);
+  }
+  w.lane_ops += 64;
+  return true;
+}
+
 template <unsigned N, Ext E>
 void load(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  constexpr unsigned bytes = E == Ext::None ? 4 * N : (E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 ||
-                                                      E == Ext::D16S8 || E == Ext::D16HiU8 || E == Ext::D16HiS8) ? 1 : 2;
-  if constexpr (E == Ext::None) {
+  constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
+  if (load_block<N, E>(w, in, ex)) return;
+  if (w.state != WaveState::Running) return;
+  if (std::popcount(ex) <= kFewLanes) {
+    // lane by lane below
+  } else if constexpr (E == Ext::None) {
     if (scratch_fast<N, false>(w, in, ex)) return;
     uint8_t* ptrs[64];
     if (load_ptrs(w, in, ex, bytes, ptrs)) {
@@ -229,11 +356,67 @@ void load(Wave& w, const Inst& in) {
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
+// A whole-wave store of evenly spaced lanes (see coalesced) as one block; false: another path.
+template <unsigned N, unsigned Bytes, bool Hi>
+bool store_block(Wave& w, const Inst& in, uint64_t ex) {
+  constexpr unsigned bytes = Bytes ? Bytes : 4 * N;
+  uint64_t va;
+  uint32_t st;
+  if (!coalesced(w, in, ex, bytes, &va, &st)) return false;
+  const uint64_t span = uint64_t{63} * st + bytes;
+  const Range* r = block_range(w, va, span, bytes, true);
+  if (!r) return false;
+  alignas(32) uint8_t staging[64 * bytes];  // the lanes' bytes in lane order
+  const uint8_t* src = staging;
+  if constexpr (Bytes == 0) {
+    const uint32_t* rows[N];
+    for (unsigned i = 0; i < N; ++i) rows[i] = data_row(w, in, in.vdata + i);
+    if (N > 1 && st == bytes) {  // transposed straight into memory or the L2's copy
+      BlockStore b;
+      if (!r->cache) {
+        lanes_from_rows<N>(r->host + (va - r->begin), rows);
+        w.lane_ops += 64;
+        return true;
+      }
+      if (uint8_t* d = model_store_begin(w, *r, va, 64 * bytes, b)) {
+        lanes_from_rows<N>(d, rows);
+        model_store_end(w, *r, b, in.flags);
+        w.lane_ops += 64;
+        return true;
+      }
+    }
+    if (N == 1) src = reinterpret_cast<const uint8_t*>(rows[0]);
+    else lanes_from_rows<N>(staging, rows);
+  } else {
+    const uint32_t* s = data_row(w, in, in.vdata);
+    VLOOP {
+      const uint32_t v = Hi ? s[l] >> 16 : s[l];
+      if (Bytes == 1) staging[l] = static_cast<uint8_t>(v);
+      else { const uint16_t h = static_cast<uint16_t>(v); std::memcpy(staging + 2 * l, &h, 2); }
+    }
+  }
+  if (st == bytes) {
+    if (r->cache) model_store_block(w, *r, va, src, 64 * bytes, in.flags);
+    else std::memcpy(r->host + (va - r->begin), src, 64 * bytes);
+  } else if (r->cache) {
+    model_store_strided(w, *r, va, st, src, bytes, in.flags);
+  } else {
+    uint8_t* d = r->host + (va - r->begin);
+    for (unsigned l = 0; l < 64; ++l) std::memcpy(d + uint64_t{st} * l, src + bytes * l, bytes);
+  }
+  w.lane_ops += 64;
+  return true;
+}
+
 // Stores N dwords, or `Bytes` bytes from the low (Hi=false) or high half of the data VGPR.
 template <unsigned N, unsigned Bytes, bool Hi>
 void store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
-  if constexpr (Bytes == 0) {
+  if (store_block<N, Bytes, Hi>(w, in, ex)) return;
+  if (w.state != WaveState::Running) return;
+  if (std::popcount(ex) <= kFewLanes) {
+    // lane by lane below
+  } else if constexpr (Bytes == 0) {
     if (scratch_fast<N, true>(w, in, ex)) return;
     auto copy = [&](uint8_t** ptrs) {
       if (N == 1 && unit_stride(ex, ptrs, 4)) {

@@ -52,7 +52,7 @@ void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst
   }
   c.read(cr, va, dst, n, true);
   if (report && cr.mtype == Mtype::NC) {  // clean bytes the L2 kept that memory has changed since
-    const uint64_t dirty = cr.lines[line].dirty.load(std::memory_order_acquire) >> in;
+    const uint64_t dirty = cr.dirty(line) >> in;
     for (unsigned i = 0; i < n; ++i)
       if (!((dirty >> i) & 1) && dst[i] != cr.memory[off + i]) {
         note_stale(w, va, 2);
@@ -150,7 +150,9 @@ class LoadSource {
     if (page != page_) {
       page_ = page;
       copies_ = l1_ && c_.l1_page(*l1_, cr_, page);
-      dirty_ = cr_.mtype == Mtype::RW ? cr_.pages[page].dirty_lines.load(std::memory_order_acquire) : 0;
+      dirty_ = cr_.mtype == Mtype::RW ? cr_.pages[page].dirty_lines.load(std::memory_order_acquire) |
+                                            cr_.pages[page].full.load(std::memory_order_acquire)
+                                      : 0;
     }
     if (l1_ && (copies_ || !cr_.cached()) && c_.l1_copy(*l1_, cr_, line)) return nullptr;
     switch (cr_.mtype) {
@@ -158,7 +160,7 @@ class LoadSource {
       case Mtype::CC: return cr_.memory;
       case Mtype::RW: {
         if (!((dirty_ >> (line % kLinesPerPage)) & 1)) return cr_.memory;
-        const uint64_t d = cr_.lines[line].dirty.load(std::memory_order_acquire);
+        const uint64_t d = cr_.dirty(line);
         return d == 0 ? cr_.memory : d == ~uint64_t{0} ? cr_.shadow : nullptr;
       }
       case Mtype::NC: c_.fill(cr_, line); return cr_.shadow;
@@ -225,6 +227,144 @@ bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flag
     ptrs[l] = const_cast<uint8_t*>(base) + off;
   }
   return true;
+}
+
+const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n, uint16_t flags, uint8_t* staging) {
+  GpuCache& c = *w.group->ctx->cache;
+  if (c.config().report_stale) return nullptr;  // checked lane by lane
+  CachedRange& cr = *r.cache;
+  const bool l1_ok = !l1_bypass(w, flags);
+  LoadSource src(c, cr, l1_ok ? w.group->l1 : nullptr);
+  const uint64_t off = va - cr.va_begin, first = off >> kLineShift, last = (off + n - 1) >> kLineShift;
+  const uint8_t* base = src.base(first);
+  for (uint64_t line = first + 1; base && line <= last; ++line)
+    if (src.base(line) != base) base = nullptr;
+  if (base) return base + off;
+  if (!staging) return nullptr;
+  for (uint64_t at = off, end = off + n; at < end;) {  // line by line: mixed sources
+    const uint64_t line = at >> kLineShift;
+    const unsigned len = static_cast<unsigned>(std::min<uint64_t>(end, (line + 1) << kLineShift) - at);
+    if (const uint8_t* b = src.base(line)) std::memcpy(staging + (at - off), b + at, len);
+    else read_piece(w, c, cr, cr.va_begin + at, staging + (at - off), len, l1_ok);
+    at += len;
+  }
+  return staging;
+}
+
+uint8_t* model_store_begin(Wave& w, const Range& r, uint64_t va, unsigned n, BlockStore& b) {
+  CachedRange& cr = *r.cache;
+  if (cr.mtype != Mtype::RW) return nullptr;  // NC lines are filled and checked for racing invalidates one by one
+  GpuCache& c = *w.group->ctx->cache;
+  b.off = va - cr.va_begin;
+  b.n = n;
+  b.own = 0;  // lines our L1 holds a copy of (updated after the store: write-through)
+  const uint64_t first = b.off >> kLineShift, last = (b.off + n - 1) >> kLineShift;
+  for (uint64_t line = first; line <= last; ++line)
+    if (c.l1_store(w.group->l1, cr, line)) b.own |= 1u << (line - first);
+  return cr.shadow + b.off;
+}
+
+void model_store_end(Wave& w, const Range& r, const BlockStore& b, uint16_t flags) {
+  CachedRange& cr = *r.cache;
+  GpuCache& c = *w.group->ctx->cache;
+  const uint64_t off = b.off, end = off + b.n, first = off >> kLineShift, last = (end - 1) >> kLineShift;
+  const uint64_t full_from = (off + kLineBytes - 1) >> kLineShift, full_to = end >> kLineShift;
+  if (full_from > full_to) {  // inside one line
+    c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), b.n));
+  } else {
+    if (off & (kLineBytes - 1)) c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), unsigned(kLineBytes - (off & (kLineBytes - 1)))));
+    if (full_to > full_from) c.mark_full(cr, full_from, full_to - full_from);
+    if (end & (kLineBytes - 1)) c.mark_dirty(cr, last, bytes_mask(0, unsigned(end & (kLineBytes - 1))));
+  }
+  c.settle();
+  if (write_through(w, flags))
+    for (uint64_t line = first; line <= last; ++line) write_back_line(c, cr, line);
+  for (uint32_t m = b.own; m; m &= m - 1) {
+    const uint64_t line = first + static_cast<unsigned>(std::countr_zero(m));
+    const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
+    c.l1_copy_write(*w.group->l1, cr, line, unsigned(from & (kLineBytes - 1)), cr.shadow + from, unsigned(to - from));
+  }
+}
+
+void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src, unsigned n, uint16_t flags) {
+  BlockStore b;
+  uint8_t* dst = model_store_begin(w, r, va, n, b);
+  if (!dst) {
+    model_write(w, r, va, src, n, flags);
+    return;
+  }
+  std::memcpy(dst, src, n);
+  model_store_end(w, r, b, flags);
+}
+
+namespace {
+
+// dst + stride * l <- lane l's `bytes` at src + bytes * l (fixed-size copies for the usual sizes).
+template <unsigned B>
+void scatter_fixed(uint8_t* dst, unsigned stride, const uint8_t* src) {
+  for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + B * l, B);
+}
+void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned bytes) {
+  switch (bytes) {
+    case 4: return scatter_fixed<4>(dst, stride, src);
+    case 8: return scatter_fixed<8>(dst, stride, src);
+    case 16: return scatter_fixed<16>(dst, stride, src);
+    default:
+      for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + bytes * l, bytes);
+  }
+}
+
+}  // namespace
+
+void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, const uint8_t* src, unsigned bytes,
+                         uint16_t flags) {
+  CachedRange& cr = *r.cache;
+  if (cr.mtype != Mtype::RW) {  // lane by lane as model_write does
+    for (unsigned l = 0; l < 64; ++l) model_write(w, r, va + uint64_t{stride} * l, src + bytes * l, bytes, flags);
+    return;
+  }
+  GpuCache& c = *w.group->ctx->cache;
+  L1* l1 = w.group->l1;
+  const uint64_t off = va - cr.va_begin, first = off >> kLineShift;
+  const uint64_t n = (off + uint64_t{63} * stride + bytes - 1 - (first << kLineShift)) / kLineBytes + 1;
+  uint64_t mask[kMaxStridedLines] = {};
+  for (unsigned l = 0; l < 64; ++l) {  // the bytes each line gets
+    const uint64_t at = off + uint64_t{stride} * l - (first << kLineShift);
+    const unsigned in = static_cast<unsigned>(at & (kLineBytes - 1)), head = std::min<unsigned>(bytes, unsigned(kLineBytes) - in);
+    mask[at >> kLineShift] |= bytes_mask(in, head);
+    if (head < bytes) mask[(at >> kLineShift) + 1] |= bytes_mask(0, bytes - head);
+  }
+  uint64_t own[(kMaxStridedLines + 63) / 64] = {};  // lines our L1 holds a copy of (write-through)
+  for (uint64_t i = 0; i < n; ++i)
+    if (mask[i] && c.l1_store(l1, cr, first + i)) own[i / 64] |= uint64_t{1} << (i % 64);
+  scatter_lanes(cr.shadow + off, stride, src, bytes);
+  for (uint64_t i = 0; i < n;) {
+    if (mask[i] != ~uint64_t{0}) {
+      if (mask[i]) c.mark_dirty(cr, first + i, mask[i]);
+      ++i;
+      continue;
+    }
+    uint64_t k = 1;
+    while (i + k < n && mask[i + k] == ~uint64_t{0}) ++k;
+    c.mark_full(cr, first + i, k);
+    i += k;
+  }
+  c.settle();
+  if (write_through(w, flags))
+    for (uint64_t i = 0; i < n; ++i)
+      if (mask[i]) write_back_line(c, cr, first + i);
+  bool any = false;
+  for (uint64_t o : own) any |= o != 0;
+  for (unsigned l = 0; any && l < 64; ++l) {  // lane by lane: the copies take contiguous pieces
+    const uint64_t at = off + uint64_t{stride} * l;
+    for (unsigned done = 0; done < bytes;) {
+      const uint64_t line = (at + done) >> kLineShift, i = line - first;
+      const unsigned in = static_cast<unsigned>((at + done) & (kLineBytes - 1));
+      const unsigned len = std::min<unsigned>(bytes - done, unsigned(kLineBytes) - in);
+      if ((own[i / 64] >> (i % 64)) & 1) c.l1_copy_write(*l1, cr, line, in, src + bytes * l + done, len);
+      done += len;
+    }
+  }
 }
 
 bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*flags*/, uint8_t** ptrs,

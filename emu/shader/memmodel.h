@@ -42,6 +42,26 @@ bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t fla
                       StoreLines& lines);
 bool model_store_commit(Wave& w, const Range& r, StoreLines& lines, uint16_t flags);
 
+// A whole wave's contiguous access [va, va + n) (n <= 1024, the lanes' pieces in lane order).
+// Load: a pointer to the n bytes as this CU reads them (memory or the L2's copy when every line
+// comes from there, else `staging` filled line by line), or nullptr when the per-lane path must
+// do it (stale-load reports). Store: src's n bytes through the caches, as model_write stores
+// them; an RW range's whole lines are marked dirty a page at a time.
+const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n, uint16_t flags, uint8_t* staging);
+void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src, unsigned n, uint16_t flags);
+// The same in two steps, for a caller that writes the bytes itself: begin gives where (the L2's
+// copy of an RW range, after other L1s took their copies of the lines; nullptr for other
+// MTYPEs: use model_store_block), end marks them dirty and updates this CU's L1 copies.
+struct BlockStore { uint64_t off; unsigned n; uint32_t own; };
+uint8_t* model_store_begin(Wave& w, const Range& r, uint64_t va, unsigned n, BlockStore& b);
+void model_store_end(Wave& w, const Range& r, const BlockStore& b, uint16_t flags);
+// A whole wave's strided store: lane l's `bytes` (src + bytes * l) at va + stride * l, stride at
+// least `bytes` and the wave's span at most kMaxStridedLines lines. Load: model_load_block
+// without staging gives the base to read the lanes from, or nullptr (not one source).
+inline constexpr unsigned kMaxStridedLines = 66;
+void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, const uint8_t* src, unsigned bytes,
+                         uint16_t flags);
+
 // The Range (with its model state) of [va, va+size), from the wave's translation cache or a
 // lookup; nullptr after recording a fault, or when the access spans two mappings (then *spans).
 const Range* mem_range(Wave& w, uint64_t va, uint64_t size, bool write, bool* spans);

@@ -3,26 +3,27 @@
 #include <bit>
 #include <cstdio>
 
-#include "emu/shader/decode.h"
+#include "emu/shader/valu.h"
 
 namespace emu::shader {
 
+const uint32_t kInlineF32[9] = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000,
+                                0xC0000000, 0x40800000, 0xC0800000, 0x3E22F983};
+
 namespace {
 
-// Inline float constants 240..248 (AMD Vega ISA "Scalar Operands") as f32 and f64 bit patterns.
-constexpr uint32_t kF32Const[9] = {0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000, 0x40000000,
-                                   0xC0000000, 0x40800000, 0xC0800000, 0x3E22F983};
+// Inline float constants 240..248 (AMD Vega ISA "Scalar Operands") as f64 bit patterns.
 constexpr uint64_t kF64Const[9] = {0x3FE0000000000000, 0xBFE0000000000000, 0x3FF0000000000000,
                                    0xBFF0000000000000, 0x4000000000000000, 0xC000000000000000,
                                    0x4010000000000000, 0xC010000000000000, 0x3FC45F306DC9C882};
 
 }  // namespace
 
-uint32_t sread32(const Wave& w, const Inst& in, unsigned code) {
+uint32_t sread32_any(const Wave& w, const Inst& in, unsigned code) {
   if (code < 128) return code == 125 ? 0 : w.s[code];
   if (code <= 192) return code - 128;
   if (code <= 208) return static_cast<uint32_t>(192 - static_cast<int>(code));
-  if (code >= 240 && code <= 248) return kF32Const[code - 240];
+  if (code >= 240 && code <= 248) return kInlineF32[code - 240];
   switch (code) {
     case 235: return static_cast<uint32_t>(kLdsAperture >> 32);      // src_shared_base
     case 236: return static_cast<uint32_t>((kLdsAperture + kApertureSize - 1) >> 32);
@@ -37,7 +38,7 @@ uint32_t sread32(const Wave& w, const Inst& in, unsigned code) {
   }
 }
 
-uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64) {
+uint64_t sread64_any(const Wave& w, const Inst& in, unsigned code, bool fp64) {
   if (code < 128) return code == 125 ? 0 : w.s64(code);
   if (code <= 192) return code - 128;
   if (code <= 208) return static_cast<uint64_t>(192 - static_cast<int64_t>(code));
@@ -47,14 +48,6 @@ uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64) {
   if (code == 255) return fp64 ? uint64_t{in.literal} << 32 : in.literal;
   if (code >= 235 && code <= 238) return uint64_t{sread32(w, in, code)} << 32;
   return sread32(w, in, code);
-}
-
-void swrite32(Wave& w, unsigned code, uint32_t x) {
-  if (code < 128 && code != 125) w.s[code] = x;
-}
-
-void swrite64(Wave& w, unsigned code, uint64_t x) {
-  if (code < 127 && code != 125 && code != 124) std::memcpy(&w.s[code], &x, 8);
 }
 
 void wave_fail(Wave& w, Outcome::Kind kind, uint64_t va, std::string msg) {
@@ -74,7 +67,7 @@ uint8_t* mem_slow(Wave& w, uint64_t va, uint64_t size, bool write) {
   Range r = m->lookup(va);
   if (r.host && va >= r.begin && va + size <= r.end && (!write || r.writable)) {
     w.cache[w.cache_next] = r;
-    w.cache_next = (w.cache_next + 1) & 3;
+    w.cache_next = (w.cache_next + 1) % Wave::kCachedRanges;
     return r.host + (va - r.begin);
   }
   if (uint8_t* h = m->translate(va, size, write)) return h;  // spans mappings: uncached

@@ -20,6 +20,14 @@ bool scalar_read(Wave& w, uint64_t addr, void* dst, unsigned n) {
   bool spans = false;
   const Range* r = mem_range(w, addr, n, false, &spans);
   if (r && r->cache) {
+    const CachedRange& cr = *r->cache;
+    const uint64_t off = addr - cr.va_begin;
+    // Memory as it is: an uncached range, or RW lines without dirty bytes in the L2.
+    if (!cr.cached() || (cr.mtype == Mtype::RW && ((off + n - 1) >> kLineShift) == (off >> kLineShift) &&
+                         cr.dirty(off >> kLineShift) == 0)) {
+      std::memcpy(dst, cr.memory + off, n);
+      return true;
+    }
     w.group->ctx->cache->read(*r->cache, addr, dst, n, true);
     return true;
   }

@@ -132,6 +132,28 @@ void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out) 
   }
 }
 
+Rows64 fetch64_rows_any(const Wave& w, const Inst& in, unsigned i, bool fp, uint32_t* tmp) {
+  const unsigned code = in.src[i];
+  if (code >= 256 && (!fp || (w.mode & 0x40))) {  // a VGPR pair: abs/neg touch the high row only
+    const unsigned row = w.vrow(code - 256, i);
+    const uint32_t* hi = w.v[(row + 1) & (kVRows - 1)];
+    const uint32_t clear = fp && ((in.abs >> i) & 1) ? 0x80000000u : 0, flip = fp && ((in.neg >> i) & 1) ? 0x80000000u : 0;
+    if (!(clear | flip)) return {w.v[row], hi};
+    VLOOP tmp[64 + l] = (hi[l] & ~clear) ^ flip;
+    return {w.v[row], tmp + 64};
+  }
+  uint64_t v[64];
+  fetch64(w, in, i, fp, v);
+  VLOOP { tmp[l] = static_cast<uint32_t>(v[l]); tmp[64 + l] = static_cast<uint32_t>(v[l] >> 32); }
+  return {tmp, tmp + 64};
+}
+
+void store64_rows_any(Wave& w, const Inst& in, uint64_t ex, const uint32_t* lo, const uint32_t* hi, bool fp) {
+  uint64_t r[64];
+  VLOOP r[l] = lo[l] | (uint64_t{hi[l]} << 32);
+  store64(w, in, ex, r, fp);
+}
+
 namespace {
 
 void fp_output_mods32(const Wave& w, const Inst& in, uint32_t* r) {

@@ -14,18 +14,30 @@
 
 namespace emu::shader {
 
+// The per-instruction helpers below are inlined into every handler whatever the compiler's
+// size heuristics say: an out-of-line copy costs a call and its checks per operand.
+#define EMU_INLINE inline __attribute__((always_inline))
+
 // Lane loops. The bodies are written per lane; compilers vectorize the simple ones.
 #define VLOOP for (unsigned l = 0; l < 64; ++l)
+// A lane loop whose destination row may be one of its source rows: lane l reads its sources
+// before it writes its result, and rows never partly overlap, so vectorising without a
+// run-time overlap check is safe.
+#if defined(__clang__)
+#define VLOOP_INPLACE _Pragma("clang loop vectorize(assume_safety)") VLOOP
+#else
+#define VLOOP_INPLACE _Pragma("GCC ivdep") VLOOP
+#endif
 
 // A lane mask as one word per lane (all ones where the lane's bit is set), so that selects
 // and masked writes become vectorised blends instead of a shift and branch per lane.
-inline void mask_lanes(uint64_t m, uint32_t* sel) {
+EMU_INLINE void mask_lanes(uint64_t m, uint32_t* sel) {
   const uint32_t lo = static_cast<uint32_t>(m), hi = static_cast<uint32_t>(m >> 32);
   for (unsigned l = 0; l < 32; ++l) sel[l] = 0u - ((lo >> l) & 1u);
   for (unsigned l = 0; l < 32; ++l) sel[32 + l] = 0u - ((hi >> l) & 1u);
 }
 // The inverse: bit l set where c[l] != 0 (carry-outs, compare results).
-inline uint64_t lanes_mask(const uint32_t* c) {
+EMU_INLINE uint64_t lanes_mask(const uint32_t* c) {
 #if defined(__AVX2__)
   uint64_t m = 0;
   const __m256i zero = _mm256_setzero_si256();
@@ -60,29 +72,63 @@ enum class Ty : uint8_t { B32, F32, F16, B16, M32, B32Sat, B16Sat };
 // EXEC for this instruction, minus lanes DPP disables (row/bank masks, invalid source lanes
 // without bound_ctrl).
 uint64_t valu_active_dpp(const Wave& w, const Inst& in);
-inline uint64_t valu_active(const Wave& w, const Inst& in) {
+EMU_INLINE uint64_t valu_active(const Wave& w, const Inst& in) {
   return (in.flags & kDpp) ? valu_active_dpp(w, in) : w.exec();
 }
+// Inline float constants 240..248 as f32 bit patterns (AMD Vega ISA "Scalar Operands").
+extern const uint32_t kInlineF32[9];
 // Source i as 64 32-bit lanes: a pointer into the register file when no modifier applies,
 // else `tmp` filled.
 const uint32_t* fetch32_any(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp);
-// The common case inline: a plain VGPR (no modifier, DPP, SDWA, op_sel, GPR indexing or
-// input flushing) is read in place; everything else goes to fetch32_any.
-inline const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
+// The common cases inline: a plain VGPR (no modifier, DPP, SDWA, op_sel, GPR indexing or
+// input flushing) is read in place, a plain SGPR, integer constant or literal broadcast;
+// everything else goes to fetch32_any.
+EMU_INLINE const uint32_t* fetch32(const Wave& w, const Inst& in, unsigned i, Ty t, uint32_t* tmp) {
   const unsigned code = in.src[i];
-  if (code >= 256 && !(in.flags & (kDpp | kSdwa)) && !w.gpr_idx &&
-      !(((in.abs | in.neg | in.opsel) >> i) & 1) && !(t == Ty::F32 && !(w.mode & 0x10)) &&
-      !(t == Ty::F16 && !(w.mode & 0x40)))
-    return w.v[code - 256];
+  if (((in.plain >> i) & 1) && !w.gpr_idx && !(t == Ty::F32 && !(w.mode & 0x10)) &&
+      !(t == Ty::F16 && !(w.mode & 0x40))) {
+    if (code >= 256) return w.v[code - 256];
+    uint32_t v;
+    if (code < 128) v = code == 125 ? 0 : w.s[code];
+    else if (code <= 192) v = code - 128;
+    else if (code <= 208) v = static_cast<uint32_t>(192 - static_cast<int>(code));
+    else if (code == 255) v = in.literal;
+    else if (code >= 240 && code <= 248 && t != Ty::F16) v = kInlineF32[code - 240];
+    else return fetch32_any(w, in, i, t, tmp);
+    VLOOP tmp[l] = v;
+    return tmp;
+  }
   return fetch32_any(w, in, i, t, tmp);
 }
 // Source i as 64 64-bit lanes (VGPR pairs, SGPR pairs, inline constants as f64/i64).
 void fetch64(const Wave& w, const Inst& in, unsigned i, bool fp, uint64_t* out);
+// Source i as two rows, the lanes' low and high dwords: a plain VGPR pair in place (no
+// modifier, GPR indexing or f64 input flushing), else `tmp` (128 dwords) filled.
+struct Rows64 { const uint32_t* lo; const uint32_t* hi; };
+Rows64 fetch64_rows_any(const Wave& w, const Inst& in, unsigned i, bool fp, uint32_t* tmp);
+EMU_INLINE Rows64 fetch64_rows(const Wave& w, const Inst& in, unsigned i, bool fp, uint32_t* tmp) {
+  const unsigned code = in.src[i];
+  if (((in.plain >> i) & 1) && !w.gpr_idx && (!fp || (w.mode & 0x40))) {
+    if (code >= 256) {
+      const unsigned row = code - 256;
+      return {w.v[row], w.v[(row + 1) & (kVRows - 1)]};
+    }
+    if (code < 128 || code <= 208 || (code >= 240 && code <= 248) || code == 255) {
+      const uint64_t v = sread64(w, in, code, fp);  // an SGPR pair or a constant: broadcast
+      const uint32_t lo = static_cast<uint32_t>(v), hi = static_cast<uint32_t>(v >> 32);
+      VLOOP { tmp[l] = lo; tmp[64 + l] = hi; }
+      return {tmp, tmp + 64};
+    }
+  }
+  return fetch64_rows_any(w, in, i, fp, tmp);
+}
+// Lane l's 64-bit value from its two rows.
+inline uint64_t lane64(const Rows64& r, unsigned l) { return r.lo[l] | (uint64_t{r.hi[l]} << 32); }
 // Writes r to in.dst for the lanes in `ex` (applies omod/clamp for F32/F16, SDWA dst_sel).
 void store32_any(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t);
 // The common case inline: a 32-bit result without output modifiers, SDWA, GPR indexing or
 // output flushing; everything else goes to store32_any.
-inline void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
+EMU_INLINE void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
   if (!((t == Ty::B32 || (t == Ty::F32 && (w.mode & 0x20))) && !in.omod && !in.clamp &&
         !(in.flags & kSdwa) && !w.gpr_idx)) {
     store32_any(w, in, ex, r, t);
@@ -95,7 +141,40 @@ inline void store32(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, Ty t) {
   mask_lanes(ex, sel);
   VLOOP d[l] = (r[l] & sel[l]) | (d[l] & ~sel[l]);
 }
+// The destination row when a 32-bit result can go straight there (VLOOP_INPLACE): every lane
+// active and store32's inline case (no output modifier, SDWA, GPR indexing or output
+// flushing); counts the lanes. nullptr: compute into a temporary and store32 it.
+EMU_INLINE uint32_t* direct32(Wave& w, const Inst& in, uint64_t ex, Ty t) {
+  if (ex != ~uint64_t{0} || !(t == Ty::B32 || (t == Ty::F32 && (w.mode & 0x20))) || in.omod || in.clamp ||
+      (in.flags & kSdwa) || w.gpr_idx)
+    return nullptr;
+  w.lane_ops += 64;
+  return w.v[in.dst];
+}
 void store64(Wave& w, const Inst& in, uint64_t ex, uint64_t* r, bool fp);
+// The same from the result's low and high rows; inline without output modifiers, GPR indexing
+// or f64 output flushing.
+void store64_rows_any(Wave& w, const Inst& in, uint64_t ex, const uint32_t* lo, const uint32_t* hi, bool fp);
+EMU_INLINE void store64_rows(Wave& w, const Inst& in, uint64_t ex, const uint32_t* lo, const uint32_t* hi, bool fp) {
+  if (in.omod || in.clamp || w.gpr_idx || (fp && !(w.mode & 0x80))) {
+    store64_rows_any(w, in, ex, lo, hi, fp);
+    return;
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  uint32_t* dlo = w.v[in.dst];
+  uint32_t* dhi = w.v[(in.dst + 1) & (kVRows - 1)];
+  if (ex == ~uint64_t{0}) {
+    std::memcpy(dlo, lo, 256);
+    std::memcpy(dhi, hi, 256);
+    return;
+  }
+  uint32_t sel[64];
+  mask_lanes(ex, sel);
+  VLOOP {
+    dlo[l] = (lo[l] & sel[l]) | (dlo[l] & ~sel[l]);
+    dhi[l] = (hi[l] & sel[l]) | (dhi[l] & ~sel[l]);
+  }
+}
 // Mask (carry-in / cndmask selector): VCC for VOP2, the SGPR pair in src2 for VOP3.
 uint64_t mask_source(const Wave& w, const Inst& in);
 // Writes a lane mask (compare result, carry out) to in.sdst; inactive lanes read 0.

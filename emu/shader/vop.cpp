@@ -14,39 +14,55 @@ namespace {
 #define FETCH2(T) FETCH1(T) uint32_t t1[64]; const uint32_t* B = fetch32(w, in, 1, T, t1);
 #define FETCH3(T) FETCH2(T) uint32_t t2[64]; const uint32_t* C = fetch32(w, in, 2, T, t2);
 
+// Each op's lane expression runs once: straight into the destination row when direct32 allows,
+// else into r for store32.
+#define BODY(T, DECL, EXPR, CONV) \
+  if (uint32_t* d = direct32(w, in, ex, T)) { VLOOP_INPLACE { DECL; d[l] = CONV(EXPR); } return; } \
+  VLOOP { DECL; r[l] = CONV(EXPR); } store32(w, in, ex, r, T);
+#define ASIS(x) (x)
 #define F1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  VLOOP { float a = f32(A[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, float a = f32(A[l]), EXPR, u32) }
 #define F2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::F32) \
-  VLOOP { float a = f32(A[l]), b = f32(B[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]), EXPR, u32) }
 #define F3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::F32) \
-  VLOOP { float a = f32(A[l]), b = f32(B[l]), c = f32(C[l]); r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]); float c = f32(C[l]), EXPR, u32) }
 #define U1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  VLOOP { uint32_t a = A[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, uint32_t a = A[l], EXPR, ASIS) }
 #define U2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
-  VLOOP { uint32_t a = A[l], b = B[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXPR, ASIS) }
 #define U3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::B32) \
-  VLOOP { uint32_t a = A[l], b = B[l], c = C[l]; r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c = C[l], EXPR, ASIS) }
 // Float result from integer operand.
 #define FU1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  VLOOP { uint32_t a = A[l]; r[l] = u32(EXPR); } store32(w, in, ex, r, Ty::F32); }
+  BODY(Ty::F32, uint32_t a = A[l], EXPR, u32) }
 // Integer result from float operand.
 #define UF1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  VLOOP { float a = f32(A[l]); r[l] = (EXPR); } store32(w, in, ex, r, Ty::B32); }
+  BODY(Ty::B32, float a = f32(A[l]), EXPR, ASIS) }
 
 inline int32_t i24(uint32_t x) { return static_cast<int32_t>(x << 8) >> 8; }
 inline uint32_t sx(int32_t x) { return static_cast<uint32_t>(x); }
 
-// Float -> int conversions saturate; NaN gives 0 (ISA: V_CVT_I32_F32).
+// Float -> int conversions saturate; NaN gives 0 (ISA: V_CVT_I32_F32). Selects, not branches,
+// so that the lane loops vectorise.
 inline int32_t cvt_i32(double x) {
-  if (std::isnan(x)) return 0;
-  if (x >= 2147483647.0) return INT32_MAX;
-  if (x <= -2147483648.0) return INT32_MIN;
-  return static_cast<int32_t>(x);
+  const double c = x != x ? 0.0 : x < -2147483648.0 ? -2147483648.0 : x > 2147483647.0 ? 2147483647.0 : x;
+  return static_cast<int32_t>(c);
 }
 inline uint32_t cvt_u32(double x) {
-  if (std::isnan(x) || x <= 0) return 0;
-  if (x >= 4294967295.0) return UINT32_MAX;
-  return static_cast<uint32_t>(x);
+  const double c = !(x > 0) ? 0.0 : x > 4294967295.0 ? 4294967295.0 : x;
+  return static_cast<uint32_t>(c);
+}
+// The same from f32 in f32 and 32-bit integer arithmetic only (vectorises without AVX-512).
+inline int32_t cvt_i32f(float a) {
+  const float c = a != a ? 0.0f : a < -2147483648.0f ? -2147483648.0f : a < 2147483648.0f ? a : 0.0f;
+  return a >= 2147483648.0f ? INT32_MAX : static_cast<int32_t>(c);
+}
+inline uint32_t cvt_u32f(float a) {
+  const float c = a > 0.0f ? a : 0.0f;  // NaN and negatives: 0
+  const bool big = c >= 2147483648.0f;
+  const float d = big ? c - 2147483648.0f : c;  // exact: c and 2^31 are within a factor of two
+  const uint32_t r = static_cast<uint32_t>(static_cast<int32_t>(d < 2147483648.0f ? d : 0.0f)) + (big ? 0x80000000u : 0u);
+  return c >= 4294967296.0f ? UINT32_MAX : r;
 }
 // IEEE-mode min/max: a quiet result from one NaN operand is the other operand.
 inline float fmin_ieee(float a, float b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a < b || (a == b && std::signbit(a))) ? a : b; }
@@ -91,8 +107,8 @@ F1(v_sin_f32, static_cast<float>(std::sin(static_cast<double>(a) * 6.28318530717
 F1(v_cos_f32, static_cast<float>(std::cos(static_cast<double>(a) * 6.283185307179586)))
 F1(v_frexp_mant_f32, frexp_mant(a))
 UF1(v_frexp_exp_i32_f32, frexp_exp(a))
-UF1(v_cvt_i32_f32, sx(cvt_i32(a)))
-UF1(v_cvt_u32_f32, cvt_u32(a))
+UF1(v_cvt_i32_f32, sx(cvt_i32f(a)))
+UF1(v_cvt_u32_f32, cvt_u32f(a))
 UF1(v_cvt_rpi_i32_f32, sx(cvt_i32(std::floor(static_cast<double>(a) + 0.5))))
 UF1(v_cvt_flr_i32_f32, sx(cvt_i32(std::floor(a))))
 FU1(v_cvt_f32_i32, static_cast<float>(static_cast<int32_t>(a)))
@@ -103,16 +119,33 @@ FU1(v_cvt_f32_ubyte2, static_cast<float>((a >> 16) & 0xFF))
 FU1(v_cvt_f32_ubyte3, static_cast<float>(a >> 24))
 FU1(v_cvt_off_f32_i4, static_cast<float>((static_cast<int32_t>(a << 28) >> 28)) / 16.0f)
 
+// a * 2^b: exact in double for any f32 a once b is clamped to +-300 (beyond that the f32
+// result is 0 or infinity either way), so converting the product rounds once, as ldexpf does.
+inline float ldexp_f32(float a, int32_t b) {
+  const int32_t k = std::clamp(b, -300, 300);
+  return static_cast<float>(static_cast<double>(a) * f64(static_cast<uint64_t>(k + 1023) << 52));
+}
 void v_ldexp_f32(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in);
   uint32_t t0[64], t1[64], r[64];
   const uint32_t* A = fetch32(w, in, 0, Ty::F32, t0);
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP r[l] = u32(std::ldexp(f32(A[l]), static_cast<int32_t>(B[l])));
-  store32(w, in, ex, r, Ty::F32);
+  BODY(Ty::F32, (void)0, ldexp_f32(f32(A[l]), static_cast<int32_t>(B[l])), u32)
 }
 
-U1(v_mov_b32, a)
+// A move writes the destination row directly: a scalar is broadcast into it, a row copied.
+void v_mov_b32(Wave& w, const Inst& in) {
+  const uint64_t ex = valu_active(w, in);
+  if (uint32_t* d = (in.flags & kDpp) ? nullptr : direct32(w, in, ex, Ty::B32)) {
+    const uint32_t* A = fetch32(w, in, 0, Ty::B32, d);
+    if (A != d) std::memcpy(d, A, 256);
+    return;
+  }
+  uint32_t t0[64], r[64];
+  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+  std::memcpy(r, A, 256);
+  store32(w, in, ex, r, Ty::B32);
+}
 U1(v_not_b32, ~a)
 U1(v_bfrev_b32, [&] { uint32_t d = 0; for (int i = 0; i < 32; ++i) d |= ((a >> i) & 1) << (31 - i); return d; }())
 U1(v_ffbh_u32, a ? static_cast<uint32_t>(std::countl_zero(a)) : ~0u)
@@ -136,8 +169,7 @@ U2(v_xnor_b32, ~(a ^ b))
 // Add/sub whose VOP3 clamp bit saturates (to [LO, HI]) instead of wrapping; EXACT is the
 // result in 64 bits. clang uses this for the saturating-arithmetic builtins.
 #define U2SAT(NAME, EXACT, LO, HI) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
-  if (!in.clamp) { VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(EXACT); } \
-                   store32(w, in, ex, r, Ty::B32); return; } \
+  if (!in.clamp) { BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXACT, static_cast<uint32_t>) return; } \
   VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(std::clamp<int64_t>(EXACT, LO, HI)); } \
   store32(w, in, ex, r, Ty::B32Sat); }
 inline int64_t s64(uint32_t x) { return static_cast<int32_t>(x); }
@@ -211,67 +243,113 @@ void v_fmaak_f32(Wave& w, const Inst& in) {
 
 // Carry ops: carry-out to sdst (VCC for VOP2), carry-in from VCC or the VOP3 src2 pair. With
 // VOP3 clamp, lanes that carried (borrowed) get UINT32_MAX (0) instead of the wrapped sum.
-void store_carry(Wave& w, const Inst& in, uint64_t ex, uint32_t* r, const uint32_t* c, uint32_t sat) {
-  if (in.clamp) VLOOP r[l] = c[l] ? sat : r[l];
-  store32(w, in, ex, r, in.clamp ? Ty::B32Sat : Ty::B32);
-  store_mask(w, in, lanes_mask(c) & ex);
-}
-// Carries are computed per lane as 0/1 words (32-bit arithmetic only, so the loops vectorise)
-// and packed into the lane mask afterwards.
-void v_add_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP { r[l] = A[l] + B[l]; c[l] = r[l] < A[l]; }
-  store_carry(w, in, ex, r, c, UINT32_MAX);
-}
-void v_sub_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP { r[l] = A[l] - B[l]; c[l] = B[l] > A[l]; }
-  store_carry(w, in, ex, r, c, 0);
-}
-void v_subrev_co_u32(Wave& w, const Inst& in) {
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP { r[l] = B[l] - A[l]; c[l] = A[l] > B[l]; }
-  store_carry(w, in, ex, r, c, 0);
-}
-void v_addc_co_u32(Wave& w, const Inst& in) {
-  uint32_t ci[64];
-  mask_lanes(mask_source(w, in), ci);
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP {
-    uint32_t t = A[l] + B[l], s = t - ci[l];  // ci[l] is 0 or ~0: s = t + carry-in
-    r[l] = s;
-    c[l] = (t < A[l]) | (s < t);
+enum class Carry { Add, Sub, SubRev, AddC, SubB, SubBRev };
+
+// One lane: the result and whether it carried (borrowed); ci is the carry-in as 0 or ~0.
+template <Carry K>
+inline uint32_t carry_lane(uint32_t a, uint32_t b, uint32_t ci, uint32_t& co) {
+  switch (K) {
+    case Carry::Add: { const uint32_t r = a + b; co = r < a; return r; }
+    case Carry::Sub: co = b > a; return a - b;
+    case Carry::SubRev: co = a > b; return b - a;
+    case Carry::AddC: { const uint32_t t = a + b, r = t - ci; co = (t < a) | (r < t); return r; }
+    case Carry::SubB: { const uint32_t bb = b - ci; co = (bb > a) | (bb < b); return a - bb; }  // borrow: B + ci > A
+    default: { const uint32_t aa = a - ci; co = (aa > b) | (aa < a); return b - aa; }            // borrow: A + ci > B
   }
-  store_carry(w, in, ex, r, c, UINT32_MAX);
 }
-void v_subb_co_u32(Wave& w, const Inst& in) {
-  uint32_t ci[64];
-  mask_lanes(mask_source(w, in), ci);
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP {  // borrow when B + carry-in > A
-    uint32_t b = B[l] - ci[l];
-    r[l] = A[l] - b;
-    c[l] = (b > A[l]) | (b < B[l]);  // b < B: B + carry-in wrapped
+
+#if defined(__AVX2__)
+// The same for 8 lanes: carries as a vector of 0 / ~0.
+template <Carry K>
+inline __m256i carry8(__m256i a, __m256i b, __m256i ci, __m256i& co) {
+  auto lt = [](__m256i x, __m256i y) {  // unsigned x < y: max(x, y) != x
+    return _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_max_epu32(x, y), x), _mm256_set1_epi32(-1));
+  };
+  switch (K) {
+    case Carry::Add: { const __m256i r = _mm256_add_epi32(a, b); co = lt(r, a); return r; }
+    case Carry::Sub: co = lt(a, b); return _mm256_sub_epi32(a, b);
+    case Carry::SubRev: co = lt(b, a); return _mm256_sub_epi32(b, a);
+    case Carry::AddC: {
+      const __m256i t = _mm256_add_epi32(a, b), r = _mm256_sub_epi32(t, ci);
+      co = _mm256_or_si256(lt(t, a), lt(r, t));
+      return r;
+    }
+    case Carry::SubB: {
+      const __m256i bb = _mm256_sub_epi32(b, ci);
+      co = _mm256_or_si256(lt(a, bb), lt(bb, b));
+      return _mm256_sub_epi32(a, bb);
+    }
+    default: {
+      const __m256i aa = _mm256_sub_epi32(a, ci);
+      co = _mm256_or_si256(lt(b, aa), lt(aa, a));
+      return _mm256_sub_epi32(b, aa);
+    }
   }
-  store_carry(w, in, ex, r, c, 0);
 }
-void v_subbrev_co_u32(Wave& w, const Inst& in) {
-  uint32_t ci[64];
-  mask_lanes(mask_source(w, in), ci);
-  FETCH2(Ty::B32) uint32_t c[64];
-  VLOOP {  // borrow when A + carry-in > B
-    uint32_t a = A[l] - ci[l];
-    r[l] = B[l] - a;
-    c[l] = (a > B[l]) | (a < A[l]);
+#endif
+
+template <Carry K>
+void carry_op(Wave& w, const Inst& in) {
+  constexpr bool with_in = K == Carry::AddC || K == Carry::SubB || K == Carry::SubBRev;
+  const uint64_t cin = with_in ? mask_source(w, in) : 0;  // read before any result is written
+  FETCH2(Ty::B32)
+  uint32_t* d = direct32(w, in, ex, Ty::B32);  // never with clamp
+  uint32_t* out = d ? d : r;
+  uint64_t co = 0;
+#if defined(__AVX2__)
+  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  for (unsigned g = 0; g < 8; ++g) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+    __m256i ci = _mm256_setzero_si256(), c;
+    if (with_in) {
+      const __m256i m = _mm256_set1_epi32(static_cast<int>((cin >> (8 * g)) & 0xFF));
+      ci = _mm256_cmpeq_epi32(_mm256_and_si256(m, bit), bit);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), carry8<K>(a, b, ci, c));
+    co |= uint64_t{static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(c)))} << (8 * g);
   }
-  store_carry(w, in, ex, r, c, 0);
+#else
+  uint32_t ci[64], c[64];
+  mask_lanes(cin, ci);
+  VLOOP_INPLACE out[l] = carry_lane<K>(A[l], B[l], ci[l], c[l]);
+  co = lanes_mask(c);
+#endif
+  if (!d) {
+    if (in.clamp) {
+      constexpr uint32_t sat = K == Carry::Add || K == Carry::AddC ? UINT32_MAX : 0;
+      uint32_t c[64];
+      mask_lanes(co, c);
+      VLOOP r[l] = c[l] ? sat : r[l];
+    }
+    store32(w, in, ex, r, in.clamp ? Ty::B32Sat : Ty::B32);
+  }
+  store_mask(w, in, co & ex);
 }
+void v_add_co_u32(Wave& w, const Inst& in) { carry_op<Carry::Add>(w, in); }
+void v_sub_co_u32(Wave& w, const Inst& in) { carry_op<Carry::Sub>(w, in); }
+void v_subrev_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubRev>(w, in); }
+void v_addc_co_u32(Wave& w, const Inst& in) { carry_op<Carry::AddC>(w, in); }
+void v_subb_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubB>(w, in); }
+void v_subbrev_co_u32(Wave& w, const Inst& in) { carry_op<Carry::SubBRev>(w, in); }
 void v_cndmask_b32(Wave& w, const Inst& in) {
-  uint32_t sel[64];
-  mask_lanes(mask_source(w, in), sel);
+  const uint64_t m = mask_source(w, in);
   FETCH2(Ty::M32)  // VOP3 abs/neg apply (clang uses them for fabs/fneg selects); no flushing
-  VLOOP r[l] = (B[l] & sel[l]) | (A[l] & ~sel[l]);
-  store32(w, in, ex, r, Ty::B32);
+#if defined(__AVX2__)
+  if (uint32_t* d = direct32(w, in, ex, Ty::B32)) {  // the selector's bits expanded 8 lanes at a time
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    for (unsigned g = 0; g < 8; ++g) {
+      const __m256i sel = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>((m >> (8 * g)) & 0xFF)), bit), bit);
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * g), _mm256_blendv_epi8(a, b, sel));
+    }
+    return;
+  }
+#endif
+  uint32_t sel[64];
+  mask_lanes(m, sel);
+  BODY(Ty::B32, (void)0, (B[l] & sel[l]) | (A[l] & ~sel[l]), ASIS)
 }
 
 const HandlerEntry kVop[] = {

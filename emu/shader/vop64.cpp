@@ -1,32 +1,43 @@
 // SPDX-License-Identifier: MIT
 // VALU execution of 64-bit operations, conversions, division helpers and cross-lane ops.
-#include "emu/shader/valu.h"
+#include "emu/shader/valu64.h"
 
 namespace emu::shader {
 
 namespace {
 
-#define D_FETCH(N) uint64_t ex = valu_active(w, in); uint64_t A[64], B[64], C[64], R[64]; \
-  (void)B; (void)C; fetch64(w, in, 0, true, A); if (N > 1) fetch64(w, in, 1, true, B); \
-  if (N > 2) fetch64(w, in, 2, true, C);
-#define D1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(1) \
-  VLOOP { double a = f64(A[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
-#define D2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(2) \
-  VLOOP { double a = f64(A[l]), b = f64(B[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
-#define D3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { D_FETCH(3) \
-  VLOOP { double a = f64(A[l]), b = f64(B[l]), c = f64(C[l]); R[l] = u64(EXPR); } store64(w, in, ex, R, true); }
+// f64 operations lane by lane on the sources' row pairs (valu64.h).
+#define D1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<1, true>(w, in, [](uint64_t x, uint64_t, uint64_t) { double a = f64(x); return u64(EXPR); }); }
+#define D2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<2, true>(w, in, [](uint64_t x, uint64_t y, uint64_t) { double a = f64(x), b = f64(y); return u64(EXPR); }); }
+#define D3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<3, true>(w, in, [](uint64_t x, uint64_t y, uint64_t z) { double a = f64(x), b = f64(y), c = f64(z); return u64(EXPR); }); }
 
 inline double dmin(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a < b || (a == b && std::signbit(a))) ? a : b; }
 inline double dmax(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : (a > b || (a == b && !std::signbit(a))) ? a : b; }
 inline double dfract(double a) { return std::isinf(a) ? std::nan("") : std::fmin(a - std::floor(a), 0x1.fffffffffffffp-1); }
 inline double dmant(double a) { int e; return std::isfinite(a) ? std::frexp(a, &e) : a; }
 
-D2(v_add_f64, a + b)
-D2(v_mul_f64, a * b)
+#if defined(__AVX2__) && defined(__FMA__)
+// The hottest ones also in vector form (the same IEEE operations, four lanes at a time).
+#define D2V(NAME, EXPR, VEXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<2, true>(w, in, [](uint64_t x, uint64_t y, uint64_t) { double a = f64(x), b = f64(y); return u64(EXPR); }, \
+                  [](__m256d a, __m256d b, __m256d) { return VEXPR; }); }
+#define D3V(NAME, EXPR, VEXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<3, true>(w, in, [](uint64_t x, uint64_t y, uint64_t z) { double a = f64(x), b = f64(y), c = f64(z); return u64(EXPR); }, \
+                  [](__m256d a, __m256d b, __m256d c) { return VEXPR; }); }
+#else
+#define D2V(NAME, EXPR, VEXPR) D2(NAME, EXPR)
+#define D3V(NAME, EXPR, VEXPR) D3(NAME, EXPR)
+#endif
+
+D2V(v_add_f64, a + b, _mm256_add_pd(a, b))
+D2V(v_mul_f64, a * b, _mm256_mul_pd(a, b))
 D2(v_min_f64, dmin(a, b))
 D2(v_max_f64, dmax(a, b))
-D3(v_fma_f64, std::fma(a, b, c))
-D3(v_fmac_f64, std::fma(a, b, c))
+D3V(v_fma_f64, std::fma(a, b, c), _mm256_fmadd_pd(a, b, c))
+D3V(v_fmac_f64, std::fma(a, b, c), _mm256_fmadd_pd(a, b, c))
 D1(v_trunc_f64, std::trunc(a))
 D1(v_ceil_f64, std::ceil(a))
 D1(v_rndne_f64, std::nearbyint(a))
@@ -37,112 +48,127 @@ D1(v_rsq_f64, 1.0 / std::sqrt(a))
 D1(v_sqrt_f64, std::sqrt(a))
 D1(v_frexp_mant_f64, dmant(a))
 
+// a * 2^b rounded once, as scalbn does it (musl's): steps of 2^1023 up, and of 2^-969 down,
+// which keep the value at least 53 bits above the denormals until the last multiply; b beyond
+// +-2200 gives 0 or infinity either way. Selects only, so that the lanes vectorise.
+inline double pow2(int32_t k) { return f64(static_cast<uint64_t>(k + 1023) << 52); }  // k in [-1022, 1023]
+inline double ldexp_f64(double a, int32_t b) {
+  int32_t n = std::clamp(b, -2200, 2200);
+  double y = a;
+  for (int step = 0; step < 2; ++step) {
+    const bool up = n > 1023, down = n < -1022;
+    y *= up ? pow2(1023) : down ? pow2(-969) : 1.0;
+    n -= up ? 1023 : down ? -969 : 0;
+  }
+  return y * pow2(std::clamp(n, -1022, 1023));
+}
 void v_ldexp_f64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), A[64], R[64];
-  uint32_t t1[64];
-  fetch64(w, in, 0, true, A);
-  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP R[l] = u64(std::ldexp(f64(A[l]), static_cast<int32_t>(B[l])));
-  store64(w, in, ex, R, true);
+  valu64<2, true, 0b01>(w, in, [](uint64_t a, uint64_t b, uint64_t) {
+    return u64(ldexp_f64(f64(a), static_cast<int32_t>(b)));
+  });
 }
 
 // 64-bit results from 32-bit/64-bit integer sources.
 void v_lshlrev_b64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), B[64], R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  fetch64(w, in, 1, false, B);
-  VLOOP R[l] = B[l] << (A[l] & 63);
-  store64(w, in, ex, R, false);
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b << (a & 63); });
 }
 void v_lshrrev_b64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), B[64], R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  fetch64(w, in, 1, false, B);
-  VLOOP R[l] = B[l] >> (A[l] & 63);
-  store64(w, in, ex, R, false);
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b >> (a & 63); });
 }
 void v_ashrrev_i64(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), B[64], R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  fetch64(w, in, 1, false, B);
-  VLOOP R[l] = static_cast<uint64_t>(static_cast<int64_t>(B[l]) >> (A[l] & 63));
-  store64(w, in, ex, R, false);
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) {
+    return static_cast<uint64_t>(static_cast<int64_t>(b) >> (a & 63));
+  });
 }
-// v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst.
+// v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst. The carries
+// are taken first and written last (sdst may be the SGPR pair S2 reads).
 void v_mad_u64_u32(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), C[64], R[64], co = 0;
-  uint32_t t0[64], t1[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  fetch64(w, in, 2, false, C);
-  uint32_t c[64];
-  VLOOP {  // 64-bit arithmetic only, so that the loop vectorises
-    uint64_t p = uint64_t{A[l]} * B[l];
-    R[l] = p + C[l];
-    c[l] = R[l] < p;
+  const uint64_t ex = valu_active(w, in);
+#if defined(__AVX2__)
+  if (!in.clamp && !w.gpr_idx) {  // 4 even and 4 odd lanes of 8 at a time: 32x32-bit products
+    uint32_t t0[64], t1[64], t2[128], sel[64];
+    const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+    const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+    const Rows64 C = fetch64_rows(w, in, 2, false, t2);
+    uint32_t* dlo = w.v[in.dst];
+    uint32_t* dhi = w.v[(in.dst + 1) & (kVRows - 1)];
+    mask_lanes(ex, sel);
+    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
+    uint64_t co = 0;
+    for (unsigned l = 0; l < 64; l += 8) {
+      auto ld = [l](const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + l)); };
+      const __m256i a = ld(A), b = ld(B), clo = ld(C.lo), chi = ld(C.hi);
+      const __m256i pe = _mm256_mul_epu32(a, b), po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+      const __m256i ce = _mm256_blend_epi32(clo, _mm256_slli_epi64(chi, 32), 0xAA);
+      const __m256i cd = _mm256_blend_epi32(_mm256_srli_epi64(clo, 32), chi, 0xAA);
+      const __m256i se = _mm256_add_epi64(pe, ce), so = _mm256_add_epi64(po, cd);
+      // carried: sum < product (unsigned 64-bit compare through the sign bit)
+      const __m256i ke = _mm256_cmpgt_epi64(_mm256_xor_si256(pe, sign), _mm256_xor_si256(se, sign));
+      const __m256i ko = _mm256_cmpgt_epi64(_mm256_xor_si256(po, sign), _mm256_xor_si256(so, sign));
+      const uint32_t me = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ke)));
+      const uint32_t mo = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ko)));
+      co |= uint64_t{_pdep_u32(me, 0x55) | _pdep_u32(mo, 0xAA)} << l;
+      const __m256i m = ld(sel);
+      const __m256i lo = _mm256_blend_epi32(se, _mm256_slli_epi64(so, 32), 0xAA);
+      const __m256i hi = _mm256_blend_epi32(_mm256_srli_epi64(se, 32), so, 0xAA);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dlo + l), _mm256_blendv_epi8(ld(dlo), lo, m));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dhi + l), _mm256_blendv_epi8(ld(dhi), hi, m));
+    }
+    w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+    store_mask(w, in, co & ex);
+    return;
   }
-  co = lanes_mask(c);
-  store64(w, in, ex, R, false);
+#endif
+  const uint64_t co = valu64mask<3, false, 0b100>(w, in, [](uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
+    return a * b + c < a * b;
+  });
+  valu64<3, false, 0b100>(w, in, [](uint64_t a, uint64_t b, uint64_t c) { return a * b + c; });
   store_mask(w, in, co & ex);
 }
 void v_mad_i64_i32(Wave& w, const Inst& in) {
-  uint64_t ex = valu_active(w, in), C[64], R[64], co = 0;
-  uint32_t t0[64], t1[64];
-  const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-  const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  fetch64(w, in, 2, false, C);
-  VLOOP {
-    __int128 s = static_cast<__int128>(int64_t{static_cast<int32_t>(A[l])} * static_cast<int32_t>(B[l])) +
-                 static_cast<int64_t>(C[l]);
-    R[l] = static_cast<uint64_t>(s);
-    co |= uint64_t{s > INT64_MAX || s < INT64_MIN} << l;
-  }
-  store64(w, in, ex, R, false);
+  const uint64_t ex = valu_active(w, in);
+  auto sum = [](uint64_t a, uint64_t b, uint64_t c) {
+    return static_cast<__int128>(int64_t{static_cast<int32_t>(a)} * static_cast<int32_t>(b)) + static_cast<int64_t>(c);
+  };
+  const uint64_t co = valu64mask<3, false, 0b100>(w, in, [&](uint64_t a, uint64_t b, uint64_t c) -> uint64_t {
+    const __int128 s = sum(a, b, c);
+    return s > INT64_MAX || s < INT64_MIN;
+  });
+  valu64<3, false, 0b100>(w, in, [&](uint64_t a, uint64_t b, uint64_t c) { return static_cast<uint64_t>(sum(a, b, c)); });
   store_mask(w, in, co & ex);
 }
 
 // Conversions between f64 and 32-bit types.
-template <class F>
-void cvt_to32(Wave& w, const Inst& in, F f, Ty t) {
-  uint64_t ex = valu_active(w, in), A[64];
-  uint32_t r[64];
-  fetch64(w, in, 0, true, A);
-  VLOOP r[l] = f(f64(A[l]));
-  store32(w, in, ex, r, t);
+template <Ty T, class F>
+void cvt_to32(Wave& w, const Inst& in, F f) {
+  valu64to32<1, true, T>(w, in, [&](uint64_t a, uint64_t, uint64_t) -> uint64_t { return f(f64(a)); });
 }
-template <class F>
-void cvt_to64(Wave& w, const Inst& in, F f, Ty t) {
-  uint64_t ex = valu_active(w, in), R[64];
-  uint32_t t0[64];
-  const uint32_t* A = fetch32(w, in, 0, t, t0);
-  VLOOP R[l] = u64(f(A[l]));
-  store64(w, in, ex, R, true);
+template <Ty T, class F>
+void cvt_to64(Wave& w, const Inst& in, F f) {
+  valu64<1, true, 0, T>(w, in, [&](uint64_t a, uint64_t, uint64_t) { return u64(f(static_cast<uint32_t>(a))); });
 }
 void v_cvt_i32_f64(Wave& w, const Inst& in) {
-  cvt_to32(w, in, [](double x) -> uint32_t {
+  cvt_to32<Ty::B32>(w, in, [](double x) -> uint32_t {
     if (std::isnan(x)) return 0;
     if (x >= 2147483647.0) return INT32_MAX;
     if (x <= -2147483648.0) return static_cast<uint32_t>(INT32_MIN);
     return static_cast<uint32_t>(static_cast<int32_t>(x));
-  }, Ty::B32);
+  });
 }
 void v_cvt_u32_f64(Wave& w, const Inst& in) {
-  cvt_to32(w, in, [](double x) -> uint32_t {
+  cvt_to32<Ty::B32>(w, in, [](double x) -> uint32_t {
     if (std::isnan(x) || x <= 0) return 0;
     if (x >= 4294967295.0) return UINT32_MAX;
     return static_cast<uint32_t>(x);
-  }, Ty::B32);
+  });
 }
-void v_cvt_f32_f64(Wave& w, const Inst& in) { cvt_to32(w, in, [](double x) { return u32(static_cast<float>(x)); }, Ty::F32); }
+void v_cvt_f32_f64(Wave& w, const Inst& in) { cvt_to32<Ty::F32>(w, in, [](double x) { return u32(static_cast<float>(x)); }); }
 void v_frexp_exp_i32_f64(Wave& w, const Inst& in) {
-  cvt_to32(w, in, [](double x) { int e = 0; if (std::isfinite(x)) std::frexp(x, &e); return static_cast<uint32_t>(e); }, Ty::B32);
+  cvt_to32<Ty::B32>(w, in, [](double x) { int e = 0; if (std::isfinite(x)) std::frexp(x, &e); return static_cast<uint32_t>(e); });
 }
-void v_cvt_f64_i32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(static_cast<int32_t>(x)); }, Ty::B32); }
-void v_cvt_f64_u32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(x); }, Ty::B32); }
-void v_cvt_f64_f32(Wave& w, const Inst& in) { cvt_to64(w, in, [](uint32_t x) { return static_cast<double>(f32(x)); }, Ty::F32); }
+void v_cvt_f64_i32(Wave& w, const Inst& in) { cvt_to64<Ty::B32>(w, in, [](uint32_t x) { return static_cast<double>(static_cast<int32_t>(x)); }); }
+void v_cvt_f64_u32(Wave& w, const Inst& in) { cvt_to64<Ty::B32>(w, in, [](uint32_t x) { return static_cast<double>(x); }); }
+void v_cvt_f64_f32(Wave& w, const Inst& in) { cvt_to64<Ty::F32>(w, in, [](uint32_t x) { return static_cast<double>(f32(x)); }); }
 
 // Division helpers. The host has exact IEEE division, so v_div_scale never scales (VCC = 0)
 // and v_div_fixup returns the correctly rounded quotient S2/S1, which is what the
@@ -244,12 +270,18 @@ void v_writelane_b32(Wave& w, const Inst& in) {
   unsigned lane = sread32(w, in, in.src[1]) & 63;
   w.v[in.dst][lane] = sread32(w, in, in.src[0]);
 }
+// v_mbcnt: the active bits of S0 below the lane (lanes 0..31 for _lo, 32..63 for _hi) plus S1.
+// With S0 = -1 (the usual lane-id idiom) that count is the lane number, clamped.
 void v_mbcnt_lo_u32_b32(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in);
   uint32_t t0[64], t1[64], r[64];
   const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP r[l] = static_cast<uint32_t>(std::popcount(A[l] & ((l >= 32 ? 0xFFFFFFFFull : ((1ull << l) - 1)) & 0xFFFFFFFFu))) + B[l];
+  if (in.src[0] == 193 && (in.plain & 1)) {  // -1
+    VLOOP r[l] = std::min(l, 32u) + B[l];
+  } else {
+    VLOOP r[l] = static_cast<uint32_t>(std::popcount(A[l] & ((l >= 32 ? 0xFFFFFFFFull : ((1ull << l) - 1)) & 0xFFFFFFFFu))) + B[l];
+  }
   store32(w, in, ex, r, Ty::B32);
 }
 void v_mbcnt_hi_u32_b32(Wave& w, const Inst& in) {
@@ -257,9 +289,13 @@ void v_mbcnt_hi_u32_b32(Wave& w, const Inst& in) {
   uint32_t t0[64], t1[64], r[64];
   const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-  VLOOP {
-    uint64_t below = l >= 32 ? ((1ull << (l - 32)) - 1) : 0;
-    r[l] = static_cast<uint32_t>(std::popcount(A[l] & below)) + B[l];
+  if (in.src[0] == 193 && (in.plain & 1)) {  // -1
+    VLOOP r[l] = (l >= 32 ? l - 32 : 0) + B[l];
+  } else {
+    VLOOP {
+      uint64_t below = l >= 32 ? ((1ull << (l - 32)) - 1) : 0;
+      r[l] = static_cast<uint32_t>(std::popcount(A[l] & below)) + B[l];
+    }
   }
   store32(w, in, ex, r, Ty::B32);
 }

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "emu/shader/valu.h"
+#include "emu/shader/valu64.h"
 
 namespace emu::shader {
 
@@ -61,17 +61,21 @@ template <int K, Cond C, bool X>
 void cmp(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in);
   uint32_t c[64];  // per-lane results, packed once (the lane loops vectorise)
-  if constexpr (K == 2 || K == 7 || K == 8) {
-    uint64_t A[64], B[64];
-    fetch64(w, in, 0, K == 2, A);
-    fetch64(w, in, 1, K == 2, B);
+  if constexpr (K == 7 || K == 8) {  // 64-bit integers from the rows' 32-bit halves (vectorises)
+    uint32_t t0[128], t1[128];
+    const Rows64 A = fetch64_rows(w, in, 0, false, t0), B = fetch64_rows(w, in, 1, false, t1);
     VLOOP {
-      bool r;
-      if constexpr (K == 2) r = fcmp(C, f64(A[l]), f64(B[l]));
-      else if constexpr (K == 7) r = icmp(C, static_cast<int64_t>(A[l]), static_cast<int64_t>(B[l]));
-      else r = icmp(C, A[l], B[l]);
-      c[l] = r;
+      const uint32_t ah = A.hi[l], bh = B.hi[l], al = A.lo[l], bl = B.lo[l];
+      const bool hlt = K == 7 ? static_cast<int32_t>(ah) < static_cast<int32_t>(bh) : ah < bh;
+      const bool lt = hlt | ((ah == bh) & (al < bl)), eq = (ah == bh) & (al == bl);
+      c[l] = icmp(C, lt ? 0 : eq ? 1 : 2, 1);  // compares -1/0/+1 as 0/1/2 against 1
     }
+  } else if constexpr (K == 2) {
+    (void)c;
+    finish(w, in, ex, valu64mask<2, K == 2, 3>(w, in, [](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
+      return fcmp(C, f64(a), f64(b));
+    }), X);
+    return;
   } else {
     constexpr Ty t = K == 0 ? Ty::F16 : K == 1 ? Ty::F32 : (K == 3 || K == 4) ? Ty::B16 : Ty::B32;
     uint32_t t0[64], t1[64];

@@ -54,6 +54,8 @@ struct Inst {
   uint8_t offset1 = 0, seg = 0;
   uint8_t sdwa_dst_sel = 6, sdwa_dst_unused = 0, sdwa_src_sel[2] = {6, 6}, sdwa_sext = 0;
   uint8_t vaddr = 0, vdata = 0, srsrc = 0, saddr = 0;
+  // VALU: bit i set when source i is read as it is (no DPP, SDWA, abs, neg or op_sel on it).
+  uint8_t plain = 0;
 };
 
 // A decoded page of code: 1024 dword slots, filled lazily and published with `ready`.
@@ -101,8 +103,10 @@ struct Wave {
   // then go through mem_host one by one).
   uint64_t scratch_lo = 0, scratch_size = 0;
   uint8_t* scratch_host = nullptr;
-  // Memory translation cache: the last mappings found.
-  Range cache[4];
+  // Memory translation cache: the last mappings found (code, packet, kernel arguments and a
+  // few buffers stay in it).
+  static constexpr unsigned kCachedRanges = 8;
+  Range cache[kCachedRanges];
   unsigned cache_next = 0;
   // Code lookup cache.
   CodePage* page = nullptr;
@@ -169,11 +173,29 @@ inline uint8_t* mem_host(Wave& w, uint64_t va, uint64_t size, bool write) {
 }
 std::string describe(const Inst& in, uint64_t pc);
 
-// Scalar operand read (32-bit and 64-bit) for codes 0..255 incl. constants and literal.
-uint32_t sread32(const Wave& w, const Inst& in, unsigned code);
-uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64);
-void swrite32(Wave& w, unsigned code, uint32_t x);
-void swrite64(Wave& w, unsigned code, uint64_t x);
+// Scalar operand read (32-bit and 64-bit) for codes 0..255 incl. constants and literal: SGPRs,
+// integer constants and literals inline, the rest in sread32_any / sread64_any.
+uint32_t sread32_any(const Wave& w, const Inst& in, unsigned code);
+uint64_t sread64_any(const Wave& w, const Inst& in, unsigned code, bool fp64);
+inline uint32_t sread32(const Wave& w, const Inst& in, unsigned code) {
+  if (code < 125) return w.s[code];
+  if (code == 126 || code == 127) return w.s[code];
+  if (code >= 128 && code <= 192) return code - 128;
+  if (code == 255) return in.literal;
+  return sread32_any(w, in, code);
+}
+inline uint64_t sread64(const Wave& w, const Inst& in, unsigned code, bool fp64) {
+  if (code < 124 || code == 126) return w.s64(code);
+  if (code >= 128 && code <= 192) return code - 128;
+  return sread64_any(w, in, code, fp64);
+}
+// Writes to null (125) are dropped; a 64-bit write to M0 (124) or beyond exec_lo is too.
+inline void swrite32(Wave& w, unsigned code, uint32_t x) {
+  if (code < 128 && code != 125) w.s[code] = x;
+}
+inline void swrite64(Wave& w, unsigned code, uint64_t x) {
+  if (code < 127 && code != 125 && code != 124) std::memcpy(&w.s[code], &x, 8);
+}
 
 void exec_unimplemented(Wave& w, const Inst& in);
 void exec_invalid(Wave& w, const Inst& in);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Hand-written ISA kernels (tests/isa/*.s) checked against the ISA semantics, per encoding.
+#include <cfloat>
 #include <cmath>
 
 #include "tests/emu/isa_fixture.h"
@@ -124,6 +125,55 @@ TEST_F(Vop, HandlesCarriesExecMasksAndCrossLaneOps) {
     ASSERT_EQ(slot(13, l), a[5]) << l;
     ASSERT_EQ(slot(14, l), l == 9 ? a[5] : 0u) << l;
     ASSERT_EQ(slot(15, l), a[l] + b[l] - 1) << l;
+  }
+}
+
+TEST_F(Vop, ChainsCarriesThroughVccAndSgprPairs) {
+  auto o = run_vop("k_vop_carry");
+  ASSERT_TRUE(o.ok()) << o.message;
+  const uint32_t* a = inp.a; const uint32_t* b = inp.b;
+  const uint64_t carry_in = 0x0ff00ff05a5a5a5aull;
+  for (unsigned l = 0; l < 64; ++l) {
+    const uint64_t cin = (carry_in >> l) & 1;
+    const uint64_t sum = uint64_t{a[l]} + b[l] + cin;
+    ASSERT_EQ(slot(0, l), static_cast<uint32_t>(sum)) << l;
+    ASSERT_EQ(slot(1, l), sum >> 32) << l;
+    ASSERT_EQ(slot(2, l), static_cast<uint32_t>(a[l] - b[l] - cin)) << l;
+    ASSERT_EQ(slot(3, l), uint64_t{b[l]} + cin > a[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(4, l), static_cast<uint32_t>(b[l] - a[l] - cin)) << l;
+    ASSERT_EQ(slot(5, l), uint64_t{a[l]} + cin > b[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(6, l), b[l] - a[l]) << l;
+    ASSERT_EQ(slot(7, l), a[l] > b[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(8, l), static_cast<uint32_t>(std::min<uint64_t>(uint64_t{a[l]} + b[l], UINT32_MAX))) << l;
+    ASSERT_EQ(slot(9, l), a[l] > b[l] ? a[l] - b[l] : 0u) << l;
+    ASSERT_EQ(slot(10, l), l % 2 ? static_cast<uint32_t>(sum) : 0x77u) << l;
+    ASSERT_EQ(slot(11, l), l % 2 ? static_cast<uint32_t>(sum >> 32) : 0u) << l;
+    ASSERT_EQ(slot(12, l), 0xFFFFFFFFull + cin > a[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(13, l), cin) << l;
+    ASSERT_EQ(slot(14, l), 0xFFFFFFFFull + cin > b[l] ? 1u : 0u) << l;
+    ASSERT_EQ(slot(15, l), static_cast<uint32_t>(a[l] - 0xFFFFFFFFu - static_cast<uint32_t>(cin))) << l;
+  }
+}
+
+TEST_F(Vop, ConvertsAndScalesAtTheEdges) {
+  auto o = run_vop("k_vop_cvt");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    const float x = ftz(inp.f[l]);
+    const uint32_t u = std::isnan(x) || x <= 0 ? 0u : x >= 4294967296.0f ? UINT32_MAX : static_cast<uint32_t>(x);
+    const int32_t i = std::isnan(x) ? 0 : x >= 2147483648.0f ? INT32_MAX : x <= -2147483648.0f ? INT32_MIN : static_cast<int32_t>(x);
+    ASSERT_EQ(slot(0, l), u) << l;
+    ASSERT_EQ(slot(1, l), static_cast<uint32_t>(i)) << l;
+    ASSERT_TRUE(same(fslot(2, l), ftz(std::ldexp(x, static_cast<int32_t>(inp.a[l]))))) << l;
+    const int e = static_cast<int>(inp.a[l] & 0xff) - 128;
+    ASSERT_TRUE(same(fslot(3, l), ftz(std::ldexp(x, e)))) << l;
+    ASSERT_TRUE(same(fslot(4, l), ftz(std::ldexp(FLT_MAX, e)))) << l;
+    const uint64_t p = inp.a[l] | (uint64_t{inp.b[l]} << 32), q = inp.b[l] | (uint64_t{inp.a[l]} << 32);
+    ASSERT_EQ(slot(5, l), static_cast<int64_t>(p) < static_cast<int64_t>(q) ? 1u : 0u) << l;
+    ASSERT_EQ(slot(6, l), p > q ? 1u : 0u) << l;
+    ASSERT_EQ(slot(7, l), 1u) << l;
+    ASSERT_EQ(slot(8, l), p != q ? 1u : 0u) << l;
+    ASSERT_EQ(slot(9, l), static_cast<int64_t>(p) >= static_cast<int64_t>(q) ? 1u : 0u) << l;
   }
 }
 

@@ -200,3 +200,88 @@ KBEGIN k_dot
   STORE v11, 4
   s_endpgm
 KEND k_dot
+
+// Carry chains: carry-in from a lane pattern (VCC for VOP2, an SGPR pair for VOP3), carry-outs
+// materialized, clamp, operands that wrap with the carry-in, and a partly active wave (inactive
+// lanes keep their value and give carry 0).
+KBEGIN2 k_vop_carry
+  s_mov_b32 s6, 0x5a5a5a5a                   // carry-in lanes
+  s_mov_b32 s7, 0x0ff00ff0
+  s_mov_b64 vcc, s[6:7]
+  v_addc_co_u32 v4, vcc, v2, v3, vcc         // a + b + cin
+  v_cndmask_b32 v5, 0, 1, vcc
+  STORE v4, 0
+  STORE v5, 1
+  v_subb_co_u32 v6, s[8:9], v2, v3, s[6:7]   // a - b - cin
+  v_cndmask_b32 v7, 0, 1, s[8:9]
+  STORE v6, 2
+  STORE v7, 3
+  v_subbrev_co_u32 v8, s[8:9], v2, v3, s[6:7]  // b - a - cin
+  v_cndmask_b32 v9, 0, 1, s[8:9]
+  STORE v8, 4
+  STORE v9, 5
+  v_subrev_co_u32 v10, s[8:9], v2, v3        // b - a
+  v_cndmask_b32 v11, 0, 1, s[8:9]
+  STORE v10, 6
+  STORE v11, 7
+  v_add_co_u32 v12, s[8:9], v2, v3 clamp     // saturates at 0xffffffff
+  STORE v12, 8
+  v_sub_co_u32 v13, s[8:9], v2, v3 clamp     // saturates at 0
+  STORE v13, 9
+  v_mov_b32 v14, 0x77
+  s_mov_b64 s[10:11], exec
+  s_mov_b32 exec_lo, 0xaaaaaaaa              // odd lanes only
+  s_mov_b32 exec_hi, 0xaaaaaaaa
+  v_addc_co_u32 v14, vcc, v2, v3, s[6:7]
+  s_mov_b64 exec, s[10:11]
+  v_cndmask_b32 v15, 0, 1, vcc
+  STORE v14, 10
+  STORE v15, 11
+  v_mov_b32 v20, -1
+  v_subb_co_u32 v21, s[8:9], v2, v20, s[6:7]   // b + cin wraps
+  v_cndmask_b32 v22, 0, 1, s[8:9]
+  STORE v22, 12
+  v_addc_co_u32 v23, s[8:9], v20, 0, s[6:7]   // carries only through the carry-in
+  v_cndmask_b32 v23, 0, 1, s[8:9]
+  STORE v23, 13
+  v_subbrev_co_u32 v24, s[8:9], v20, v3, s[6:7]  // a + cin wraps
+  v_cndmask_b32 v25, 0, 1, s[8:9]
+  STORE v25, 14
+  STORE v21, 15
+  s_endpgm
+KEND k_vop_carry
+
+// Conversions and ldexp at the edges: saturation, NaN, exponents far out of range.
+KBEGIN2 k_vop_cvt
+  v_cvt_u32_f32 v4, v1
+  STORE v4, 0
+  v_cvt_i32_f32 v5, v1
+  STORE v5, 1
+  v_ldexp_f32 v6, v1, v2                     // exponents anywhere in the 32-bit range
+  STORE v6, 2
+  v_and_b32 v7, 0xff, v2
+  v_subrev_u32 v7, 0x80, v7                  // -128 .. 127
+  v_ldexp_f32 v8, v1, v7
+  STORE v8, 3
+  s_mov_b32 s12, 0x7f7fffff
+  v_ldexp_f32 v9, s12, v7                    // the largest f32 scaled both ways
+  STORE v9, 4
+  v_mov_b32 v10, v3                          // 64-bit compares: X = v[2:3], Y = (b, a)
+  v_mov_b32 v11, v2
+  v_cmp_lt_i64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 5
+  v_cmp_gt_u64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 6
+  v_cmp_le_i64 vcc, v[2:3], v[2:3]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 7
+  v_cmp_ne_u64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 8
+  v_cmp_ge_i64 vcc, v[2:3], v[10:11]
+  v_cndmask_b32 v12, 0, 1, vcc
+  STORE v12, 9
+  s_endpgm
+KEND k_vop_cvt
