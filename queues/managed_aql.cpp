@@ -167,7 +167,8 @@ uint64_t AqlManaged::write_barrier(const Command& c, uint64_t index) {
 
 void AqlManaged::write_dispatch(const Command& c, uint64_t index, void* big) {
   const KernelLaunch& l = *c.launch;
-  uint8_t* args = big ? static_cast<uint8_t*>(big) : kernarg_ + (index % slots_) * ManagedQueueOptions::kKernargSlot;
+  // slots_ is a power of two (twice the ring's packets).
+  uint8_t* args = big ? static_cast<uint8_t*>(big) : kernarg_ + (index & (slots_ - 1)) * ManagedQueueOptions::kKernargSlot;
   write_kernarg(l, args);
   if (big) big_.push_back({index, big});
   aql::KernelDispatchPacket k{};

@@ -20,7 +20,7 @@ base::Result<Engine> parse_engine(std::string_view name) {
                               "queue engine \"" + std::string(name) + "\" is neither aql nor pm4", EINVAL);
 }
 
-base::Status check_launch(const KernelLaunch& l) {
+base::Status check_launch_slow(const KernelLaunch& l) {
   if (l.kernel_object == 0) return base::Error::msg("dispatch: no kernel object", EINVAL);
   if (l.dims < 1 || l.dims > 3)
     return base::Error::msg("dispatch: dimensions " + std::to_string(l.dims) + " not in 1..3", EINVAL);

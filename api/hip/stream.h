@@ -144,9 +144,11 @@ class Stream {
   std::unique_ptr<queues::Signal> host_progress_;
 
   std::mutex mu_;
-  std::atomic<uint64_t> submitted_{0};
+  std::atomic<uint64_t> submitted_{0};  // written under mu_, read by any thread
   uint64_t host_ops_ = 0;
-  // The last packet is a timeline packet with a system-scope release (other streams read it).
+  // The last packet is a timeline packet with a system-scope release. Written under mu_ with
+  // release stores (a sequentially consistent store would be a locked exchange, which also waits
+  // for the packet just written to leave the store buffer); other streams read it.
   std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
   // The last engine operation's completion and the count after its barrier: while nothing
