@@ -39,6 +39,7 @@ class AqlManaged final : public ManagedQueue {
   uint64_t queue_address() const override { return q_->handle(); }
   uint32_t queue_id() const override { return q_->queue_id(); }
   base::Status submit(std::span<const Command> cmds) override;
+  base::Status dispatch(const KernelLaunch& l, Fence f, Completion c) override;
   base::Status release_scratch() override;
 
  private:
@@ -60,7 +61,10 @@ class AqlManaged final : public ManagedQueue {
   // the index after the last.
   uint64_t write_commands(std::span<const Command> cmds, uint64_t index, void* big);
   uint64_t write_barrier(const Command& c, uint64_t index);
-  void write_dispatch(const Command& c, uint64_t index, void* big);
+  void write_dispatch(const Command& c, uint64_t index, void* big) {
+    write_dispatch(*c.launch, c.fence, c.completion.signal, index, big);
+  }
+  void write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big);
   base::Status prepare_grow(uint32_t lane_bytes, Grow* g, Packet pre[2], uint32_t* npre);
   base::Status submit_growing(std::span<const Command> cmds, uint32_t total, void* big);  // mu_ held
   void start_grow(Grow g);
@@ -165,14 +169,13 @@ uint64_t AqlManaged::write_barrier(const Command& c, uint64_t index) {
   return index;
 }
 
-void AqlManaged::write_dispatch(const Command& c, uint64_t index, void* big) {
-  const KernelLaunch& l = *c.launch;
+void AqlManaged::write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big) {
   // slots_ is a power of two (twice the ring's packets).
   uint8_t* args = big ? static_cast<uint8_t*>(big) : kernarg_ + (index & (slots_ - 1)) * ManagedQueueOptions::kKernargSlot;
   write_kernarg(l, args);
   if (big) big_.push_back({index, big});
   aql::KernelDispatchPacket k{};
-  k.header = make_fence_header(aql::kTypeKernelDispatch, Fence{true, c.fence.acquire, c.fence.release});
+  k.header = make_fence_header(aql::kTypeKernelDispatch, Fence{true, f.acquire, f.release});
   k.setup = uint16_t(l.dims);
   k.workgroup_size_x = l.block[0];
   k.workgroup_size_y = l.block[1];
@@ -184,7 +187,11 @@ void AqlManaged::write_dispatch(const Command& c, uint64_t index, void* big) {
   k.group_segment_size = l.group_segment_bytes;
   k.kernel_object = l.kernel_object;
   k.kernarg_address = reinterpret_cast<uintptr_t>(args);
-  k.completion_signal = handle_of(c.completion.signal);
+  k.completion_signal = handle_of(done);
+  if (!sink_) {
+    q_->write(index, k);
+    return;
+  }
   Packet p;
   static_assert(sizeof k == sizeof p);
   std::memcpy(p.dw, &k, sizeof k);
@@ -345,6 +352,24 @@ base::Status AqlManaged::submit(std::span<const Command> cmds) {
   }
   if (!big_.empty()) reap_big(*first);
   q_->ring_doorbell(write_commands(cmds, *first, big) - 1);
+  return {};
+}
+
+// The launch path: one dispatch whose arguments fit a slot, no scratch to grow, no tracing; the
+// others take submit's general route.
+base::Status AqlManaged::dispatch(const KernelLaunch& l, Fence f, Completion c) {
+  if (trace::on() || l.kernarg_size > ManagedQueueOptions::kKernargSlot) [[unlikely]]
+    return ManagedQueue::dispatch(l, f, c);
+  KFD_TRY(check_launch(l));
+  std::lock_guard lk(mu_);
+  if (l.private_segment_bytes > lane_bytes_) [[unlikely]] {
+    const Command cmd = Command::dispatch(l, f, c);
+    return submit_growing(std::span(&cmd, 1), 1, nullptr);
+  }
+  KFD_ASSIGN(const uint64_t index, q_->reserve(1));
+  if (!big_.empty()) reap_big(index);
+  write_dispatch(l, f, c.signal, index, nullptr);
+  q_->ring_doorbell(index);
   return {};
 }
 

@@ -47,6 +47,11 @@ base::Result<std::unique_ptr<ManagedQueue>> ManagedQueue::create(const gpu::Devi
   return make_aql_managed(gpu, memory, events, scratch, opts);
 }
 
+base::Status ManagedQueue::dispatch(const KernelLaunch& l, Fence f, Completion c) {
+  const Command cmd = Command::dispatch(l, f, c);
+  return submit(std::span(&cmd, 1));
+}
+
 base::Status ManagedQueue::set_global_wave_sync(bool on) const {
   return gpu_.kfd().alloc_queue_gws(queue_id(), on ? 1 : 0);
 }

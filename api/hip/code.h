@@ -107,6 +107,8 @@ struct Function {
   std::string name;
   std::atomic<const KernelInfo*> cache[kMaxDevices] = {};
   base::Result<const KernelInfo*> info(Device& dev);
+  // The kernel's info on device `i` once info() found it there; nullptr before.
+  const KernelInfo* cached(int i) const { return i < kMaxDevices ? cache[i].load(std::memory_order_acquire) : nullptr; }
 };
 
 struct Var {

@@ -12,12 +12,20 @@
 namespace hip {
 namespace {
 
-struct CallConfig {
-  dim3 grid, block;
+struct CallConfig {  // plain fields (dim3 has a constructor): a thread_local array of these needs no initialiser
+  uint32_t grid[3], block[3];
   size_t shared;
   hipStream_t stream;
 };
-thread_local std::vector<CallConfig> t_configs;
+// The <<<>>> configurations pushed and not yet popped (clang's kernel stubs pop right after the
+// push; more than one is pending only while a launch's arguments launch kernels). Trivially
+// destructible, so a thread's first launch registers no destructor and no access checks for one.
+struct ConfigStack {
+  static constexpr unsigned kMax = 32;
+  CallConfig slots[kMax];
+  unsigned depth;
+};
+thread_local ConfigStack t_configs;
 
 // A kernel's fences: system-scope acquire (host writes become visible), agent-scope release
 // (seeds/hip-host-memory.txt); the barrier bit orders it after the stream's earlier work.
@@ -139,9 +147,13 @@ hipError_t submit_launch(Function* f, const Grid& g, dim3 block, size_t shared, 
   Stream* s = nullptr;
   if (hipError_t e = rt->stream_ref(stream, &s); e != hipSuccess) return e;
   Device& dev = s->device();
-  auto ki = f->info(dev);
-  if (!ki) return kernel_error(api, ki.error());
-  const KernelInfo& k = **ki;
+  const KernelInfo* kp = f->cached(dev.index());
+  if (!kp) [[unlikely]] {
+    auto ki = f->info(dev);
+    if (!ki) return kernel_error(api, ki.error());
+    kp = *ki;
+  }
+  const KernelInfo& k = *kp;
   if (trace::on()) trace::name_kernel(k.kernel_object, k.name.c_str());
   if (hipError_t e = check_config(dev, k, g.items, block, shared); e != hipSuccess) return e;
 
@@ -232,19 +244,21 @@ hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {
 using namespace hip;
 
 HIP_EXPORT hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
-  t_configs.push_back({grid, block, shared, stream});
+  ConfigStack& st = t_configs;
+  if (st.depth == ConfigStack::kMax) return ret(hipErrorLaunchOutOfResources);
+  st.slots[st.depth++] = CallConfig{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared, stream};
   return hipSuccess;
 }
 
 HIP_EXPORT hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
                                                 hipStream_t* stream) {
-  if (t_configs.empty()) return ret(hipErrorMissingConfiguration);
-  const CallConfig& c = t_configs.back();
-  if (grid) *grid = c.grid;
-  if (block) *block = c.block;
+  ConfigStack& st = t_configs;
+  if (st.depth == 0) return ret(hipErrorMissingConfiguration);
+  const CallConfig& c = st.slots[--st.depth];
+  if (grid) *grid = dim3(c.grid[0], c.grid[1], c.grid[2]);
+  if (block) *block = dim3(c.block[0], c.block[1], c.block[2]);
   if (shared) *shared = c.shared;
   if (stream) *stream = c.stream;
-  t_configs.pop_back();
   return hipSuccess;
 }
 

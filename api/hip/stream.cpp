@@ -64,8 +64,7 @@ Stream::~Stream() {
   }
 }
 
-void Stream::reap() {
-  if (retained_.empty()) return;
+void Stream::reap_retained() {
   uint64_t done = completed();
   while (!retained_.empty() && retained_.front().count <= done) retained_.pop_front();
 }
@@ -135,7 +134,16 @@ std::shared_ptr<EventRecord> Stream::new_record(unsigned flags, base::Error* err
 hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Event* completion,
                           const char* api) {
   Deps deps;
-  if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  if (may_follow_others())
+    if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  if (!completion && deps.empty()) {  // the common launch: one dispatch completing the timeline
+    std::lock_guard lk(mu_);
+    reap();
+    if (auto st = q_.dispatch(l, fence, count_next(0)); !st) return submit_error(api, st.error());
+    submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    tail_system_.store(false, std::memory_order_release);
+    return hipSuccess;
+  }
   std::shared_ptr<EventRecord> rec;
   if (completion) {
     base::Error e;

@@ -117,7 +117,10 @@ class Stream {
   base::Status legacy_deps(Deps& deps);
   bool may_follow_others() const { return blocking() && (is_null_ || dev_.null_stream_if_created()); }
   // All under mu_.
-  void reap();
+  void reap() {
+    if (!retained_.empty()) reap_retained();
+  }
+  void reap_retained();
   // The completion of the k-th counted command of the next submission (the timeline's value
   // after it is known).
   queues::Completion count_next(uint32_t k) const;
