@@ -4,8 +4,10 @@
 #include "emu/command_processor.h"
 
 #include <sched.h>
+#include <sys/prctl.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -25,10 +27,20 @@ namespace qe = pm4::queue_error;
 namespace {
 
 constexpr unsigned kPacketsPerTurn = 64;  // fairness between queues
-// Idle back-off: spin, then yield, then sleep longer and longer (an idle GPU must not burn a core).
-constexpr unsigned kSpinRounds = 2000;
-constexpr unsigned kYieldRounds = 4000;
-constexpr long kMaxSleepNs = 1000000;
+// Idle back-off, by the time since the engine last made progress: spin (a doorbell rung within
+// this window is seen within a round, a few hundred nanoseconds), then yield, then sleep longer
+// and longer up to kMaxSleepNs (an idle GPU must not burn a core). A host thread that blocks in
+// WAIT_EVENTS ends a sleep at once (kick): its work is in a queue already.
+constexpr uint64_t kSpinNs = 200000;
+constexpr uint64_t kYieldNs = 2000000;
+constexpr uint64_t kMinSleepNs = 20000;
+constexpr uint64_t kMaxSleepNs = 1000000;
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -212,9 +224,14 @@ void EngineThread::remove_queue(const std::shared_ptr<Queue>& q) {
 }
 
 void EngineThread::run() {
+  // The sleeps of the idle back-off are short: without this, each one lasts the default 50 us
+  // timer slack longer than asked.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  warm_up();
   std::vector<std::shared_ptr<Queue>> snapshot;
   uint64_t seen = ~0ull;
   unsigned idle = 0;
+  uint64_t idle_since = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     uint64_t v = version_.load(std::memory_order_acquire);
     if (v != seen || snapshot.empty()) {
@@ -225,25 +242,57 @@ void EngineThread::run() {
     }
     bool progressed = false;
     for (auto& q : snapshot) {
-      if (q->dead.load() || q->stopped.load()) continue;
+      if (q->dead.load(std::memory_order_relaxed) || q->stopped.load(std::memory_order_relaxed)) continue;
+      if (q->quiet && doorbell(*q) == q->quiet_doorbell) continue;  // nothing new since the ring was empty
       std::lock_guard<std::mutex> qk(q->busy);
       if (q->dead.load()) continue;
       progressed |= service(*q);
     }
-    if (progressed) idle = 0;
-    else backoff(++idle);
+    if (progressed) {
+      idle = 0;
+      idle_since = 0;
+    } else {
+      backoff(++idle, &idle_since);
+    }
   }
 }
 
-void EngineThread::backoff(unsigned idle) {
-  if (idle < kSpinRounds) {
-    for (int i = 0; i < 16; ++i) cpu_relax();
-  } else if (idle < kYieldRounds) {
+// Dekker pairing with backoff(): the kick is stored before sleeping_ is read, and the engine
+// stores sleeping_ before its wait reads kicks_ (both sequentially consistent), so a kick is
+// never lost between the two.
+void EngineThread::kick() {
+  kicks_.fetch_add(1, std::memory_order_seq_cst);
+  if (!sleeping_.load(std::memory_order_seq_cst)) return;
+  { std::lock_guard<std::mutex> lk(mu_); }  // a sleeper is in wait_for, or has not tested yet
+  changed_.notify_all();
+}
+
+void EngineThread::backoff(unsigned idle, uint64_t* idle_since) {
+  if (idle < 64) {  // a few rounds before the first clock read
+    cpu_relax();
+    return;
+  }
+  const uint64_t now = now_ns();
+  if (*idle_since == 0) *idle_since = now;
+  const uint64_t quiet = now - *idle_since;
+  if (quiet < kSpinNs) {
+    // A yield now and then: on a host with more runnable threads than cores, the thread about
+    // to give this engine its next packet may be queued behind it on this core.
+    if (idle % 32 == 0) sched_yield();
+    else cpu_relax();
+  } else if (quiet < kSpinNs + kYieldNs) {
     sched_yield();
   } else {
-    long ns = 20000L << std::min(6u, (idle - kYieldRounds) / 64);
-    timespec ts{0, std::min(ns, kMaxSleepNs)};
-    nanosleep(&ts, nullptr);
+    const uint64_t ns = std::clamp<uint64_t>(quiet / 16, kMinSleepNs, kMaxSleepNs);
+    const uint64_t kicks = kicks_.load(std::memory_order_relaxed);
+    const uint64_t version = version_.load(std::memory_order_relaxed);
+    std::unique_lock<std::mutex> lk(mu_);
+    sleeping_.store(true, std::memory_order_seq_cst);
+    const bool woken = changed_.wait_for(lk, std::chrono::nanoseconds(ns), [&] {
+      return kicks_.load(std::memory_order_seq_cst) != kicks || version_.load() != version || stop_.load();
+    });
+    sleeping_.store(false, std::memory_order_relaxed);
+    if (woken) *idle_since = 0;  // work is coming (or a queue changed): spin again
   }
 }
 
@@ -274,6 +323,8 @@ CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : EngineThread(p,
 
 CommandProcessor::~CommandProcessor() { stop(); }
 
+void CommandProcessor::warm_up() { prepare_dispatch(d_); }
+
 bool CommandProcessor::service(Queue& q) {
   return q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? service_aql(q) : service_pm4(q);
 }
@@ -295,8 +346,10 @@ bool CommandProcessor::service_aql(Queue& q) {
   // can be updated with any value"): racing producers can leave a lower index last. So a packet
   // past the doorbell still runs when its header is valid and a producer has claimed its slot
   // (below write_dispatch_id, read only then: the producers' atomic add hits that cache line).
-  uint64_t end = doorbell(q) + 1;
-  if (trace_emu::on()) trace_emu::doorbell(q.gpu_id, q.id, end - 1);
+  const uint64_t rung = doorbell(q);
+  uint64_t end = rung + 1;
+  if (trace_emu::on() && !(q.quiet && rung == q.quiet_doorbell)) trace_emu::doorbell(q.gpu_id, q.id, rung);
+  q.quiet = false;
   bool read_wptr = false;
   uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
   uint64_t npackets = q.ring_size / kPacketSize;
@@ -304,7 +357,10 @@ bool CommandProcessor::service_aql(Queue& q) {
   for (unsigned n = 0; n < kPacketsPerTurn; ++n) {
     uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
     uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
-    if (header_type(header) == kTypeInvalid) break;  // not yet published
+    if (header_type(header) == kTypeInvalid) {  // not yet published
+      if (n == 0) q.quiet = true, q.quiet_doorbell = rung;
+      break;
+    }
     tsan_acquire_gpu(q.ring_va + (rd % npackets) * kPacketSize);
     if (int64_t(end - rd) <= 0) {
       auto* wptr = read_wptr ? nullptr : reinterpret_cast<uint64_t*>(d_.translate(q.wptr_va, 8, false));

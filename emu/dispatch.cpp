@@ -118,6 +118,8 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
   return result_of(core_for(d).run(sd, mem, hooks));
 }
 
+void prepare_dispatch(DeviceState& d) { (void)core_for(d); }
+
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {
   DeviceMemory mem(d);
   DeviceHooks hooks(p, d.model->gpu_id);

@@ -84,6 +84,12 @@ struct Queue {
   int64_t timestamp_offset = 0;   // SDMA: TIMESTAMP_SET's local counter minus the GPU clock
   bool scratch_wait = false;      // AQL: asked the runtime for scratch, waits for it
   uint64_t acquired = ~0ull;      // AQL: the packet whose acquire fence has been applied
+  // AQL: the ring was empty at the read index when the doorbell held `quiet_doorbell`. Until the
+  // doorbell changes the engine skips the queue without translating anything: a producer writes
+  // a packet before ringing the doorbell with its index, so a new packet means a new value.
+  // Written by the serving engine's thread only.
+  bool quiet = false;
+  uint64_t quiet_doorbell = 0;
 };
 
 struct Event {
@@ -193,6 +199,8 @@ class Process {
   int set_event(kfd_ioctl_set_event_args* a);
   int reset_event(kfd_ioctl_reset_event_args* a);
   int wait_events(kfd_ioctl_wait_events_args* a);
+  // Ends the idle sleep of every engine (a host thread is about to block on the device's work).
+  void kick_engines();
   int get_clock_counters(kfd_ioctl_get_clock_counters_args* a);
   int set_memory_policy(kfd_ioctl_set_memory_policy_args* a);
   int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);
