@@ -358,7 +358,10 @@ bool CommandProcessor::service_aql(Queue& q) {
     uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
     uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
     if (header_type(header) == kTypeInvalid) {  // not yet published
-      if (n == 0) q.quiet = true, q.quiet_doorbell = rung;
+      // Quiet only when the doorbell names a packet already consumed: a new packet's producer
+      // then rings a different value. (A fresh queue's doorbell reads 0 before the producer rings
+      // 0 for its first packet.)
+      if (n == 0 && rung < rd) q.quiet = true, q.quiet_doorbell = rung;
       break;
     }
     tsan_acquire_gpu(q.ring_va + (rd % npackets) * kPacketSize);

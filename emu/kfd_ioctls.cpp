@@ -335,6 +335,10 @@ int Process::acquire_vm(kfd_ioctl_acquire_vm_args* a) {
   }
   d->vm_acquired = true;
   d->drm_fd_bound = int(a->drm_fd);
+  // The command processor starts here rather than with the first queue: its thread builds the
+  // shader core (the decode tables, about a millisecond) while the runtime sets itself up, and
+  // then sleeps until it has a queue.
+  if (!d->cp) d->cp = std::make_unique<CommandProcessor>(*this, *d);
   return 0;
 }
 

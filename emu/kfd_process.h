@@ -84,9 +84,10 @@ struct Queue {
   int64_t timestamp_offset = 0;   // SDMA: TIMESTAMP_SET's local counter minus the GPU clock
   bool scratch_wait = false;      // AQL: asked the runtime for scratch, waits for it
   uint64_t acquired = ~0ull;      // AQL: the packet whose acquire fence has been applied
-  // AQL: the ring was empty at the read index when the doorbell held `quiet_doorbell`. Until the
-  // doorbell changes the engine skips the queue without translating anything: a producer writes
-  // a packet before ringing the doorbell with its index, so a new packet means a new value.
+  // AQL: the ring was empty at the read index when the doorbell held `quiet_doorbell`, the index
+  // of a packet already consumed. Until the doorbell changes the engine skips the queue without
+  // translating anything: a producer writes a packet before ringing the doorbell with its index,
+  // so a new packet means a new value.
   // Written by the serving engine's thread only.
   bool quiet = false;
   uint64_t quiet_doorbell = 0;
