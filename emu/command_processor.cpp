@@ -335,8 +335,8 @@ const char* packet_kind(uint16_t header, const uint8_t* pkt);
 
 // Executes the published packets of one queue; true when at least one packet retired.
 bool CommandProcessor::service_aql(Queue& q) {
-  auto* rptr = reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
-  uint8_t* ring = d_.translate(q.ring_va, q.ring_size, true);
+  auto* rptr = q.rptr_host ? q.rptr_host : reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
+  uint8_t* ring = q.ring_host ? q.ring_host : d_.translate(q.ring_va, q.ring_size, true);
   if (!rptr || !ring) {
     fault(q, "queue ring or read pointer is not mapped to the GPU", rptr ? q.ring_va : q.rptr_va, true);
     return false;

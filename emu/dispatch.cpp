@@ -64,11 +64,13 @@ shader::Target target_of(const TargetInfo& t) {
 }
 
 shader::ShaderCore& core_for(DeviceState& d) {
+  if (shader::ShaderCore* c = d.shader_ready.load(std::memory_order_acquire)) [[likely]] return *c;
   static std::mutex mu;
   std::lock_guard<std::mutex> lk(mu);
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
     d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus);
+    d.shader_ready.store(d.shader.get(), std::memory_order_release);
   }
   return *d.shader;
 }

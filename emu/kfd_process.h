@@ -91,6 +91,11 @@ struct Queue {
   // Written by the serving engine's thread only.
   bool quiet = false;
   uint64_t quiet_doorbell = 0;
+  // AQL: the ring and the read pointer as host memory, from the buffers the queue holds (a held
+  // buffer cannot be unmapped or freed while the queue lives, as in Linux 6.12), so the engine
+  // does not look them up per turn. Changed under `busy` (UPDATE_QUEUE).
+  uint8_t* ring_host = nullptr;
+  uint64_t* rptr_host = nullptr;
 };
 
 struct Event {
@@ -121,7 +126,8 @@ struct DeviceState {
   // destroyed after the engines that use it, before the mappings that point into it.
   std::unique_ptr<shader::GpuCache> l2;
   std::unique_ptr<CommandProcessor> cp;
-  std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
+  std::shared_ptr<shader::ShaderCore> shader;  // created when the CP starts (or by the first dispatch)
+  std::atomic<shader::ShaderCore*> shader_ready{nullptr};  // shader.get() once created
   uint64_t tba = 0, tma = 0;
   std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
   std::atomic<const Queue*> gws_queue{nullptr};  // the same for the CP (no process lock)
