@@ -113,6 +113,11 @@ void Process::on_open() {
   if (open_count_++ == 0) {
     owner_ = getpid();
     ensure_devices_locked();
+    // The command processors start with the device file rather than with their first queue:
+    // each thread builds its shader core (decode tables, one to two milliseconds) while the
+    // runtime reads the topology and sets itself up, then sleeps until it has a queue.
+    for (auto& [id, d] : devices_)
+      if (!d->cp) d->cp = std::make_unique<CommandProcessor>(*this, *d);
   }
 }
 
@@ -335,10 +340,6 @@ int Process::acquire_vm(kfd_ioctl_acquire_vm_args* a) {
   }
   d->vm_acquired = true;
   d->drm_fd_bound = int(a->drm_fd);
-  // The command processor starts here rather than with the first queue: its thread builds the
-  // shader core (the decode tables, about a millisecond) while the runtime sets itself up, and
-  // then sleeps until it has a queue.
-  if (!d->cp) d->cp = std::make_unique<CommandProcessor>(*this, *d);
   return 0;
 }
 
