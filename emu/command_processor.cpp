@@ -244,7 +244,9 @@ void EngineThread::run() {
     bool progressed = false;
     for (auto& q : snapshot) {
       if (q->dead.load(std::memory_order_relaxed) || q->stopped.load(std::memory_order_relaxed)) continue;
-      if (q->quiet && doorbell(*q) == q->quiet_doorbell) continue;  // nothing new since the ring was empty
+      if (q->quiet.load(std::memory_order_relaxed) &&
+          doorbell(*q) == q->quiet_doorbell.load(std::memory_order_relaxed))
+        continue;  // nothing new since the ring was empty
       std::lock_guard<std::mutex> qk(q->busy);
       if (q->dead.load()) continue;
       progressed |= service(*q);
@@ -349,8 +351,9 @@ bool CommandProcessor::service_aql(Queue& q) {
   // (below write_dispatch_id, read only then: the producers' atomic add hits that cache line).
   const uint64_t rung = doorbell(q);
   uint64_t end = rung + 1;
-  if (trace_emu::on() && !(q.quiet && rung == q.quiet_doorbell)) trace_emu::doorbell(q.gpu_id, q.id, rung);
-  q.quiet = false;
+  if (trace_emu::on() && !(q.quiet.load(std::memory_order_relaxed) && rung == q.quiet_doorbell.load(std::memory_order_relaxed)))
+    trace_emu::doorbell(q.gpu_id, q.id, rung);
+  q.quiet.store(false, std::memory_order_relaxed);
   bool read_wptr = false;
   uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
   uint64_t npackets = q.ring_size / kPacketSize;
@@ -362,7 +365,10 @@ bool CommandProcessor::service_aql(Queue& q) {
       // Quiet only when the doorbell names a packet already consumed: a new packet's producer
       // then rings a different value. (A fresh queue's doorbell reads 0 before the producer rings
       // 0 for its first packet.)
-      if (n == 0 && rung < rd) q.quiet = true, q.quiet_doorbell = rung;
+      if (n == 0 && rung < rd) {
+        q.quiet_doorbell.store(rung, std::memory_order_relaxed);
+        q.quiet.store(true, std::memory_order_relaxed);
+      }
       break;
     }
     tsan_acquire_gpu(q.ring_va + (rd % npackets) * kPacketSize);
@@ -559,7 +565,11 @@ Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
 // toggle it while the queue lives. source: ROCr amd_hsa_queue.h (AMD_QUEUE_PROPERTIES_ENABLE_PROFILING).
 bool CommandProcessor::profiling(const Queue& q) {
   uint64_t va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id) + offsetof(AmdQueue, queue_properties);
-  const auto* props = reinterpret_cast<const uint32_t*>(d_.translate(va, sizeof(uint32_t), false));
+  // amd_queue_t normally shares the read pointer's page, which the queue holds (no lookup).
+  const bool same_page = (va & ~uint64_t(4095)) == (q.rptr_va & ~uint64_t(4095));
+  const auto* props = q.rptr_host && same_page
+                          ? reinterpret_cast<const uint32_t*>(reinterpret_cast<const uint8_t*>(q.rptr_host) - (q.rptr_va - va))
+                          : reinterpret_cast<const uint32_t*>(d_.translate(va, sizeof(uint32_t), false));
   return props && (__atomic_load_n(props, __ATOMIC_RELAXED) & (1u << 3));
 }
 

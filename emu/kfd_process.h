@@ -88,9 +88,9 @@ struct Queue {
   // of a packet already consumed. Until the doorbell changes the engine skips the queue without
   // translating anything: a producer writes a packet before ringing the doorbell with its index,
   // so a new packet means a new value.
-  // Written by the serving engine's thread only.
-  bool quiet = false;
-  uint64_t quiet_doorbell = 0;
+  // Written by the serving engine's thread (and cleared by UPDATE_QUEUE), read by it unlocked.
+  std::atomic<bool> quiet{false};
+  std::atomic<uint64_t> quiet_doorbell{0};
   // AQL: the ring and the read pointer as host memory, from the buffers the queue holds (a held
   // buffer cannot be unmapped or freed while the queue lives, as in Linux 6.12), so the engine
   // does not look them up per turn. Changed under `busy` (UPDATE_QUEUE).

@@ -213,7 +213,7 @@ int Process::update_queue(kfd_ioctl_update_queue_args* a) {
     q.ring_size = a->ring_size;
     if (q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL)
       q.ring_host = held[0]->writable() ? held[0]->host + (q.ring_va - held[0]->va) : nullptr;
-    q.quiet = false;
+    q.quiet.store(false, std::memory_order_relaxed);
   }
   q.percentage = a->queue_percentage & 0xff;
   q.priority = a->queue_priority;

@@ -140,8 +140,8 @@ hipError_t check_config(const Device& dev, const KernelInfo& k, const uint32_t i
 
 namespace {
 
-hipError_t submit_launch(Function* f, const Grid& g, dim3 block, size_t shared, hipStream_t stream,
-                         const ArgSource& args, const char* api) {
+[[gnu::always_inline]] inline hipError_t submit_launch(Function* f, const Grid& g, dim3 block, size_t shared,
+                                                     hipStream_t stream, const ArgSource& args, const char* api) {
   if (!f) return hipErrorInvalidDeviceFunction;
   HIP_INIT_NAMED(rt, api);
   Stream* s = nullptr;
@@ -254,7 +254,7 @@ HIP_EXPORT hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t*
                                                 hipStream_t* stream) {
   ConfigStack& st = t_configs;
   if (st.depth == 0) return ret(hipErrorMissingConfiguration);
-  const CallConfig& c = st.slots[--st.depth];
+  const CallConfig c = st.slots[--st.depth];  // a copy: the stores below may alias nothing of it
   if (grid) *grid = dim3(c.grid[0], c.grid[1], c.grid[2]);
   if (block) *block = dim3(c.block[0], c.block[1], c.block[2]);
   if (shared) *shared = c.shared;
