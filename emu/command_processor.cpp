@@ -272,7 +272,9 @@ void EngineThread::kick() {
 
 void EngineThread::backoff(unsigned idle, uint64_t* idle_since) {
   if (idle < 64) {  // a few rounds before the first clock read
-    cpu_relax();
+    // Right after work, one yield: a host thread waiting for that work may share this core.
+    if (idle == 1) sched_yield();
+    else cpu_relax();
     return;
   }
   const uint64_t now = now_ns();

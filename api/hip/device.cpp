@@ -23,13 +23,13 @@ base::Status Device::init() {
 }
 
 queues::WaitPolicy Device::wait_policy(bool blocking_sync) const {
-  // Auto: spin for 2 us (a packet that is already running completes within it), then poll with
+  // Auto: spin for 1 us (a packet that is already running completes within it), then poll with
   // a sched_yield between looks for up to 200 us, then sleep on the signal's event. With more
   // runnable threads than cores, a thread the work waits for (the runtime's hostcall thread, a
   // host-side part of the device) may be queued on this very core, and a pure spin keeps it off
   // the core until the spin ends; on an idle core a yield returns at once.
   queues::WaitPolicy p = rt_.wait_policy();
-  p.spin = std::chrono::microseconds(2);
+  p.spin = std::chrono::microseconds(1);
   p.yield = std::chrono::microseconds(200);
   unsigned sched = flags() & hipDeviceScheduleMask;
   if (blocking_sync || sched == hipDeviceScheduleBlockingSync) return queues::WaitPolicy::blocking();
