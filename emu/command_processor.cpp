@@ -507,7 +507,7 @@ Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
   return Step::Done;
 }
 
-uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, const char* what) {
+uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, const char* what, Mapping* mp) {
   // The CP reads and atomically updates the signal's 64-bit value: an atomic needs its natural
   // alignment (amd_signal_t itself is 64-byte aligned in the HSA ABI; 8 bytes is what the
   // hardware's access needs).
@@ -516,7 +516,11 @@ uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, c
           signal_va + offsetof(AmdSignal, value), write);
     return nullptr;
   }
-  auto* s = d_.translate(signal_va, sizeof(AmdSignal), write);
+  Mapping m;  // translate(), keeping the mapping
+  uint8_t* s = nullptr;
+  if (d_.lookup(signal_va, &m) && sizeof(AmdSignal) <= m.end - signal_va && (!write || m.writable))
+    s = m.host + (signal_va - m.va);
+  if (s && mp) *mp = m;
   if (!s)
     fault(q, std::string(what) + " " + hex(signal_va) + (write ? " is not mapped (writable) to the GPU" : " is not mapped to the GPU"),
           signal_va + offsetof(AmdSignal, value), write);
@@ -577,16 +581,16 @@ bool CommandProcessor::profiling(const Queue& q) {
 
 // Completion: timestamps, atomic decrement, then mailbox write and interrupt.
 bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts) {
-  uint8_t* s = signal_at(q, signal_va, true, "completion signal");
+  Mapping m;  // the signal's mapping, looked up once for all of its fields
+  uint8_t* s = signal_at(q, signal_va, true, "completion signal", &m);
   if (!s) return false;
   // The CP writes signals through the L2 (their memory is normally uncached: then to memory).
-  uint8_t* base = s;
   if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
-    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, start_ts), base + offsetof(AmdSignal, start_ts), start_ts, true);
-    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, end_ts), base + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
+    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, start_ts), start_ts, true);
+    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
   }
   tsan_release_gpu(signal_va + offsetof(AmdSignal, value));
-  cp_atomic(d_, signal_va + offsetof(AmdSignal, value), base + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
+  cp_atomic_at(d_, m, signal_va + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
     __atomic_fetch_sub(reinterpret_cast<int64_t*>(p), 1, __ATOMIC_SEQ_CST);
   });
   return signal_event(q, s);
@@ -607,14 +611,14 @@ uint8_t* CommandProcessor::inactive_signal(const Queue& q) {
 bool CommandProcessor::signal_event(Queue& q, uint8_t* s) {
   uint64_t mailbox = __atomic_load_n(reinterpret_cast<uint64_t*>(s + offsetof(AmdSignal, event_mailbox_ptr)), __ATOMIC_ACQUIRE);
   if (!mailbox) return true;
-  auto* mb = reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true));
-  if (!mb) {
+  Mapping m;  // translate(mailbox, 8, true), keeping the mapping for the store
+  if (!d_.lookup(mailbox, &m) || 8 > m.end - mailbox || !m.writable) {
     fault(q, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU", mailbox, true);
     return false;
   }
   uint32_t id;
   std::memcpy(&id, s + offsetof(AmdSignal, event_id), sizeof id);
-  cp_store<uint64_t>(d_, mailbox, reinterpret_cast<uint8_t*>(mb), uint64_t(id), true);
+  cp_store_at<uint64_t>(d_, m, mailbox, uint64_t(id), true);
   p_.raise_signal_event(id);
   return true;
 }

@@ -141,7 +141,8 @@ class CommandProcessor final : public EngineThread {
   bool load_signal(Queue& q, uint64_t signal_va, int64_t* value);
   // A signal's bytes (amd_signal_t layout, pm4/aql.h) as the CP reaches them: nullptr when the
   // signal is not mapped (writable) or its 8-byte value is not naturally aligned (the queue faults).
-  uint8_t* signal_at(Queue& q, uint64_t signal_va, bool write, const char* what);
+  // `m`, when given, gets the mapping the signal lies in (for cp_*_at accesses).
+  uint8_t* signal_at(Queue& q, uint64_t signal_va, bool write, const char* what, Mapping* m = nullptr);
   uint8_t* inactive_signal(const Queue& q);
   bool signal_event(Queue& q, uint8_t* s);
   // Stops an AQL queue with queue error bits (pm4/queue_error.h) in queue_inactive_signal.
