@@ -26,6 +26,9 @@ inline base::Status check_launch(const KernelLaunch& l) {
   return check_launch_slow(l);
 }
 // Writes the launch's argument bytes at `dst` (kernarg_size bytes).
-void write_kernarg(const KernelLaunch& l, uint8_t* dst);
+void write_kernarg_bytes(const KernelLaunch& l, uint8_t* dst);
+inline void write_kernarg(const KernelLaunch& l, uint8_t* dst) {
+  if (l.kernarg_size != 0) write_kernarg_bytes(l, dst);
+}
 
 }  // namespace queues

@@ -32,8 +32,7 @@ base::Status check_launch_slow(const KernelLaunch& l) {
   return {};
 }
 
-void write_kernarg(const KernelLaunch& l, uint8_t* dst) {
-  if (l.kernarg_size == 0) return;
+void write_kernarg_bytes(const KernelLaunch& l, uint8_t* dst) {
   if (l.write_kernarg)
     l.write_kernarg(l.write_ctx, dst);
   else

@@ -54,7 +54,8 @@ struct ArgWriter {
   dim3 block;
   uint32_t dynamic_lds;
   uint32_t private_base_hi, shared_base_hi;
-  uint64_t queue, hostcall;
+  const queues::ManagedQueue* queue;  // its amd_queue_t is hidden_queue_ptr (read only if asked for)
+  uint64_t hostcall;
 
   static void write(void* self, uint8_t* ka) { static_cast<const ArgWriter*>(self)->fill(ka); }
 
@@ -92,7 +93,7 @@ struct ArgWriter {
         case ValueKind::HiddenDynamicLdsSize: put<uint32_t>(ka, h, dynamic_lds); break;
         case ValueKind::HiddenPrivateBase: put<uint32_t>(ka, h, private_base_hi); break;
         case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, shared_base_hi); break;
-        case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
+        case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue->queue_address()); break;
         case ValueKind::HiddenHostcallBuffer: put<uint64_t>(ka, h, hostcall); break;
         case ValueKind::HiddenMultigridSyncArg: put<uint64_t>(ka, h, args->multigrid_sync); break;
         default: break;  // global offsets are 0: HIP launches start at work-item 0
@@ -168,10 +169,11 @@ namespace {
     return hipErrorInvalidValue;
   }
   uint64_t hostcall = 0;
-  if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
+  if (k.hostcall)
+    if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
   const uint32_t lds = uint32_t(k.group_segment + shared);
   ArgWriter w{&k, &args, &g, block, lds - k.group_segment, uint32_t(dev.scratch_aperture_hi()),
-              uint32_t(dev.lds_aperture_hi()), s->queue().queue_address(), hostcall};
+              uint32_t(dev.lds_aperture_hi()), &s->queue(), hostcall};
   queues::KernelLaunch l;
   l.kernel_object = k.kernel_object;
   l.dims = g.items[2] > 1 ? 3 : g.items[1] > 1 ? 2 : 1;
