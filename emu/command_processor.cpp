@@ -7,10 +7,15 @@
 #include <sys/prctl.h>
 #include <time.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
 
 #include "emu/memory_model.h"
@@ -324,11 +329,51 @@ void EngineThread::fault(Queue& q, const std::string& why, uint64_t va, bool wri
 
 // ---- CommandProcessor: AQL queues ------------------------------------------------------------
 
-CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : EngineThread(p, d) { start(); }
+namespace {
+// Command processors still building their shader core. A process may exit while one does (a
+// short program, or one that opened /dev/kfd and never dispatched): exit waits for them, so no
+// engine thread builds tables or registers statics while static destructors run.
+struct WarmUps {
+  std::mutex mu;
+  std::condition_variable done;
+  int running = 0;
+};
+// Never destroyed (the exit handler uses it); a forked child starts a fresh one: its parent's
+// threads did not come along, and one of them may have held the lock.
+WarmUps* g_warm_ups = new WarmUps;
+WarmUps& warm_ups() { return *g_warm_ups; }
+void fresh_warm_ups_in_child() { g_warm_ups = new WarmUps; }
+void wait_for_warm_ups() {
+  WarmUps& w = warm_ups();
+  std::unique_lock<std::mutex> lk(w.mu);
+  w.done.wait_for(lk, std::chrono::seconds(10), [&] { return w.running == 0; });
+}
+}  // namespace
+
+CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : EngineThread(p, d) {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    std::atexit(wait_for_warm_ups);
+    pthread_atfork(nullptr, nullptr, fresh_warm_ups_in_child);
+  });
+  {
+    std::lock_guard<std::mutex> lk(warm_ups().mu);
+    ++warm_ups().running;
+  }
+  start();
+}
 
 CommandProcessor::~CommandProcessor() { stop(); }
 
-void CommandProcessor::warm_up() { prepare_dispatch(d_); }
+void CommandProcessor::warm_up() {
+  prepare_dispatch(d_);
+  WarmUps& w = warm_ups();
+  {
+    std::lock_guard<std::mutex> lk(w.mu);
+    --w.running;
+  }
+  w.done.notify_all();
+}
 
 bool CommandProcessor::service(Queue& q) {
   return q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? service_aql(q) : service_pm4(q);
