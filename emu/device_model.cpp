@@ -31,7 +31,9 @@ const TargetInfo kTargets[] = {
 };
 
 std::mutex g_model_mu;
-Model* g_model = nullptr;
+// Published with release once built; every engine reads it per packet, so without a lock. A model
+// replaced before first use stays allocated (readers may hold it).
+std::atomic<Model*> g_model{nullptr};
 std::atomic<bool> g_frozen{false};
 
 long env_long(const char* name, long dflt) {
@@ -114,8 +116,9 @@ const TargetInfo* find_target(const std::string& name) {
 }
 
 const Model& model() {
+  if (const Model* m = g_model.load(std::memory_order_acquire)) [[likely]] return *m;
   std::lock_guard<std::mutex> lk(g_model_mu);
-  if (!g_model) {
+  if (!g_model.load(std::memory_order_relaxed)) {
     auto* m = new Model;
     std::string why;
     if (!build(config_from_env(), m, &why)) {
@@ -129,9 +132,9 @@ const Model& model() {
       d.kfd_minor = 16;
       build(d, m, &why);
     }
-    g_model = m;
+    g_model.store(m, std::memory_order_release);
   }
-  return *g_model;
+  return *g_model.load(std::memory_order_relaxed);
 }
 
 bool set_config(const kfdemu_config& config, std::string* why) {
@@ -142,8 +145,8 @@ bool set_config(const kfdemu_config& config, std::string* why) {
   // The old model may still be referenced by readers: it is kept (reachable, for leak checkers)
   // for the life of the process. Configurations before first use are few.
   static auto* retired = new std::vector<const Model*>();
-  if (g_model) retired->push_back(g_model);
-  g_model = m;
+  if (Model* old = g_model.load(std::memory_order_relaxed)) retired->push_back(old);
+  g_model.store(m, std::memory_order_release);
   return true;
 }
 

@@ -64,11 +64,13 @@ shader::Target target_of(const TargetInfo& t) {
 }
 
 shader::ShaderCore& core_for(DeviceState& d) {
+  if (shader::ShaderCore* c = d.shader_ready.load(std::memory_order_acquire)) [[likely]] return *c;
   static std::mutex mu;
   std::lock_guard<std::mutex> lk(mu);
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
     d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus);
+    d.shader_ready.store(d.shader.get(), std::memory_order_release);
   }
   return *d.shader;
 }
@@ -117,6 +119,8 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
   sd.gws = holds_gws(d, q);
   return result_of(core_for(d).run(sd, mem, hooks));
 }
+
+void prepare_dispatch(DeviceState& d) { (void)core_for(d); }
 
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {
   DeviceMemory mem(d);

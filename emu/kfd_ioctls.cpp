@@ -115,6 +115,11 @@ void Process::on_open() {
     owner_ = getpid();
     ensure_devices_locked();
     stats::arm_report();
+    // The command processors start with the device file rather than with their first queue:
+    // each thread builds its shader core (decode tables, one to two milliseconds) while the
+    // runtime reads the topology and sets itself up, then sleeps until it has a queue.
+    for (auto& [id, d] : devices_)
+      if (!d->cp) d->cp = std::make_unique<CommandProcessor>(*this, *d);
   }
 }
 
@@ -181,7 +186,7 @@ void Process::reset_locked() {
 }
 
 int Process::ioctl(unsigned long request, void* arg) {
-  if (getpid() != owner_) return -EBADF;  // a forked child must open its own /dev/kfd
+  if (own_pid() != owner_) return -EBADF;  // a forked child must open its own /dev/kfd
   unsigned nr = _IOC_NR(request);
   size_t usize = _IOC_SIZE(request);
   // kfd_ioctl: numbers past the table of this KFD version are ENOTTY; the type byte is not looked

@@ -84,6 +84,18 @@ struct Queue {
   int64_t timestamp_offset = 0;   // SDMA: TIMESTAMP_SET's local counter minus the GPU clock
   bool scratch_wait = false;      // AQL: asked the runtime for scratch, waits for it
   uint64_t acquired = ~0ull;      // AQL: the packet whose acquire fence has been applied
+  // AQL: the ring was empty at the read index when the doorbell held `quiet_doorbell`, the index
+  // of a packet already consumed. Until the doorbell changes the engine skips the queue without
+  // translating anything: a producer writes a packet before ringing the doorbell with its index,
+  // so a new packet means a new value.
+  // Written by the serving engine's thread (and cleared by UPDATE_QUEUE), read by it unlocked.
+  std::atomic<bool> quiet{false};
+  std::atomic<uint64_t> quiet_doorbell{0};
+  // AQL: the ring and the read pointer as host memory, from the buffers the queue holds (a held
+  // buffer cannot be unmapped or freed while the queue lives, as in Linux 6.12), so the engine
+  // does not look them up per turn. Changed under `busy` (UPDATE_QUEUE).
+  uint8_t* ring_host = nullptr;
+  uint64_t* rptr_host = nullptr;
 };
 
 struct Event {
@@ -114,7 +126,8 @@ struct DeviceState {
   // destroyed after the engines that use it, before the mappings that point into it.
   std::unique_ptr<shader::GpuCache> l2;
   std::unique_ptr<CommandProcessor> cp;
-  std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
+  std::shared_ptr<shader::ShaderCore> shader;  // created when the CP starts (or by the first dispatch)
+  std::atomic<shader::ShaderCore*> shader_ready{nullptr};  // shader.get() once created
   uint64_t tba = 0, tma = 0;
   std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
   std::atomic<const Queue*> gws_queue{nullptr};  // the same for the CP (no process lock)
@@ -193,6 +206,8 @@ class Process {
   int set_event(kfd_ioctl_set_event_args* a);
   int reset_event(kfd_ioctl_reset_event_args* a);
   int wait_events(kfd_ioctl_wait_events_args* a);
+  // Ends the idle sleep of every engine (a host thread is about to block on the device's work).
+  void kick_engines();
   int get_clock_counters(kfd_ioctl_get_clock_counters_args* a);
   int set_memory_policy(kfd_ioctl_set_memory_policy_args* a);
   int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);

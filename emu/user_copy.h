@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "emu/interpose.h"
+
 namespace emu {
 
 // process_vm_readv/writev on our own pid fail with EFAULT instead of crashing on a bad pointer.
@@ -14,14 +16,14 @@ inline bool copy_from_user(void* dst, const void* src, size_t n) {
   if (n == 0) return true;
   if (!src) return false;
   iovec local{dst, n}, remote{const_cast<void*>(src), n};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == ssize_t(n);
+  return process_vm_readv(own_pid(), &local, 1, &remote, 1, 0) == ssize_t(n);
 }
 
 inline bool copy_to_user(void* dst, const void* src, size_t n) {
   if (n == 0) return true;
   if (!dst) return false;
   iovec local{const_cast<void*>(src), n}, remote{dst, n};
-  return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == ssize_t(n);
+  return process_vm_writev(own_pid(), &local, 1, &remote, 1, 0) == ssize_t(n);
 }
 
 // True when [p, p+n) is readable memory of this process.

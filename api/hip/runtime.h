@@ -148,6 +148,10 @@ class Runtime {
   // Streams and events by handle; the null handle, hipStreamLegacy and hipStreamPerThread all
   // mean the current device's null stream. InvalidHandle for unknown handles.
   hipError_t stream(hipStream_t h, std::shared_ptr<Stream>* out);
+  // The same without taking a reference, for the launch path: a per-thread cache answers
+  // repeated handles without a lock. The stream stays valid until hipStreamDestroy, which must
+  // not race with the stream's use (as in HIP).
+  hipError_t stream_ref(hipStream_t h, Stream** out);
   void add_stream_handle(const std::shared_ptr<Stream>& s);
   void remove_stream_handle(Stream* s);
 
@@ -160,6 +164,8 @@ class Runtime {
   std::vector<std::unique_ptr<Device>> devices_;
   std::mutex handles_mu_;
   std::unordered_map<Stream*, std::weak_ptr<Stream>> stream_handles_;
+  // Bumped by every handle removal: a cached handle is valid while this is unchanged.
+  std::atomic<uint64_t> handles_gen_{0};
 };
 
 // Runs `expr`'s usual prologue: the runtime, or return its error from the API function.

@@ -64,8 +64,7 @@ Stream::~Stream() {
   }
 }
 
-void Stream::reap() {
-  if (retained_.empty()) return;
+void Stream::reap_retained() {
   uint64_t done = completed();
   while (!retained_.empty() && retained_.front().count <= done) retained_.pop_front();
 }
@@ -113,7 +112,8 @@ hipError_t Stream::push(const Deps& deps, std::span<const Command> own, uint32_t
     st = q_.submit(cmds);
   }
   if (!st) return submit_error(api, st.error());
-  submitted_.fetch_add(counted, std::memory_order_acq_rel);
+  // Written under mu_ only: a plain add published with a release store (no locked instruction).
+  submitted_.store(submitted_.load(std::memory_order_relaxed) + counted, std::memory_order_release);
   return hipSuccess;
 }
 
@@ -134,7 +134,16 @@ std::shared_ptr<EventRecord> Stream::new_record(unsigned flags, base::Error* err
 hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Event* completion,
                           const char* api) {
   Deps deps;
-  if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  if (may_follow_others())
+    if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  if (!completion && deps.empty()) {  // the common launch: one dispatch completing the timeline
+    std::lock_guard lk(mu_);
+    reap();
+    if (auto st = q_.dispatch(l, fence, count_next(0)); !st) return submit_error(api, st.error());
+    submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    tail_system_.store(false, std::memory_order_release);
+    return hipSuccess;
+  }
   std::shared_ptr<EventRecord> rec;
   if (completion) {
     base::Error e;
@@ -159,7 +168,7 @@ hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Ev
     retained_.push_back({submitted(), rec});
     completion->set_record(std::move(rec));
   }
-  tail_system_ = false;
+  tail_system_.store(false, std::memory_order_release);
   return hipSuccess;
 }
 
@@ -182,7 +191,7 @@ hipError_t Stream::record(Event& ev) {
   // counted command retires.
   for (auto& d : deps) retained_.push_back({submitted() + 1, std::move(d)});
   retained_.push_back({submitted() + 1, rec});
-  tail_system_ = false;
+  tail_system_.store(false, std::memory_order_release);
   ev.set_record(std::move(rec));
   return hipSuccess;
 }
@@ -261,7 +270,7 @@ hipError_t Stream::host_op(HostOp op, Mode mode) {
   if (hipError_t e = push(deps, std::span(own, counted), counted, "stream host operation"); e != hipSuccess)
     return e;
   for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
-  tail_system_ = true;  // the gate adds no GPU writes after the system release
+  tail_system_.store(true, std::memory_order_release);  // the gate adds no GPU writes after the system release
   lk.unlock();
   auto task = [this, wait_count, gate, mode, op = std::move(op)]() -> hipError_t {
     hipError_t e = wait_for(wait_count, "stream host operation");
@@ -336,7 +345,7 @@ hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord
   if (*wait && !gate) retained_.push_back({submitted(), last_engine_});  // the engine reads it
   last_engine_ = done;
   last_engine_count_ = submitted();
-  tail_system_ = true;  // the engine's writes are system-visible once its signal moved
+  tail_system_.store(true, std::memory_order_release);  // the engine's writes are system-visible once its signal moved
   return hipSuccess;
 }
 
@@ -383,7 +392,7 @@ hipError_t Stream::synchronize(const char* api) {
   if (!tail_system_) {
     const Command own = timeline_marker(aql::kScopeSystem, 0);
     if (hipError_t e = push({}, std::span(&own, 1), 1, api); e != hipSuccess) return e;
-    tail_system_ = true;
+    tail_system_.store(true, std::memory_order_release);
   }
   uint64_t n = submitted();
   lk.unlock();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/hip/runtime.h"
+#include "base/fast_mutex.h"
 #include "queues/copy_engine.h"
 #include "queues/managed_queue.h"
 
@@ -117,7 +118,10 @@ class Stream {
   base::Status legacy_deps(Deps& deps);
   bool may_follow_others() const { return blocking() && (is_null_ || dev_.null_stream_if_created()); }
   // All under mu_.
-  void reap();
+  void reap() {
+    if (!retained_.empty()) reap_retained();
+  }
+  void reap_retained();
   // The completion of the k-th counted command of the next submission (the timeline's value
   // after it is known).
   queues::Completion count_next(uint32_t k) const;
@@ -143,10 +147,12 @@ class Stream {
   std::shared_ptr<queues::Signal> timeline_;
   std::unique_ptr<queues::Signal> host_progress_;
 
-  std::mutex mu_;
-  std::atomic<uint64_t> submitted_{0};
+  base::FastMutex mu_;  // every launch takes it: a pthread mutex costs some fifty instructions more
+  std::atomic<uint64_t> submitted_{0};  // written under mu_, read by any thread
   uint64_t host_ops_ = 0;
-  // The last packet is a timeline packet with a system-scope release (other streams read it).
+  // The last packet is a timeline packet with a system-scope release. Written under mu_ with
+  // release stores (a sequentially consistent store would be a locked exchange, which also waits
+  // for the packet just written to leave the store buffer); other streams read it.
   std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
   // The last engine operation's completion and the count after its barrier: while nothing
