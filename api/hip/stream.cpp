@@ -65,6 +65,8 @@ Stream::~Stream() {
 }
 
 void Stream::reap() {
+  if (deferred_) [[unlikely]]
+    flush_deferred();
   if (retained_.empty()) return;
   uint64_t done = completed();
   while (!retained_.empty() && retained_.front().count <= done) retained_.pop_front();
@@ -189,6 +191,7 @@ hipError_t Stream::record(Event& ev) {
 
 base::Result<std::shared_ptr<EventRecord>> Stream::tail_record() {
   std::lock_guard lk(mu_);
+  if (deferred_) flush_deferred();
   if (tail_rec_ && tail_count_ == submitted()) return tail_rec_;
   base::Error err;
   auto rec = new_record(0, &err);
@@ -296,12 +299,14 @@ static std::mutex& engine_order_mutex() {
 }
 
 hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
-                                   bool* wait, std::shared_ptr<void> keep, const char* api) {
+                                   bool* wait, std::shared_ptr<void> keep, bool defer, const char* api) {
   std::lock_guard lk(mu_);
   reap();
   const bool released = deps.empty() && device_released();
   *wait = false;
-  std::shared_ptr<EventRecord> gate;
+  Deferred d;
+  d.done = done;
+  std::shared_ptr<EventRecord>& gate = d.gate;
   Command own[2];
   uint32_t n = 0;
   if (released && tail_system_ && completed() >= submitted()) {
@@ -310,6 +315,7 @@ hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord
     // Only the previous engine operation to wait for: its signal, whose writes are system-visible.
     *w = queues::CopyWait{last_engine_->sig->handle(), queues::Cond::Lt, 1};
     *wait = true;
+    d.prev = last_engine_;  // the engine reads it
   } else {
     base::Error err;
     if (!(gate = new_record(0, &err))) return submit_error(api, err);
@@ -320,24 +326,56 @@ hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord
     *w = queues::CopyWait{gate->sig->handle(), queues::Cond::Eq, 0};
     *wait = true;
   }
-  // Later commands see what the engine wrote: a system-scope acquire once its signal is below 1
-  // (a failed submission stores 0; parts already running may still decrement it).
-  const queues::WaitCondition copied{done->sig.get(), queues::Cond::Lt, 1};
-  own[n++] = Command::barrier(std::span(&copied, 1), queues::Fence{true, aql::kScopeSystem, aql::kScopeNone},
-                              count_next(0));
-  if (hipError_t e = push(deps, std::span(own, n), 1, api); e != hipSuccess) {
-    if (gate) gate->sig->store(0);
-    return e;
+  queues::WaitCondition copied;
+  if (!defer) own[n++] = engine_barrier(*done, &copied);
+  if (n) {
+    if (hipError_t e = push(deps, std::span(own, n), defer ? 0 : 1, api); e != hipSuccess) {
+      if (gate) gate->sig->store(0);
+      return e;
+    }
   }
-  for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
-  retained_.push_back({submitted(), done});
-  if (keep) retained_.push_back({submitted(), std::move(keep)});
-  if (gate) retained_.push_back({submitted(), gate});
-  if (*wait && !gate) retained_.push_back({submitted(), last_engine_});  // the engine reads it
+  d.deps = std::move(deps);
+  d.keep = std::move(keep);
   last_engine_ = done;
   last_engine_count_ = submitted();
   tail_system_ = true;  // the engine's writes are system-visible once its signal moved
+  if (defer) deferred_ = std::make_unique<Deferred>(std::move(d));
+  else retain(d);
   return hipSuccess;
+}
+
+// Later commands see what the engine wrote: a barrier with a system-scope acquire once its signal
+// is below 1 (a failed submission stores 0; parts already running may still decrement it).
+// `copied` holds the barrier's condition (the command refers to it).
+queues::Command Stream::engine_barrier(const EventRecord& done, queues::WaitCondition* copied) const {
+  *copied = queues::WaitCondition{done.sig.get(), queues::Cond::Lt, 1};
+  return Command::barrier(std::span(copied, 1), queues::Fence{true, aql::kScopeSystem, aql::kScopeNone},
+                          count_next(0));
+}
+
+void Stream::retain(Deferred& d) {
+  const uint64_t n = submitted();
+  for (auto& r : d.deps) retained_.push_back({n, std::move(r)});
+  retained_.push_back({n, std::move(d.done)});
+  if (d.keep) retained_.push_back({n, std::move(d.keep)});
+  if (d.gate) retained_.push_back({n, std::move(d.gate)});
+  if (d.prev) retained_.push_back({n, std::move(d.prev)});
+}
+
+void Stream::flush_deferred() {
+  std::unique_ptr<Deferred> d = std::move(deferred_);
+  queues::WaitCondition copied;
+  const Command own = engine_barrier(*d->done, &copied);
+  // A queue that refuses the barrier has stopped on an error: its later commands fail as well.
+  (void)push({}, std::span(&own, 1), 1, "stream order after a copy");
+  if (last_engine_ == d->done) last_engine_count_ = submitted();
+  retain(*d);
+}
+
+// The operation completed: its barrier, when still held back, is not needed.
+void Stream::drop_deferred(const std::shared_ptr<EventRecord>& done) {
+  std::lock_guard lk(mu_);
+  if (deferred_ && deferred_->done == done) deferred_.reset();
 }
 
 hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
@@ -352,7 +390,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     std::lock_guard order(engine_order_mutex());
     queues::CopyWait w;
     bool wait = false;
-    if (hipError_t e = order_engine_op(deps, done, &w, &wait, std::move(keep), api); e != hipSuccess) {
+    if (hipError_t e = order_engine_op(deps, done, &w, &wait, std::move(keep), sync, api); e != hipSuccess) {
       done->sig->store(0);
       return e;
     }
@@ -361,6 +399,10 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     if (auto st = op(o); !st) {
       // Not (all) submitted: the stream goes on without the operation, whose error is returned.
       done->sig->store(0);
+      {
+        std::lock_guard lk(mu_);  // its gate may still be pending: the barrier keeps it
+        if (deferred_ && deferred_->done == done) flush_deferred();
+      }
       debug_log(api, st.error().message);
       hipError_t h = from_error(st.error(), hipErrorInvalidValue);
       if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error(api, st.error());
@@ -374,6 +416,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     report_device_error(api, r.error());
     return from_error(r.error(), hipErrorLaunchFailure);
   }
+  drop_deferred(done);
   return hipSuccess;
 }
 

@@ -129,8 +129,16 @@ class Stream {
   // The engine_op part under mu_: the gate marker (when there is anything to wait for) and the
   // barrier on `done`; returns the gate record (nullptr: no wait needed).
   // The wait the engine evaluates goes into *w (false: nothing to wait for).
+  // With `defer` (a synchronous operation) the barrier is held back in deferred_ instead.
   hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
-                             bool* wait, std::shared_ptr<void> keep, const char* api);
+                             bool* wait, std::shared_ptr<void> keep, bool defer, const char* api);
+  // Pushes the barrier of a deferred engine operation (under mu_; reap calls it, so every
+  // command and every look at the counts comes after it).
+  void flush_deferred();
+  void drop_deferred(const std::shared_ptr<EventRecord>& done);
+  struct Deferred;
+  queues::Command engine_barrier(const EventRecord& done, queues::WaitCondition* copied) const;
+  void retain(Deferred& d);  // its records live until the commands so far completed
   bool device_released();
   void start_worker();
   void worker_loop();
@@ -154,6 +162,18 @@ class Stream {
   // command processor in between).
   std::shared_ptr<EventRecord> last_engine_;
   uint64_t last_engine_count_ = 0;
+  // A synchronous engine operation's barrier while its caller waits for it: the next command of
+  // the stream pushes it first (flush_deferred), or the caller drops it once the operation
+  // completed. Then no packet waits on the device for a copy the host waits for anyway, and the
+  // next command's own acquire (a dispatch's is system scope) sees what the engine wrote.
+  struct Deferred {
+    std::shared_ptr<EventRecord> done;
+    // What the operation uses: the records it and its gate wait for, a buffer (peer bounce).
+    std::shared_ptr<EventRecord> gate, prev;
+    std::shared_ptr<void> keep;
+    Deps deps;
+  };
+  std::unique_ptr<Deferred> deferred_;
   std::shared_ptr<EventRecord> tail_rec_;  // the last tail_record and the count it covers
   uint64_t tail_count_ = 0;
   hipError_t async_error_ = hipSuccess;
