@@ -40,6 +40,12 @@ bool Process::counts(kfdemu_counts* c) {
     for (bool used : d->doorbell_used) c->doorbells += used;
   }
   c->svm_ranges = uint32_t(svm_.size());
+  c->sdma_copies = sdma_copies.load(std::memory_order_relaxed);
+  c->sdma_copy_bytes = sdma_copy_bytes.load(std::memory_order_relaxed);
+  c->sdma_fills = sdma_fills.load(std::memory_order_relaxed);
+  c->dispatches = dispatches.load(std::memory_order_relaxed);
+  c->ioctls = ioctls.load(std::memory_order_relaxed);
+  c->event_waits = event_waits.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> ek(ev_mu_);
   for (const auto& [id, ev] : events_) {
     ++c->events;

@@ -109,6 +109,7 @@ DispatchResult result_of(const shader::Outcome& o) {
 
 DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, uint64_t packet_va,
                                    uint64_t queue_va, uint64_t dispatch_id) {
+  p.dispatches.fetch_add(1, std::memory_order_relaxed);
   DeviceMemory mem(d);
   DeviceHooks hooks(p, d.model->gpu_id);
   // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).

@@ -205,6 +205,7 @@ void release_waiters(std::map<uint32_t, Event>& events, const std::vector<kfd_ev
 // kfd_wait_on_events. Errors leave wait_result FAIL (the ioctl copies the arguments back even
 // then); an event destroyed during the wait is EIO.
 int Process::wait_events(kfd_ioctl_wait_events_args* a) {
+  event_waits.fetch_add(1, std::memory_order_relaxed);
   a->wait_result = KFD_IOC_WAIT_RESULT_FAIL;
   std::vector<kfd_event_data> data(a->num_events);
   void* user = reinterpret_cast<void*>(a->events_ptr);

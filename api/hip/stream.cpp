@@ -233,9 +233,9 @@ hipError_t Stream::wait_for(uint64_t count, const char* api) {
 // agent-scope release, e.g. a kernel followed by hipEventRecord), and the host must not read the
 // memory they wrote before a system-scope release writes the L2 back.
 bool Stream::device_released() {
-  for (const auto& o : dev_.streams())
-    if (o.get() != this && (!o->tail_system_.load(std::memory_order_acquire) || o->pending())) return false;
-  return true;
+  return dev_.all_streams([this](const Stream& o) {
+    return &o == this || (o.tail_system_.load(std::memory_order_acquire) && !o.pending());
+  });
 }
 
 hipError_t Stream::host_op(HostOp op, Mode mode) {
@@ -338,7 +338,7 @@ hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord
   d.keep = std::move(keep);
   last_engine_ = done;
   last_engine_count_ = submitted();
-  tail_system_ = true;  // the engine's writes are system-visible once its signal moved
+  tail_system_.store(true, std::memory_order_release);  // the engine's writes are system-visible once its signal moved
   if (defer) deferred_ = std::make_unique<Deferred>(std::move(d));
   else retain(d);
   return hipSuccess;
@@ -380,6 +380,12 @@ void Stream::drop_deferred(const std::shared_ptr<EventRecord>& done) {
 
 hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
                              std::shared_ptr<void> keep) {
+  // A GPU fault ends the process's GPU work: every later operation reports it, whether or not
+  // its own wait would have looked (a copy that completes at once would not).
+  if (auto f = dev_.qrt().known_fault(); !f) {
+    report_device_error(api, f.error());
+    return from_error(f.error(), hipErrorLaunchFailure);
+  }
   Deps deps;
   if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
   base::Error err;

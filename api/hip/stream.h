@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "api/hip/runtime.h"
@@ -87,7 +88,20 @@ class Stream {
   // returns once the operations completed. `keep` (a bounce buffer) lives until they did.
   // `ops` 0: `op` itself completes everything before it returns (a copy into pageable memory),
   // so its order carries no signal and the host completes the stream's one at once.
-  using EngineOp = std::function<base::Status(const queues::CopyOrder&)>;
+  // A reference to the caller's callable, which engine_op calls before it returns (no copy, no
+  // allocation per operation).
+  class EngineOp {
+   public:
+    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, EngineOp>>>
+    EngineOp(F&& f)  // NOLINT: implicit, from a lambda at the call
+        : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+          call_([](void* o, const queues::CopyOrder& c) { return (*static_cast<std::remove_reference_t<F>*>(o))(c); }) {}
+    base::Status operator()(const queues::CopyOrder& c) const { return call_(obj_, c); }
+
+   private:
+    void* obj_;
+    base::Status (*call_)(void*, const queues::CopyOrder&);
+  };
   hipError_t engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
                        std::shared_ptr<void> keep = nullptr);
   // hipStreamSynchronize: waits for every command and host op, with a system-scope release.
