@@ -219,11 +219,14 @@ Step SdmaEngine::packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bo
 Step SdmaEngine::copy_linear(Queue& q, const uint32_t* p, uint64_t* budget) {
   const CopyLinear c = decode_copy_linear(p, *family_);
   if (p[2]) return error(q, "DST_SWAP/SRC_SWAP (dword 2 = " + hex(p[2]) + "): byte swapping is not implemented by the emulator");
-  std::vector<HostSpan> src, dst;
+  std::vector<HostSpan>& src = src_spans_;
+  std::vector<HostSpan>& dst = dst_spans_;
   if (!range(q, c.src, c.bytes, false, "source", &src) || !range(q, c.dst, c.bytes, true, "destination", &dst))
     return Step::Failed;
   dma_copy(dst, src);
   charge(budget, c.bytes);
+  p_.sdma_copies.fetch_add(1, std::memory_order_relaxed);
+  p_.sdma_copy_bytes.fetch_add(c.bytes, std::memory_order_relaxed);
   return Step::Done;
 }
 
@@ -232,7 +235,8 @@ Step SdmaEngine::copy_rect(Queue& q, const uint32_t* p, uint64_t* budget) {
   if (r.element_log2 > 4) return error(q, "ELEMENT " + std::to_string(r.element_log2) + " is larger than 16 bytes");
   if (r.src % 4 || r.dst % 4) return error(q, "base addresses must be dword aligned (" + hex(r.src) + ", " + hex(r.dst) + ")");
   const uint64_t e = 1ull << r.element_log2, row = uint64_t(r.width) * e;
-  std::vector<HostSpan> src, dst;
+  std::vector<HostSpan>& src = src_spans_;
+  std::vector<HostSpan>& dst = dst_spans_;
   for (uint32_t z = 0; z < r.depth; ++z) {
     for (uint32_t y = 0; y < r.height; ++y) {
       const uint64_t so = ((uint64_t(r.src_z) + z) * r.src_slice + (uint64_t(r.src_y) + y) * r.src_pitch + r.src_x) * e;
@@ -243,6 +247,8 @@ Step SdmaEngine::copy_rect(Queue& q, const uint32_t* p, uint64_t* budget) {
     }
   }
   charge(budget, row * r.height * r.depth);
+  p_.sdma_copies.fetch_add(1, std::memory_order_relaxed);
+  p_.sdma_copy_bytes.fetch_add(row * r.height * r.depth, std::memory_order_relaxed);
   return Step::Done;
 }
 
@@ -306,10 +312,11 @@ Step SdmaEngine::const_fill(Queue& q, const uint32_t* p, uint64_t* budget) {
   if (c.dst % unit || c.bytes % unit)
     return error(q, "a " + std::to_string(unit) + "-byte fill needs an aligned destination and size (" + hex(c.dst) +
                         ", " + std::to_string(c.bytes) + " bytes)");
-  std::vector<HostSpan> dst;
+  std::vector<HostSpan>& dst = dst_spans_;
   if (!range(q, c.dst, c.bytes, true, "destination", &dst)) return Step::Failed;
   dma_fill(dst, c.data, unit);
   charge(budget, c.bytes);
+  p_.sdma_fills.fetch_add(1, std::memory_order_relaxed);
   return Step::Done;
 }
 

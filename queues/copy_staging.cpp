@@ -15,6 +15,15 @@ namespace queues {
 namespace {
 
 constexpr uint64_t kPage = 4096;
+constexpr uint64_t kMinPiece = 64u << 10;
+
+// The bytes one staged piece carries: a buffer's worth, or a quarter of a smaller copy (at
+// least 64 KiB), so that from the second piece on the CPU's copy of one piece overlaps the
+// engine's copy of another.
+uint64_t piece_bytes(uint64_t bytes, uint64_t chunk) {
+  const uint64_t quarter = (bytes / 4 + kPage - 1) / kPage * kPage;
+  return std::clamp<uint64_t>(quarter, std::min(kMinPiece, chunk), chunk);
+}
 
 }  // namespace
 
@@ -117,10 +126,11 @@ base::Status CopyEngine::copy_from_pageable(uint64_t dst, const void* src, uint6
   Staging& st = staging(true);
   std::lock_guard lk(st.mu);
   KFD_TRY(st.init(policy_.staging_chunk, policy_.staging_buffers));
+  const uint64_t piece = piece_bytes(bytes, st.chunk);
   uint64_t off = 0;
   for (size_t i = 0; off < bytes; ++i) {
     const size_t b = i % st.buffers.size();
-    const uint64_t n = std::min(st.chunk, bytes - off);
+    const uint64_t n = std::min(piece, bytes - off);
     KFD_TRY(st.wait_free(b));
     std::memcpy(st.buffers[b].host, s + off, n);
     st.buffers[b].busy->store(1);
@@ -153,23 +163,24 @@ base::Status CopyEngine::copy_to_pageable(void* dst, uint64_t src, uint64_t byte
   std::lock_guard lk(st.mu);
   KFD_TRY(st.init(policy_.staging_chunk, policy_.staging_buffers));
   const size_t k = st.buffers.size();
-  const uint64_t chunks = (bytes + st.chunk - 1) / st.chunk;
-  // Chunk i is copied into buffer i % k; the CPU drains chunk i - k + 1 ... while the engine
+  const uint64_t piece = piece_bytes(bytes, st.chunk);
+  const uint64_t chunks = (bytes + piece - 1) / piece;
+  // Piece i is copied into buffer i % k; the CPU drains piece i - k + 1 ... while the engine
   // fills the others.
   auto drain = [&](uint64_t i) -> base::Status {
     KFD_TRY(st.wait_free(i % k));
-    const uint64_t off = i * st.chunk;
-    std::memcpy(d + off, st.buffers[i % k].host, std::min(st.chunk, bytes - off));
+    const uint64_t off = i * piece;
+    std::memcpy(d + off, st.buffers[i % k].host, std::min(piece, bytes - off));
     return {};
   };
   for (uint64_t i = 0; i < chunks; ++i) {
     if (i >= k) KFD_TRY(drain(i - k));
-    const uint64_t off = i * st.chunk;
+    const uint64_t off = i * piece;
     Staging::Buffer& b = st.buffers[i % k];
     b.busy->store(1);
     std::vector<CopyPiece>& pieces = scratch_pieces();
     pieces.push_back(CopyPiece{CopyPiece::Op::Copy, 0, 0, reinterpret_cast<uint64_t>(b.host), src + off,
-                               std::min(st.chunk, bytes - off), {}});
+                               std::min(piece, bytes - off), {}});
     if (auto r = submit(p, false, pieces, CopyOrder{i == 0 ? o.waits : std::span<const CopyWait>{},
                                                     signal_target(*b.busy)});
         !r) {
