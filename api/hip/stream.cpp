@@ -65,8 +65,12 @@ Stream::~Stream() {
 }
 
 void Stream::reap() {
-  if (deferred_) [[unlikely]]
-    flush_deferred();
+  if (!chain_.empty()) [[unlikely]]
+    flush_chain();
+  drop_retained();
+}
+
+void Stream::drop_retained() {
   if (retained_.empty()) return;
   uint64_t done = completed();
   while (!retained_.empty() && retained_.front().count <= done) retained_.pop_front();
@@ -77,7 +81,10 @@ void Stream::reap() {
 base::Status Stream::legacy_deps(Deps& deps) {
   if (!may_follow_others()) return {};
   auto depend_on = [&](Stream& o) -> base::Status {
-    if (&o == this || &o.q_ == &q_ || !o.blocking() || !o.pending()) return {};
+    // Streams on one queue are ordered by it, except for engine operations whose barriers
+    // that stream holds back (tail_record pushes them).
+    if (&o == this || !o.blocking() || !o.pending()) return {};
+    if (&o.q_ == &q_ && !o.chained_.load(std::memory_order_acquire)) return {};
     KFD_ASSIGN(auto rec, o.tail_record());
     if (!rec->done()) deps.push_back(std::move(rec));
     return {};
@@ -191,7 +198,7 @@ hipError_t Stream::record(Event& ev) {
 
 base::Result<std::shared_ptr<EventRecord>> Stream::tail_record() {
   std::lock_guard lk(mu_);
-  if (deferred_) flush_deferred();
+  if (!chain_.empty()) flush_chain();
   if (tail_rec_ && tail_count_ == submitted()) return tail_rec_;
   base::Error err;
   auto rec = new_record(0, &err);
@@ -299,48 +306,51 @@ static std::mutex& engine_order_mutex() {
 }
 
 hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
-                                   bool* wait, std::shared_ptr<void> keep, bool defer, const char* api) {
+                                   bool* wait, std::shared_ptr<void> keep, const char* api) {
   std::lock_guard lk(mu_);
-  reap();
+  drop_retained();
+  prune_chain();
   const bool released = deps.empty() && device_released();
+  // A gate marker must come after the held-back operations' barrier.
+  if (!released && !chain_.empty()) flush_chain();
   *wait = false;
   Deferred d;
   d.done = done;
-  std::shared_ptr<EventRecord>& gate = d.gate;
-  Command own[2];
-  uint32_t n = 0;
-  if (released && tail_system_ && completed() >= submitted()) {
+  if (!chain_.empty()) {
+    // Only the previous engine operation to wait for (nothing was pushed since: that would have
+    // flushed the chain): its signal, whose writes are system-visible. Its entry stays in the
+    // chain until this operation completed.
+    *w = queues::CopyWait{chain_.back().done->sig->handle(), queues::Cond::Lt, 1};
+    *wait = true;
+  } else if (released && tail_system_ && completed() >= submitted()) {
     // Idle and everything released to system scope: the engine may start at once.
   } else if (released && last_engine_ && last_engine_count_ == submitted()) {
-    // Only the previous engine operation to wait for: its signal, whose writes are system-visible.
+    // Only the previous engine operation (its barrier pushed, nothing after it) to wait for.
     *w = queues::CopyWait{last_engine_->sig->handle(), queues::Cond::Lt, 1};
     *wait = true;
     d.prev = last_engine_;  // the engine reads it
   } else {
     base::Error err;
-    if (!(gate = new_record(0, &err))) return submit_error(api, err);
+    if (!(d.gate = new_record(0, &err))) return submit_error(api, err);
     // The engine reads what earlier commands wrote, on this stream or others (one L2 per device):
-    // a system-scope release before it, as before a host read.
-    own[n++] = Command::marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem},
-                               Completion::to(gate->sig.get(), 0));
-    *w = queues::CopyWait{gate->sig->handle(), queues::Cond::Eq, 0};
-    *wait = true;
-  }
-  queues::WaitCondition copied;
-  if (!defer) own[n++] = engine_barrier(*done, &copied);
-  if (n) {
-    if (hipError_t e = push(deps, std::span(own, n), defer ? 0 : 1, api); e != hipSuccess) {
-      if (gate) gate->sig->store(0);
+    // a system-scope release before it, as before a host read. Not counted: the barrier after
+    // the operation covers it.
+    const Command marker = Command::marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem},
+                                           Completion::to(d.gate->sig.get(), 0));
+    if (hipError_t e = push(deps, std::span(&marker, 1), 0, api); e != hipSuccess) {
+      d.gate->sig->store(0);
       return e;
     }
+    *w = queues::CopyWait{d.gate->sig->handle(), queues::Cond::Eq, 0};
+    *wait = true;
   }
   d.deps = std::move(deps);
   d.keep = std::move(keep);
   last_engine_ = done;
   last_engine_count_ = submitted();
   tail_system_.store(true, std::memory_order_release);  // the engine's writes are system-visible once its signal moved
-  if (defer) deferred_ = std::make_unique<Deferred>(std::move(d));
-  else retain(d);
+  chain_.push_back(std::move(d));
+  chained_.store(true, std::memory_order_release);
   return hipSuccess;
 }
 
@@ -362,20 +372,50 @@ void Stream::retain(Deferred& d) {
   if (d.prev) retained_.push_back({n, std::move(d.prev)});
 }
 
-void Stream::flush_deferred() {
-  std::unique_ptr<Deferred> d = std::move(deferred_);
-  queues::WaitCondition copied;
-  const Command own = engine_barrier(*d->done, &copied);
-  // A queue that refuses the barrier has stopped on an error: its later commands fail as well.
-  (void)push({}, std::span(&own, 1), 1, "stream order after a copy");
-  if (last_engine_ == d->done) last_engine_count_ = submitted();
-  retain(*d);
+// Entries whose successor completed are read by no one any more (each operation of the chain
+// waited for the one before it): their signals and buffers go.
+void Stream::prune_chain() {
+  while (chain_.size() >= 2 && chain_[1].done->sig->load() < 1) chain_.pop_front();
+  if (chain_.size() == 1 && chain_.front().done->sig->load() < 1 && last_engine_ == chain_.front().done) {
+    // The last one completed too: later commands need no barrier for it (their own acquire sees
+    // its writes); the next engine operation may still wait for its signal (last_engine_).
+    last_engine_count_ = submitted();
+    chain_.clear();
+  }
+  if (chain_.empty()) chained_.store(false, std::memory_order_release);
 }
 
-// The operation completed: its barrier, when still held back, is not needed.
-void Stream::drop_deferred(const std::shared_ptr<EventRecord>& done) {
+// Pushes the barrier on the chain's last operation (its completion implies the others') and
+// keeps the chain's records until it passed.
+void Stream::flush_chain() {
+  queues::WaitCondition copied;
+  const Command own = engine_barrier(*chain_.back().done, &copied);
+  // A queue that refuses the barrier has stopped on an error: its later commands fail as well.
+  (void)push({}, std::span(&own, 1), 1, "stream order after a copy");
+  if (last_engine_ == chain_.back().done) last_engine_count_ = submitted();
+  for (Deferred& d : chain_) retain(d);
+  chain_.clear();
+  chained_.store(false, std::memory_order_release);
+}
+
+// An operation that could not be (fully) submitted leaves the chain: the operations before it
+// get their barrier (later commands must still follow them), its own records stay until that
+// barrier passed (its gate marker may still be pending).
+void Stream::drop_failed(const std::shared_ptr<EventRecord>& done) {
   std::lock_guard lk(mu_);
-  if (deferred_ && deferred_->done == done) deferred_.reset();
+  auto it = std::find_if(chain_.begin(), chain_.end(), [&](const Deferred& d) { return d.done == done; });
+  if (it == chain_.end()) return;  // already flushed: its barrier passes (the signal is 0)
+  Deferred failed = std::move(*it);
+  chain_.erase(it);
+  if (last_engine_ == done) last_engine_ = chain_.empty() ? nullptr : chain_.back().done;
+  if (!chain_.empty()) {
+    flush_chain();
+  } else if (failed.gate) {
+    const Command own = timeline_marker(aql::kScopeNone, 0);
+    (void)push({}, std::span(&own, 1), 1, "stream order after a failed copy");
+  }
+  retain(failed);
+  chained_.store(!chain_.empty(), std::memory_order_release);
 }
 
 hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
@@ -396,7 +436,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     std::lock_guard order(engine_order_mutex());
     queues::CopyWait w;
     bool wait = false;
-    if (hipError_t e = order_engine_op(deps, done, &w, &wait, std::move(keep), sync, api); e != hipSuccess) {
+    if (hipError_t e = order_engine_op(deps, done, &w, &wait, std::move(keep), api); e != hipSuccess) {
       done->sig->store(0);
       return e;
     }
@@ -405,10 +445,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     if (auto st = op(o); !st) {
       // Not (all) submitted: the stream goes on without the operation, whose error is returned.
       done->sig->store(0);
-      {
-        std::lock_guard lk(mu_);  // its gate may still be pending: the barrier keeps it
-        if (deferred_ && deferred_->done == done) flush_deferred();
-      }
+      drop_failed(done);
       debug_log(api, st.error().message);
       hipError_t h = from_error(st.error(), hipErrorInvalidValue);
       if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error(api, st.error());
@@ -422,7 +459,8 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     report_device_error(api, r.error());
     return from_error(r.error(), hipErrorLaunchFailure);
   }
-  drop_deferred(done);
+  std::lock_guard lk(mu_);
+  prune_chain();  // this operation and those before it completed
   return hipSuccess;
 }
 

@@ -114,7 +114,7 @@ class Stream {
   // Counted commands completed / submitted.
   uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
   uint64_t completed() const { return uint64_t(kStart - timeline_->load()); }
-  bool pending() const { return completed() < submitted(); }
+  bool pending() const { return completed() < submitted() || chained_.load(std::memory_order_acquire); }
   const std::shared_ptr<queues::Signal>& timeline() const { return timeline_; }
 
  private:
@@ -140,19 +140,17 @@ class Stream {
   hipError_t push(const Deps& deps, std::span<const queues::Command> own, uint32_t counted, const char* api);
   std::shared_ptr<EventRecord> new_record(unsigned flags, base::Error* err);
   hipError_t wait_for(uint64_t count, const char* api);
-  // The engine_op part under mu_: the gate marker (when there is anything to wait for) and the
-  // barrier on `done`; returns the gate record (nullptr: no wait needed).
-  // The wait the engine evaluates goes into *w (false: nothing to wait for).
-  // With `defer` (a synchronous operation) the barrier is held back in deferred_ instead.
+  // The engine_op part under mu_: where the operation waits (*w, when *wait), a gate marker when
+  // it must follow earlier commands; the operation joins the chain of held-back barriers.
   hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
-                             bool* wait, std::shared_ptr<void> keep, bool defer, const char* api);
-  // Pushes the barrier of a deferred engine operation (under mu_; reap calls it, so every
-  // command and every look at the counts comes after it).
-  void flush_deferred();
-  void drop_deferred(const std::shared_ptr<EventRecord>& done);
+                             bool* wait, std::shared_ptr<void> keep, const char* api);
   struct Deferred;
   queues::Command engine_barrier(const EventRecord& done, queues::WaitCondition* copied) const;
   void retain(Deferred& d);  // its records live until the commands so far completed
+  void drop_retained();      // releases what the completed commands no longer need
+  void prune_chain();
+  void flush_chain();
+  void drop_failed(const std::shared_ptr<EventRecord>& done);
   bool device_released();
   void start_worker();
   void worker_loop();
@@ -176,10 +174,13 @@ class Stream {
   // command processor in between).
   std::shared_ptr<EventRecord> last_engine_;
   uint64_t last_engine_count_ = 0;
-  // A synchronous engine operation's barrier while its caller waits for it: the next command of
-  // the stream pushes it first (flush_deferred), or the caller drops it once the operation
-  // completed. Then no packet waits on the device for a copy the host waits for anyway, and the
-  // next command's own acquire (a dispatch's is system scope) sees what the engine wrote.
+  // Engine operations (copies, fills) whose barrier is held back, oldest first: each waits on the
+  // engine for the one before it, so consecutive copies need no packet on the stream's queue and
+  // no command processor polls while they run. The stream's next command (reap), a tail_record,
+  // or an operation that must follow other work pushes one barrier on the last (flush_chain); a
+  // synchronous operation that completed drops the chain (the next command's own acquire, a
+  // dispatch's system scope, sees what the engines wrote). An entry goes once its successor
+  // completed (prune_chain): nothing reads its signal any more.
   struct Deferred {
     std::shared_ptr<EventRecord> done;
     // What the operation uses: the records it and its gate wait for, a buffer (peer bounce).
@@ -187,7 +188,8 @@ class Stream {
     std::shared_ptr<void> keep;
     Deps deps;
   };
-  std::unique_ptr<Deferred> deferred_;
+  std::deque<Deferred> chain_;
+  std::atomic<bool> chained_{false};  // !chain_.empty(), for other streams
   std::shared_ptr<EventRecord> tail_rec_;  // the last tail_record and the count it covers
   uint64_t tail_count_ = 0;
   hipError_t async_error_ = hipSuccess;
