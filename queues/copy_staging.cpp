@@ -17,12 +17,13 @@ namespace {
 constexpr uint64_t kPage = 4096;
 constexpr uint64_t kMinPiece = 64u << 10;
 
-// The bytes one staged piece carries: a buffer's worth, or a quarter of a smaller copy (at
-// least 64 KiB), so that from the second piece on the CPU's copy of one piece overlaps the
-// engine's copy of another.
-uint64_t piece_bytes(uint64_t bytes, uint64_t chunk) {
-  const uint64_t quarter = (bytes / 4 + kPage - 1) / kPage * kPage;
-  return std::clamp<uint64_t>(quarter, std::min(kMinPiece, chunk), chunk);
+// The bytes one staged piece carries: a buffer's worth, or, for a copy the `count` buffers
+// hold, its share of them (at least 64 KiB), so that from the second piece on the CPU's copy of
+// one piece overlaps the engine's copy of another, and a copy that fits the buffers never waits
+// for one of them.
+uint64_t piece_bytes(uint64_t bytes, uint64_t chunk, size_t count) {
+  const uint64_t share = (bytes / count + kPage - 1) / kPage * kPage;
+  return std::clamp<uint64_t>(share, std::min(kMinPiece, chunk), chunk);
 }
 
 }  // namespace
@@ -126,7 +127,7 @@ base::Status CopyEngine::copy_from_pageable(uint64_t dst, const void* src, uint6
   Staging& st = staging(true);
   std::lock_guard lk(st.mu);
   KFD_TRY(st.init(policy_.staging_chunk, policy_.staging_buffers));
-  const uint64_t piece = piece_bytes(bytes, st.chunk);
+  const uint64_t piece = piece_bytes(bytes, st.chunk, st.buffers.size());
   uint64_t off = 0;
   for (size_t i = 0; off < bytes; ++i) {
     const size_t b = i % st.buffers.size();
@@ -163,7 +164,7 @@ base::Status CopyEngine::copy_to_pageable(void* dst, uint64_t src, uint64_t byte
   std::lock_guard lk(st.mu);
   KFD_TRY(st.init(policy_.staging_chunk, policy_.staging_buffers));
   const size_t k = st.buffers.size();
-  const uint64_t piece = piece_bytes(bytes, st.chunk);
+  const uint64_t piece = piece_bytes(bytes, st.chunk, st.buffers.size());
   const uint64_t chunks = (bytes + piece - 1) / piece;
   // Piece i is copied into buffer i % k; the CPU drains piece i - k + 1 ... while the engine
   // fills the others.

@@ -175,6 +175,7 @@ TEST(MemoryContext, MapsToEveryGpu) {
 TEST(MemoryContext, MapsToAListOfGpus) {
   if (platform().devices().size() < 2) GTEST_SKIP() << "needs two GPUs (KFDEMU_GPUS=2 under the emulator)";
   auto r = req(mem::Heap::Vram, mem::Coherence::Coherent, 8192);
+  r.host_access = false;  // device-only VRAM: any BAR
   r.owner_gpu = platform().devices()[1]->gpu_id;
   r.map_to = {platform().devices()[0]->gpu_id, platform().devices()[1]->gpu_id};
   auto p = ctx().allocate(r);
