@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "api/hip/alloc.h"
@@ -96,19 +98,75 @@ hipError_t no_engine(const char* api, const void* dst, const void* src, const st
   return hipErrorInvalidValue;
 }
 
+// Pinned bounce buffers of peer copies (GTT every GPU maps), kept for later copies: a fresh
+// allocation per copy costs the kernel a page fault per page on first touch. Free ones are
+// reused smallest-fit; at most kMaxCached bytes stay cached. Reachable for the process (never
+// destroyed, as the HIP runtime).
+class BouncePool {
+ public:
+  static BouncePool& get() {
+    static BouncePool* pool = new BouncePool;
+    return *pool;
+  }
+  base::Result<void*> acquire(mem::Context& m, size_t n, uint32_t owner, size_t* size) {
+    {
+      std::lock_guard lk(mu_);
+      auto it = free_.lower_bound(n);
+      if (it != free_.end() && it->first <= 2 * n + kGranule) {
+        void* p = it->second;
+        *size = it->first;
+        cached_ -= it->first;
+        free_.erase(it);
+        return p;
+      }
+    }
+    mem::AllocRequest r;
+    r.heap = mem::Heap::Gtt;
+    r.coherence = mem::Coherence::Coherent;
+    r.size = (n + kGranule - 1) / kGranule * kGranule;
+    r.map_all = true;
+    r.owner_gpu = owner;
+    *size = r.size;
+    memory_ = &m;
+    return m.allocate(r);
+  }
+  void release(void* p, size_t size) {
+    std::lock_guard lk(mu_);
+    free_.emplace(size, p);
+    cached_ += size;
+    while (cached_ > kMaxCached && !free_.empty()) {  // the largest go first
+      auto last = std::prev(free_.end());
+      cached_ -= last->first;
+      (void)memory_->free(last->second);
+      free_.erase(last);
+    }
+  }
+
+ private:
+  static constexpr size_t kGranule = size_t(1) << 20, kMaxCached = size_t(256) << 20;
+  std::mutex mu_;
+  mem::Context* memory_ = nullptr;
+  std::multimap<size_t, void*> free_;  // by size
+  size_t cached_ = 0;
+};
+
 // A copy between two GPUs' memory that no single GPU maps (hipMalloc maps VRAM to its owner
 // alone): the source GPU's engine copies into a pinned bounce buffer every GPU maps, the
-// destination GPU's engine waits for that (device-side) and copies on. The buffer lives until
-// the stream passed the copy.
+// destination GPU's engine copies on from it, piece by piece: piece i of the second half waits
+// (device-side) for the first half's counting signal to show i + 1 pieces done, so the two
+// engines overlap. The buffer lives until the stream passed the copy.
 struct PeerBounce {
-  mem::Context* memory = nullptr;
   void* buffer = nullptr;
-  std::shared_ptr<EventRecord> mid;  // 1 until the first half completed
+  size_t size = 0;
+  std::shared_ptr<EventRecord> mid;  // pieces of the first half not done yet
   ~PeerBounce() {
     // An engine that may still write the buffer (a failed second half) keeps it.
-    if (buffer && (!mid || mid->sig->load() <= 0)) (void)memory->free(buffer);
+    if (buffer && (!mid || mid->sig->load() <= 0)) BouncePool::get().release(buffer, size);
   }
 };
+
+constexpr size_t kBouncePiece = size_t(4) << 20;
+constexpr size_t kMaxBouncePieces = 64;
 
 hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& s, void* dst, const void* src,
                             size_t n, bool async, const char* api) {
@@ -116,33 +174,35 @@ hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& 
   auto to = rt->qrt().copy_engine(d.owner);
   if (!from || !to) return no_engine(api, dst, src, !from ? from.message() : to.message());
   auto b = std::make_shared<PeerBounce>();
-  b->memory = &rt->memory();
-  mem::AllocRequest r;
-  r.heap = mem::Heap::Gtt;
-  r.coherence = mem::Coherence::Coherent;
-  r.size = n;
-  r.map_all = true;
-  r.owner_gpu = s.owner;
-  auto p = rt->memory().allocate(r);
+  auto p = BouncePool::get().acquire(rt->memory(), n, s.owner, &b->size);
   if (!p) {
     debug_log(api, "peer copy bounce buffer: " + p.message());
     return from_error(p.error(), hipErrorOutOfMemory);
   }
   b->buffer = *p;
-  auto sig = st.device().signals().acquire(1);
+  const size_t pieces = std::min(kMaxBouncePieces, (n + kBouncePiece - 1) / kBouncePiece);
+  const size_t piece = ((n + pieces - 1) / pieces + 4095) / 4096 * 4096;
+  auto sig = st.device().signals().acquire(int64_t(pieces));
   if (!sig) return no_engine(api, dst, src, sig.message());
   b->mid = std::make_shared<EventRecord>();
   b->mid->dev = &st.device();
   b->mid->sig = std::move(*sig);
   const uint64_t bounce = va(b->buffer);
-  const queues::CopyWait half{b->mid->sig->handle(), queues::Cond::Lt, 1};
   auto op = [&](const queues::CopyOrder& o) -> base::Status {
-    if (auto st1 = (*from)->copy(bounce, va(src), n, queues::CopyOrder{o.waits, queues::signal_target(*b->mid->sig)});
-        !st1) {
-      b->mid->sig->store(0);  // never submitted
-      return st1;
+    for (size_t i = 0, off = 0; off < n; ++i, off += piece) {
+      const size_t len = std::min(piece, n - off);
+      const queues::CopyOrder first{i == 0 ? o.waits : std::span<const queues::CopyWait>{},
+                                    queues::signal_target(*b->mid->sig)};
+      if (auto st1 = (*from)->copy(bounce + off, va(src) + off, len, first); !st1) {
+        b->mid->sig->store(0);  // the rest never submitted: nothing will wait on it
+        return st1;
+      }
+      const queues::CopyWait half{b->mid->sig->handle(), queues::Cond::Lt, int64_t(pieces - i)};
+      const bool last = off + len == n;
+      KFD_TRY((*to)->copy(va(dst) + off, bounce + off, len,
+                          queues::CopyOrder{std::span(&half, 1), last ? o.done : queues::SignalTarget{}}));
     }
-    return (*to)->copy(va(dst), bounce, n, queues::CopyOrder{std::span(&half, 1), o.done});
+    return base::Status{};
   };
   return st.engine_op(1, !async, op, api, b);
 }
