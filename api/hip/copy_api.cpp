@@ -143,7 +143,7 @@ class BouncePool {
   }
 
  private:
-  static constexpr size_t kGranule = size_t(1) << 20, kMaxCached = size_t(256) << 20;
+  static constexpr size_t kGranule = size_t(1) << 20, kMaxCached = size_t(64) << 20;
   std::mutex mu_;
   mem::Context* memory_ = nullptr;
   std::multimap<size_t, void*> free_;  // by size
@@ -152,55 +152,74 @@ class BouncePool {
 
 // A copy between two GPUs' memory that no single GPU maps (hipMalloc maps VRAM to its owner
 // alone): the source GPU's engine copies into a pinned bounce buffer every GPU maps, the
-// destination GPU's engine copies on from it, piece by piece: piece i of the second half waits
-// (device-side) for the first half's counting signal to show i + 1 pieces done, so the two
-// engines overlap. The buffer lives until the stream passed the copy.
+// destination GPU's engine copies on from it, piece by piece through a ring of kBounceSlots
+// pieces, both engines at once and held back by two counting signals only the engines see:
+// `filled` (piece i of the second half starts once the first half filled i + 1 pieces) and
+// `drained` (piece i of the first half, i >= slots, starts once the second half drained the
+// piece that used its slot before). The buffer lives until the stream passed the copy.
 struct PeerBounce {
   void* buffer = nullptr;
   size_t size = 0;
-  std::shared_ptr<EventRecord> mid;  // pieces of the first half not done yet
+  std::shared_ptr<EventRecord> filled, drained;  // pieces to go (drained: but the last)
   ~PeerBounce() {
-    // An engine that may still write the buffer (a failed second half) keeps it.
-    if (buffer && (!mid || mid->sig->load() <= 0)) BouncePool::get().release(buffer, size);
+    // Engines that may still use the buffer (a failed or cut-short copy) keep it.
+    if (buffer && filled && drained && filled->sig->load() <= 0 && drained->sig->load() <= 1)
+      BouncePool::get().release(buffer, size);
   }
 };
 
 constexpr size_t kBouncePiece = size_t(4) << 20;
-constexpr size_t kMaxBouncePieces = 64;
+constexpr size_t kBounceSlots = 4;
+
+std::shared_ptr<EventRecord> engine_signal(Stream& st, int64_t value, std::string* why) {
+  auto sig = st.device().signals().acquire(value);
+  if (!sig) {
+    *why = sig.message();
+    return nullptr;
+  }
+  auto r = std::make_shared<EventRecord>();
+  r->dev = &st.device();
+  r->sig = std::move(*sig);
+  return r;
+}
 
 hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& s, void* dst, const void* src,
                             size_t n, bool async, const char* api) {
   auto from = rt->qrt().copy_engine(s.owner);
   auto to = rt->qrt().copy_engine(d.owner);
   if (!from || !to) return no_engine(api, dst, src, !from ? from.message() : to.message());
+  const size_t pieces = (n + kBouncePiece - 1) / kBouncePiece;
+  const size_t piece = std::min(n, kBouncePiece);
+  const size_t slots = std::min(pieces, kBounceSlots);
   auto b = std::make_shared<PeerBounce>();
-  auto p = BouncePool::get().acquire(rt->memory(), n, s.owner, &b->size);
+  std::string why;
+  if (!(b->filled = engine_signal(st, int64_t(pieces), &why)) || !(b->drained = engine_signal(st, int64_t(pieces), &why)))
+    return no_engine(api, dst, src, why);
+  auto p = BouncePool::get().acquire(rt->memory(), slots * piece, s.owner, &b->size);
   if (!p) {
     debug_log(api, "peer copy bounce buffer: " + p.message());
     return from_error(p.error(), hipErrorOutOfMemory);
   }
   b->buffer = *p;
-  const size_t pieces = std::min(kMaxBouncePieces, (n + kBouncePiece - 1) / kBouncePiece);
-  const size_t piece = ((n + pieces - 1) / pieces + 4095) / 4096 * 4096;
-  auto sig = st.device().signals().acquire(int64_t(pieces));
-  if (!sig) return no_engine(api, dst, src, sig.message());
-  b->mid = std::make_shared<EventRecord>();
-  b->mid->dev = &st.device();
-  b->mid->sig = std::move(*sig);
   const uint64_t bounce = va(b->buffer);
   auto op = [&](const queues::CopyOrder& o) -> base::Status {
-    for (size_t i = 0, off = 0; off < n; ++i, off += piece) {
-      const size_t len = std::min(piece, n - off);
-      const queues::CopyOrder first{i == 0 ? o.waits : std::span<const queues::CopyWait>{},
-                                    queues::signal_target(*b->mid->sig)};
-      if (auto st1 = (*from)->copy(bounce + off, va(src) + off, len, first); !st1) {
-        b->mid->sig->store(0);  // the rest never submitted: nothing will wait on it
+    for (size_t i = 0; i < pieces; ++i) {
+      const size_t off = i * piece, len = std::min(piece, n - off);
+      const uint64_t slot = bounce + (i % slots) * piece;
+      const queues::CopyWait free_slot{b->drained->sig->handle(), queues::Cond::Lt, int64_t(pieces - (i - slots))};
+      const std::span<const queues::CopyWait> first_waits =
+          i == 0 ? o.waits : i >= slots ? std::span(&free_slot, 1) : std::span<const queues::CopyWait>{};
+      if (auto st1 = (*from)->copy(slot, va(src) + off, len,
+                                   queues::CopyOrder{first_waits, queues::signal_target(*b->filled->sig)});
+          !st1) {
+        b->filled->sig->store(0);  // the pieces already queued on the second engine may run
         return st1;
       }
-      const queues::CopyWait half{b->mid->sig->handle(), queues::Cond::Lt, int64_t(pieces - i)};
-      const bool last = off + len == n;
-      KFD_TRY((*to)->copy(va(dst) + off, bounce + off, len,
-                          queues::CopyOrder{std::span(&half, 1), last ? o.done : queues::SignalTarget{}}));
+      const queues::CopyWait ready{b->filled->sig->handle(), queues::Cond::Lt, int64_t(pieces - i)};
+      const bool last = i + 1 == pieces;
+      KFD_TRY((*to)->copy(va(dst) + off, slot, len,
+                          queues::CopyOrder{std::span(&ready, 1),
+                                            last ? o.done : queues::signal_target(*b->drained->sig)}));
     }
     return base::Status{};
   };

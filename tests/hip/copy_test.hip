@@ -324,32 +324,35 @@ TEST_F(HipCopy, SymbolCopies) {
   EXPECT_EQ(hipMemcpyToSymbol(HIP_SYMBOL(g_symbol), in.data(), 4096, 4), hipErrorInvalidValue);
 }
 
-// Peer copies between two GPUs' memory, both directions, sync and async.
+// Peer copies between two GPUs' memory, both directions, sync and async: one piece, and more
+// pieces than the bounce ring has slots (4 MiB pieces, 4 slots).
 TEST_F(HipCopy, PeerCopies) {
   int count = 0;
   ASSERT_EQ(hipGetDeviceCount(&count), hipSuccess);
   if (count < 2) GTEST_SKIP() << "needs two GPUs";
-  const size_t n = (size_t(1) << 20) + 5;
-  std::vector<unsigned char> in(n), out(n, 0);
-  fill_pattern(in.data(), n, 5);
-  void *d0, *d1;
-  ASSERT_EQ(hipSetDevice(0), hipSuccess);
-  ASSERT_EQ(hipMalloc(&d0, n), hipSuccess);
-  ASSERT_EQ(hipSetDevice(1), hipSuccess);
-  ASSERT_EQ(hipMalloc(&d1, n), hipSuccess);
-  ASSERT_EQ(hipSetDevice(0), hipSuccess);
-  ASSERT_EQ(hipMemcpy(d0, in.data(), n, hipMemcpyHostToDevice), hipSuccess);
-  ASSERT_EQ(hipMemcpyPeer(d1, 1, d0, 0, n), hipSuccess);
-  ASSERT_EQ(hipMemcpy(out.data(), d1, n, hipMemcpyDeviceToHost), hipSuccess);
-  EXPECT_EQ(mismatch(out.data(), n, 5), n);
-  ASSERT_EQ(hipMemset(d0, 0, n), hipSuccess);
-  ASSERT_EQ(hipMemcpyPeerAsync(d0, 0, d1, 1, n, 0), hipSuccess);
-  ASSERT_EQ(hipStreamSynchronize(0), hipSuccess);
-  std::fill(out.begin(), out.end(), 0);
-  ASSERT_EQ(hipMemcpy(out.data(), d0, n, hipMemcpyDeviceToHost), hipSuccess);
-  EXPECT_EQ(mismatch(out.data(), n, 5), n);
-  EXPECT_EQ(hipFree(d0), hipSuccess);
-  EXPECT_EQ(hipFree(d1), hipSuccess);
+  for (const size_t n : {(size_t(1) << 20) + 5, (size_t(18) << 20) + 3}) {
+    SCOPED_TRACE("bytes " + std::to_string(n));
+    std::vector<unsigned char> in(n), out(n, 0);
+    fill_pattern(in.data(), n, 5);
+    void *d0, *d1;
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    ASSERT_EQ(hipMalloc(&d0, n), hipSuccess);
+    ASSERT_EQ(hipSetDevice(1), hipSuccess);
+    ASSERT_EQ(hipMalloc(&d1, n), hipSuccess);
+    ASSERT_EQ(hipSetDevice(0), hipSuccess);
+    ASSERT_EQ(hipMemcpy(d0, in.data(), n, hipMemcpyHostToDevice), hipSuccess);
+    ASSERT_EQ(hipMemcpyPeer(d1, 1, d0, 0, n), hipSuccess);
+    ASSERT_EQ(hipMemcpy(out.data(), d1, n, hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(mismatch(out.data(), n, 5), n);
+    ASSERT_EQ(hipMemset(d0, 0, n), hipSuccess);
+    ASSERT_EQ(hipMemcpyPeerAsync(d0, 0, d1, 1, n, 0), hipSuccess);
+    ASSERT_EQ(hipStreamSynchronize(0), hipSuccess);
+    std::fill(out.begin(), out.end(), 0);
+    ASSERT_EQ(hipMemcpy(out.data(), d0, n, hipMemcpyDeviceToHost), hipSuccess);
+    EXPECT_EQ(mismatch(out.data(), n, 5), n);
+    EXPECT_EQ(hipFree(d0), hipSuccess);
+    EXPECT_EQ(hipFree(d1), hipSuccess);
+  }
 }
 
 // Bad ranges fail with an error instead of reaching an engine.
