@@ -59,15 +59,19 @@ kfdemu_config config_from_env() {
 }
 
 // KFDEMU_VISIBLE_VRAM_MB: the host-visible VRAM per GPU in MiB ("all", or at least the VRAM
-// size, for a large-BAR part). Default: all of it.
+// size, for a large-BAR part). Default: 256 MiB, the PCIe BAR of a GPU without resizable BAR
+// (amdgpu reports it as vram_cpu_accessible_size / AMDGPU_INFO_VIS_VRAM_USAGE's limit).
 uint64_t visible_vram_from_env(uint64_t vram_bytes) {
+  constexpr uint64_t kDefaultVisible = 256ull << 20;
   const char* v = std::getenv("KFDEMU_VISIBLE_VRAM_MB");
-  if (!v || !*v || std::strcmp(v, "all") == 0) return vram_bytes;
+  if (!v || !*v) return std::min(kDefaultVisible, vram_bytes);
+  if (std::strcmp(v, "all") == 0) return vram_bytes;
   char* end = nullptr;
   const unsigned long long mb = std::strtoull(v, &end, 0);
   if (!end || *end) {
-    std::fprintf(stderr, "kfdemu: KFDEMU_VISIBLE_VRAM_MB=%s is not a number of MiB or \"all\"; using all\n", v);
-    return vram_bytes;
+    std::fprintf(stderr, "kfdemu: KFDEMU_VISIBLE_VRAM_MB=%s is not a number of MiB or \"all\"; using %llu\n", v,
+                 (unsigned long long)(std::min(kDefaultVisible, vram_bytes) >> 20));
+    return std::min(kDefaultVisible, vram_bytes);
   }
   return std::min<uint64_t>(uint64_t(mb) << 20, vram_bytes);
 }

@@ -216,6 +216,7 @@ void Process::kick_engines() {
 }
 
 int Process::wait_events(kfd_ioctl_wait_events_args* a) {
+  event_waits.fetch_add(1, std::memory_order_relaxed);
   a->wait_result = KFD_IOC_WAIT_RESULT_FAIL;
   // A waiter that may block waits for work it gave the device: an engine dozing in its idle
   // back-off looks at its queues now rather than after its sleep (a doorbell is a store to

@@ -187,6 +187,7 @@ void Process::reset_locked() {
 
 int Process::ioctl(unsigned long request, void* arg) {
   if (own_pid() != owner_) return -EBADF;  // a forked child must open its own /dev/kfd
+  ioctls.fetch_add(1, std::memory_order_relaxed);
   unsigned nr = _IOC_NR(request);
   size_t usize = _IOC_SIZE(request);
   // kfd_ioctl: numbers past the table of this KFD version are ENOTTY; the type byte is not looked

@@ -45,7 +45,6 @@ struct Bo {
   uint64_t mmap_offset = 0;  // what the runtime passes to mmap
   std::set<uint32_t> mapped; // gpu_ids it is mapped to
   int queue_refs = 0;        // queues using it (kernel 6.12: cannot be freed/unmapped then)
-  bool cpu_visible = false;  // VRAM of a small-BAR part mapped on the CPU: charged to the BAR
   bool writable() const { return flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE; }
 };
 
@@ -116,7 +115,6 @@ struct DeviceState {
   int drm_fd_bound = -1;         // ACQUIRE_VM
   bool vm_acquired = false;
   uint64_t vram_used = 0;
-  uint64_t visible_used = 0;     // small BAR: bytes of VRAM buffers mapped on the CPU
   uint64_t doorbell_arena = UINT64_MAX;  // 8 KiB doorbell slice
   uint64_t mmio_arena = UINT64_MAX;      // one 4 KiB MMIO remap page
   std::vector<bool> doorbell_used = std::vector<bool>(1024, false);
@@ -178,6 +176,10 @@ class Process {
   std::shared_ptr<Bo> bo_at_locked(DeviceState& d, uint64_t va);
 
   std::mutex mu;  // guards everything below but the event wait
+
+  // The host's calls into the driver (kfdemu_counts), counted without the process lock.
+  std::atomic<uint64_t> ioctls{0}, event_waits{0};  // the host's calls into the driver
+
  private:
   Process() = default;
   void reset_locked();
@@ -244,7 +246,7 @@ class Process {
   int map_args_locked(uint64_t handle, uint32_t n_devices, uint32_t n_success, uint64_t ids_ptr,
                       std::vector<uint32_t>* ids, Bo** bo);
   uint64_t kfd_mmap_arena_locked(size_t len, uint64_t offset, int* err);
-  void* mmap_small_bar_locked(DeviceState& d, Bo& bo, void* addr, size_t len, int prot, int flags);
+  void* mmap_private_vram_locked(Bo& bo, void* addr, size_t len, int prot, int flags);
   int set_event_page_locked(uint64_t handle);
   int create_signal_event_locked(Event& ev);
   static void set_event_locked(Event& e);

@@ -93,6 +93,14 @@ class Device {
   base::Result<std::shared_ptr<Stream>> create_stream(unsigned flags, int priority);
   hipError_t destroy_stream(Stream* s);
   std::vector<std::shared_ptr<Stream>> streams();  // every live stream incl. the null stream
+  // Whether `pred(stream)` holds for every live stream, under the device's lock (no copy).
+  template <class P>
+  bool all_streams(P&& pred) {
+    std::lock_guard lk(mu_);
+    for (const auto& s : streams_)
+      if (!pred(*s)) return false;
+    return true;
+  }
   Stream* null_stream_if_created() { return null_.load(std::memory_order_acquire); }
 
   // The device's hostcall buffer (device printf), set up with its service thread on first use.
