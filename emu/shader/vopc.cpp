@@ -164,8 +164,10 @@ void add_kind(std::vector<HandlerEntry>& v, std::vector<std::string>& n, std::in
 }  // namespace
 
 HandlerList vopc_handlers() {
-  static std::vector<std::string> names;
-  static std::vector<HandlerEntry> v = [] {
+  // Never destroyed: an engine thread may still be building its opcode table from these while
+  // the process exits (static destructors would free the names under it).
+  static auto& names = *new std::vector<std::string>;
+  static const auto& v = *new std::vector<HandlerEntry>([] {
     std::vector<HandlerEntry> e;
     add_kind<0>(e, names, std::make_integer_sequence<int, 16>{});
     add_kind<1>(e, names, std::make_integer_sequence<int, 16>{});
@@ -184,7 +186,7 @@ HandlerList vopc_handlers() {
     names.push_back("v_cmpx_class_f64"); e.push_back({nullptr, cmp_class<2, true>});
     for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
     return e;
-  }();
+  }());
   return {v.data(), v.data() + v.size()};
 }
 
