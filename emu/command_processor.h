@@ -36,6 +36,8 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r);
 // Builds the device's shader core (its decode tables) ahead of the first dispatch.
 void prepare_dispatch(DeviceState& d);
+// The lock under which a device's shader core (its opcode tables) is built; held across fork().
+std::mutex& shader_build_mutex();
 
 // What one packet came to: retired; waiting for memory or the runtime (retried later without
 // holding the engine); part done after a long run, to be continued (the engine serves other

@@ -65,8 +65,7 @@ shader::Target target_of(const TargetInfo& t) {
 
 shader::ShaderCore& core_for(DeviceState& d) {
   if (shader::ShaderCore* c = d.shader_ready.load(std::memory_order_acquire)) [[likely]] return *c;
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lk(mu);
+  std::lock_guard<std::mutex> lk(shader_build_mutex());
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
     d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus);
@@ -121,6 +120,11 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
 }
 
 void prepare_dispatch(DeviceState& d) { (void)core_for(d); }
+
+std::mutex& shader_build_mutex() {
+  static auto* mu = new std::mutex;  // never destroyed: an engine thread may build during exit
+  return *mu;
+}
 
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {
   DeviceMemory mem(d);

@@ -107,7 +107,24 @@ void Process::ensure_devices_locked() {
   }
 }
 
+void Process::fork_prepare() {
+  shader_build_mutex().lock();  // a shader core being built finishes first
+  mu.lock();
+  ev_mu_.lock();
+}
+
+void Process::fork_done() {
+  ev_mu_.unlock();
+  mu.unlock();
+  shader_build_mutex().unlock();
+}
+
 void Process::on_open() {
+  static std::once_flag fork_handlers;
+  std::call_once(fork_handlers, [] {
+    pthread_atfork([] { Process::get().fork_prepare(); }, [] { Process::get().fork_done(); },
+                   [] { Process::get().fork_done(); });
+  });
   std::lock_guard<std::mutex> lk(mu);
   freeze_model();
   if (open_count_ > 0 && owner_ != getpid()) abandon_for_child_locked();

@@ -153,6 +153,11 @@ class Process {
 
   void on_open();
   void on_last_close();
+  // fork() while engine threads run: the locks a child's first calls take are held across the
+  // fork by the forking thread (pthread_atfork), so none is left locked by a thread the child
+  // does not have.
+  void fork_prepare();
+  void fork_done();
 
   // Interrupts from the device side. An interrupt names a KFD event the way amdkfd's
   // kfd_signal_event_interrupt takes it: a context id with its valid bits (CP end of pipe 32,
