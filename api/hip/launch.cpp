@@ -28,7 +28,8 @@ struct ConfigStack {
 thread_local ConfigStack t_configs;
 
 // A kernel's fences: system-scope acquire (host writes become visible), agent-scope release
-// (seeds/hip-host-memory.txt); the barrier bit orders it after the stream's earlier work.
+// (the HIP programming guide, "Visibility of Zero-Copy Host Memory"); the barrier bit orders it
+// after the stream's earlier work.
 constexpr queues::Fence kDispatchFence{true, queues::aql::kScopeSystem, queues::aql::kScopeAgent};
 
 template <class T>

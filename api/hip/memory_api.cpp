@@ -76,7 +76,8 @@ void sync_all_devices(Runtime* rt, const char* api) {
   for (int i = 0; i < rt->device_count(); ++i) (void)rt->device(i)->synchronize(api);
 }
 
-// seeds/hip-host-memory.txt: flags decide; with neither flag, HIP_HOST_COHERENT=1 means coherent.
+// The HIP programming guide, "Coherency Controls": flags decide; with neither flag,
+// HIP_HOST_COHERENT=1 means coherent.
 bool host_coherent(unsigned flags) {
   if (flags & hipHostMallocCoherent) return true;
   if (flags & hipHostMallocNonCoherent) return false;

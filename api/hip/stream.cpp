@@ -15,8 +15,9 @@ namespace aql = queues::aql;
 namespace {
 
 // Every command runs after the one before it (a managed queue is in order): a stream's commands
-// run one after another even when several streams share a queue. Fence scopes follow
-// seeds/hip-host-memory.txt.
+// run one after another even when several streams share a queue. Fence scopes follow the HIP
+// programming guide's table of synchronisation and visibility ("Visibility of Zero-Copy Host
+// Memory").
 constexpr queues::Fence kNoFence{true, aql::kScopeNone, aql::kScopeNone};
 
 hipError_t submit_error(const char* api, const base::Error& e) {
