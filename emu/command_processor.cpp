@@ -620,9 +620,11 @@ Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
 bool CommandProcessor::profiling(const Queue& q) {
   uint64_t va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id) + offsetof(AmdQueue, queue_properties);
   // amd_queue_t normally shares the read pointer's page, which the queue holds (no lookup).
+  // queue_properties lies after read_dispatch_id: the offset from the read pointer is signed.
   const bool same_page = (va & ~uint64_t(4095)) == (q.rptr_va & ~uint64_t(4095));
   const auto* props = q.rptr_host && same_page
-                          ? reinterpret_cast<const uint32_t*>(reinterpret_cast<const uint8_t*>(q.rptr_host) - (q.rptr_va - va))
+                          ? reinterpret_cast<const uint32_t*>(reinterpret_cast<const uint8_t*>(q.rptr_host) +
+                                                                      static_cast<int64_t>(va - q.rptr_va))
                           : reinterpret_cast<const uint32_t*>(d_.translate(va, sizeof(uint32_t), false));
   return props && (__atomic_load_n(props, __ATOMIC_RELAXED) & (1u << 3));
 }
