@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -55,6 +56,14 @@ CopyPolicy CopyPolicy::from_env() {
   if (const char* s = std::getenv("KFDRT_SDMA"); s && *s) {
     if (std::strcmp(s, "0") == 0) p.allow_sdma = false;
     if (std::strcmp(s, "1") == 0) p.force = CopyPath::Sdma;
+  }
+  if (const char* k = std::getenv("KFDRT_FORCE_BLIT_COPY_SIZE"); k && *k) {
+    char* end = nullptr;
+    const unsigned long long kib = std::strtoull(k, &end, 10);
+    if (end != k && *end == '\0' && kib < (1ull << 40))
+      p.sdma_min_bytes = kib << 10;
+    else
+      std::fprintf(stderr, "kfdrt: KFDRT_FORCE_BLIT_COPY_SIZE=%s is not a size in KiB; ignored\n", k);
   }
   if (const char* b = std::getenv("KFDRT_BLIT"); b && *b) {
     if (std::strcmp(b, "0") == 0) p.allow_blit = false;

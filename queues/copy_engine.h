@@ -46,17 +46,19 @@ enum class CopyPath : uint8_t { Auto, Sdma, Blit };
 const char* copy_path_name(CopyPath p);
 
 // Where operations go. Defaults follow what runs fastest on hardware (measured on the emulator
-// too, see BENCHMARKS.md): host <-> device copies on SDMA from `sdma_min_bytes` up (a small
-// copy is cheaper as a kernel than as a DMA round trip, as ROCclr's blit manager decides);
-// copies within one GPU's memory and fills of device memory on blit kernels (a kernel reaches
-// the memory's bandwidth, an SDMA engine a fraction of it: ROCr always blits device-to-device);
-// peer copies on SDMA. `force` overrides: KFDRT_SDMA=0 never uses SDMA, KFDRT_SDMA=1 uses it
-// for everything it can do, KFDRT_BLIT=0 never uses blit kernels.
+// too, see BENCHMARKS.md): host <-> device copies on SDMA at every size from `sdma_min_bytes`
+// (0 by default: ROCm's HIP also sends host copies of every size to SDMA unless
+// GPU_FORCE_BLIT_COPY_SIZE, default 0 KiB, says otherwise; ROCm's HIP environment-variable
+// documentation); copies within one GPU's memory and fills of device memory on blit kernels (a
+// kernel reaches the memory's bandwidth, an SDMA engine a fraction of it: ROCr always blits
+// device-to-device); peer copies on SDMA. `force` overrides: KFDRT_SDMA=0 never uses SDMA,
+// KFDRT_SDMA=1 uses it for everything it can do, KFDRT_BLIT=0 never uses blit kernels;
+// KFDRT_FORCE_BLIT_COPY_SIZE=<KiB> sends host copies below that size to the blit kernels.
 struct CopyPolicy {
   CopyPath force = CopyPath::Auto;
   bool allow_sdma = true;
   bool allow_blit = true;
-  uint64_t sdma_min_bytes = 64u << 10;
+  uint64_t sdma_min_bytes = 0;
   bool device_copies_blit = true;   // same-GPU device-to-device copies and device fills
   // Pageable (unregistered) host memory: staged through `staging_buffers` pinned buffers of
   // `staging_chunk` bytes per direction, the CPU filling one while the engine moves another (a

@@ -530,7 +530,7 @@ TEST_F(HipCopy, TakesThePathTheRoutingSays) {
     bool sdma;  // by default
   } cases[] = {{"1 MiB pinned H2D", d1, pin, big, true},
                {"1 MiB D2H to pinned", pin, d1, big, true},
-               {"4 KiB pinned H2D", d1, pin, small, false},
+               {"4 KiB pinned H2D", d1, pin, small, true},
                {"1 MiB D2D", d2, d1, big, false}};
   for (const Case& c : cases) {
     const Counts before = counts();

@@ -273,14 +273,15 @@ TEST(CopyEngine, RefusesAnAddressNoAllocationHoldsNamingIt) {
   EXPECT_OK(run([&](auto o) { return e->copy(m.va(), h.va(), 4096, o); }));
 }
 
-// Auto routing: small host copies on blit kernels, large ones on SDMA; device-to-device on blit
-// kernels; KFDRT_SDMA=0 keeps everything off SDMA.
+// Auto routing: host copies of every size on SDMA (KFDRT_FORCE_BLIT_COPY_SIZE sends the smaller
+// ones to blit kernels); device-to-device on blit kernels; KFDRT_SDMA=0 keeps everything off SDMA.
 TEST(CopyEngine, RoutesByKindAndSize) {
   auto e = engine(CopyPath::Auto);
   ASSERT_TRUE(e);
   if (!e->has_sdma() || !e->has_blit()) GTEST_SKIP() << "needs both SDMA and blit kernels";
   Mem h = Mem::host(2 * kMiB), d = Mem::device(2 * kMiB), d2 = Mem::device(2 * kMiB);
-  EXPECT_EQ(*e->route_copy(d.va(), h.va(), 4096), CopyPath::Blit);
+  EXPECT_EQ(*e->route_copy(d.va(), h.va(), 4096), CopyPath::Sdma);
+  EXPECT_EQ(*e->route_copy(h.va(), d.va(), 1), CopyPath::Sdma);
   EXPECT_EQ(*e->route_copy(d.va(), h.va(), 2 * kMiB), CopyPath::Sdma);
   EXPECT_EQ(*e->route_copy(h.va(), d.va(), 2 * kMiB), CopyPath::Sdma);
   EXPECT_EQ(*e->route_copy(d2.va(), d.va(), 2 * kMiB), CopyPath::Blit);
@@ -296,6 +297,20 @@ TEST(CopyEngine, RoutesByKindAndSize) {
   auto all_sdma = queues::CopyEngine::create(rt(), gpu_dev(), on);
   ASSERT_TRUE(all_sdma.ok());
   EXPECT_EQ(*(*all_sdma)->route_copy(d2.va(), d.va(), 4096), CopyPath::Sdma);
+  // Host copies under 64 KiB on blit kernels, from 64 KiB on SDMA; a value that is not a size
+  // leaves the default.
+  setenv("KFDRT_FORCE_BLIT_COPY_SIZE", "64", 1);
+  const queues::CopyPolicy small_blit = queues::CopyPolicy::from_env();
+  setenv("KFDRT_FORCE_BLIT_COPY_SIZE", "64K", 1);
+  const queues::CopyPolicy bad = queues::CopyPolicy::from_env();
+  unsetenv("KFDRT_FORCE_BLIT_COPY_SIZE");
+  EXPECT_EQ(small_blit.sdma_min_bytes, 64u << 10);
+  EXPECT_EQ(bad.sdma_min_bytes, 0u);
+  auto threshold = queues::CopyEngine::create(rt(), gpu_dev(), small_blit);
+  ASSERT_TRUE(threshold.ok());
+  EXPECT_EQ(*(*threshold)->route_copy(d.va(), h.va(), (64u << 10) - 1), CopyPath::Blit);
+  EXPECT_EQ(*(*threshold)->route_copy(h.va(), d.va(), 64u << 10), CopyPath::Sdma);
+  EXPECT_EQ(*(*threshold)->route_copy(d2.va(), d.va(), 2 * kMiB), CopyPath::Blit);
 }
 
 // The runtime's shared engine per GPU.
