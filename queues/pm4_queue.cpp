@@ -263,9 +263,12 @@ base::Status Pm4Queue::barrier(const Barrier& b, std::chrono::nanoseconds timeou
   KFD_ASSIGN(uint32_t * out, ring_.reserve(total, deadline));
   size_t n = 0;
   if (stamp) n += write_pm4_start_stamp(out + n, b.completion);
-  if (probe) n += write_pm4_timestamp(out + n, probe + offsetof(aql::AmdSignal, start_ts));
   std::memcpy(out + n, waits, nw * 4);
   n += nw;
+  // The trace's start is when the waits are satisfied, as for a barrier on an AQL queue (whose
+  // start the packet processor takes once the dependencies are met): a barrier is drawn from the
+  // moment it could proceed, and a dependency always ends before its waiter starts.
+  if (probe) n += write_pm4_timestamp(out + n, probe + offsetof(aql::AmdSignal, start_ts));
   if (acquire) n += pm4::write_acquire_mem(out + n, pm4::acquire_for_scope(*family_, b.fence.acquire), family_->acquire_mem);
   if (probe) n += write_pm4_end_timestamp(out + n, probe + offsetof(aql::AmdSignal, end_ts));
   const uint32_t cache = pm4::release_for_scope(*family_, b.fence.release);
