@@ -241,21 +241,32 @@ void GpuCache::list_page(CachedRange& r, uint64_t page) {
   }
 }
 
-// The line's dirty bytes, then its page's dirty-line bit, then the page on the dirty list: a
-// write-back clears them in the other order (list, page bits, line bytes), so none is lost.
-void GpuCache::mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
-  LineState& s = r.lines[line];
-  // Always the read-modify-write: a check first could miss a write-back that took the bytes
-  // while this store's data was not yet visible to it.
-  const uint64_t old = s.dirty.fetch_or(mask, std::memory_order_seq_cst);
-  if (old != 0) return;
-  const uint64_t page = line / kLinesPerPage;
-  r.pages[page].dirty_lines.fetch_or(uint64_t{1} << (line % kLinesPerPage), std::memory_order_seq_cst);
-  list_page(r, page);
-  if (cfg_.l2_lines) {
-    std::lock_guard lk(resident_mu_);
-    resident_.emplace_back(&r, line);  // evicted by settle(): callers may hold a line lock
+// A line's dirty bytes, then its page's dirty-line bit, then the page on the dirty list, all under
+// the page's lock; a write-back clears them in the other order (list, page bits, then the line
+// bytes under that lock), so none is lost: a line whose bits it already took gets its page bit
+// and listing again here.
+void GpuCache::mark_lines(CachedRange& r, const LineMask* lm, unsigned n) {
+  for (unsigned i = 0; i < n;) {
+    const uint64_t page = lm[i].line / kLinesPerPage;
+    uint64_t fresh = 0;  // the page's lines that had no dirty bytes
+    lock(r, lm[i].line);
+    for (; i < n && lm[i].line / kLinesPerPage == page; ++i)
+      if (mark_locked(r, lm[i].line, lm[i].mask)) fresh |= uint64_t{1} << (lm[i].line % kLinesPerPage);
+    if (fresh) page_dirtied(r, page, fresh);
+    unlock(r, page * kLinesPerPage);
+    if (fresh && cfg_.l2_lines) resident_lines(r, page, fresh);
   }
+}
+
+void GpuCache::page_dirtied(CachedRange& r, uint64_t page, uint64_t fresh) {
+  r.pages[page].dirty_lines.fetch_or(fresh, std::memory_order_seq_cst);
+  list_page(r, page);
+}
+
+void GpuCache::resident_lines(CachedRange& r, uint64_t page, uint64_t fresh) {
+  std::lock_guard lk(resident_mu_);  // evicted by settle(): callers may hold a line lock
+  for (; fresh; fresh &= fresh - 1)
+    resident_.emplace_back(&r, page * kLinesPerPage + static_cast<unsigned>(__builtin_ctzll(fresh)));
 }
 
 // Whole lines: the page's `full` bits, then (for lines not full before) the dirty list, as

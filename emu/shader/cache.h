@@ -169,7 +169,16 @@ class GpuCache {
   // Line primitives for the CUs' fast paths.
   uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
   uint32_t fill(CachedRange& r, uint64_t line);  // NC: the line's copy complete; returns its epoch
-  void mark_dirty(CachedRange& r, uint64_t line, uint64_t mask);
+  // Dirty bytes of lines (`mask` bit i: byte i). A line's bytes are marked under its page's lock
+  // (the write-back's), so a line that already has them needs no atomic read-modify-write; a
+  // wave's lines are marked a page at a time (one lock per run of `lm` in the same page; any
+  // order is correct, ascending lines take fewest locks).
+  struct LineMask { uint64_t line; uint64_t mask; };
+  void mark_lines(CachedRange& r, const LineMask* lm, unsigned n);
+  void mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
+    const LineMask m{line, mask};
+    mark_lines(r, &m, 1);
+  }
   // Every byte of lines [line, line + n) dirty (RW/NC ranges; a page's lines at once).
   void mark_full(CachedRange& r, uint64_t line, uint64_t n);
   // With a capacity: evicts the oldest lines beyond it (call without holding a line's lock).
@@ -226,6 +235,16 @@ class GpuCache {
   void unlock(const CachedRange& r, uint64_t line);
   std::atomic_flag& stripe(const CachedRange& r, uint64_t line);
   void copy_clean(CachedRange& r, uint64_t line);      // memory -> copy, bytes not dirty
+  // Under the line's page lock: adds `mask` to its dirty bytes; true when it had none and now has.
+  static bool mark_locked(CachedRange& r, uint64_t line, uint64_t mask) {
+    std::atomic<uint64_t>& d = r.lines[line].dirty;
+    const uint64_t old = d.load(std::memory_order_relaxed);
+    if ((old | mask) != old) d.store(old | mask, std::memory_order_release);
+    return old == 0 && mask != 0;
+  }
+  // The page's lines in `fresh` became dirty: its dirty-line bits, the dirty list (page lock held).
+  void page_dirtied(CachedRange& r, uint64_t page, uint64_t fresh);
+  void resident_lines(CachedRange& r, uint64_t page, uint64_t fresh);  // capacity bookkeeping
   uint64_t writeback_line(CachedRange& r, uint64_t line);  // caller holds the line's lock
   // Writes back the page's lines in `partial` (LineState bytes) and `full` (whole lines) that
   // the caller took from its PageState; takes the page's lock.
@@ -270,8 +289,10 @@ void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
       if (!((dirty >> ((off & 63) + i)) & 1)) r.shadow[off + i] = r.memory[off + i];
   }
   f(r.shadow + off);
-  mark_dirty(r, line, mask);
+  const uint64_t fresh = mark_locked(r, line, mask) ? uint64_t{1} << (line % kLinesPerPage) : 0;
+  if (fresh) page_dirtied(r, line / kLinesPerPage, fresh);
   unlock(r, line);
+  if (fresh && cfg_.l2_lines) resident_lines(r, line / kLinesPerPage, fresh);
   settle();
 }
 

@@ -302,6 +302,7 @@ namespace {
 // dst + stride * l <- lane l's `bytes` at src + bytes * l (fixed-size copies for the usual sizes).
 template <unsigned B>
 void scatter_fixed(uint8_t* dst, unsigned stride, const uint8_t* src) {
+#pragma GCC unroll 8
   for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + B * l, B);
 }
 void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned bytes) {
@@ -312,6 +313,58 @@ void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned b
     default:
       for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + bytes * l, bytes);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The bytes each of the n lines from `first` gets from a strided store (lane l's `bytes` at `off`
+// + stride * l; stride > bytes, so no line is whole): when the stride divides a line and no lane
+// crosses one, every line gets the same pattern (the first and last only from the first lane
+// and up to the last); else lane by lane.
+void strided_masks(uint64_t off, unsigned stride, unsigned bytes, uint64_t first, uint64_t n, GpuCache::LineMask* lm) {
+  const uint64_t rel = off - (first << kLineShift);  // the first lane's byte in the first line
+  for (uint64_t i = 0; i < n; ++i) lm[i] = {first + i, 0};
+  if (kLineBytes % stride == 0 && rel % stride + bytes <= stride) {
+    uint64_t pattern = 0;
+    for (unsigned at = static_cast<unsigned>(rel % stride); at < kLineBytes; at += stride) pattern |= bytes_mask(at, bytes);
+    const uint64_t end = rel + uint64_t{63} * stride + bytes - ((n - 1) << kLineShift);  // in the last line: 1..64
+    for (uint64_t i = 0; i < n; ++i) lm[i].mask = pattern;
+    lm[0].mask &= ~uint64_t{0} << rel;  // lanes before the first one start below rel and end by it
+    if (end < kLineBytes) lm[n - 1].mask &= (uint64_t{1} << end) - 1;
+    return;
+  }
+  for (unsigned l = 0; l < 64; ++l) {
+    const uint64_t at = rel + uint64_t{stride} * l;
+    const unsigned in = static_cast<unsigned>(at & (kLineBytes - 1)), head = std::min<unsigned>(bytes, unsigned(kLineBytes) - in);
+    lm[at >> kLineShift].mask |= bytes_mask(in, head);
+    if (head < bytes) lm[(at >> kLineShift) + 1].mask |= bytes_mask(0, bytes - head);
+  }
+}
+
+// Other L1s holding the lines' pages take their copies before the store; the lines whose copy
+// our L1 holds (write-through: updated after it) are set in `own`. Pages nobody else reads and
+// our L1 holds no copy in are passed over whole.
+bool store_copies(GpuCache& c, L1* l1, CachedRange& cr, uint64_t first, uint64_t n, const GpuCache::LineMask* lm,
+                  uint64_t* own) {
+  bool any = false;
+  const uint64_t mine = l1 ? l1->bit : 0;
+  for (uint64_t i = 0; i < n;) {
+    const uint64_t page = (first + i) / kLinesPerPage;
+    const uint64_t stop = std::min(n, (page + 1) * kLinesPerPage - first);
+    const PageState& p = cr.pages[page];
+    if (!(p.readers.load(std::memory_order_acquire) & ~mine) && !(p.copies.load(std::memory_order_acquire) & mine)) {
+      i = stop;
+      continue;
+    }
+    for (; i < stop; ++i)
+      if (lm[i].mask && c.l1_store(l1, cr, first + i)) {
+        own[i / 64] |= uint64_t{1} << (i % 64);
+        any = true;
+      }
+  }
+  return any;
 }
 
 }  // namespace
@@ -327,34 +380,16 @@ void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, 
   L1* l1 = w.group->l1;
   const uint64_t off = va - cr.va_begin, first = off >> kLineShift;
   const uint64_t n = (off + uint64_t{63} * stride + bytes - 1 - (first << kLineShift)) / kLineBytes + 1;
-  uint64_t mask[kMaxStridedLines] = {};
-  for (unsigned l = 0; l < 64; ++l) {  // the bytes each line gets
-    const uint64_t at = off + uint64_t{stride} * l - (first << kLineShift);
-    const unsigned in = static_cast<unsigned>(at & (kLineBytes - 1)), head = std::min<unsigned>(bytes, unsigned(kLineBytes) - in);
-    mask[at >> kLineShift] |= bytes_mask(in, head);
-    if (head < bytes) mask[(at >> kLineShift) + 1] |= bytes_mask(0, bytes - head);
-  }
+  GpuCache::LineMask lm[kMaxStridedLines];
+  strided_masks(off, stride, bytes, first, n, lm);
   uint64_t own[(kMaxStridedLines + 63) / 64] = {};  // lines our L1 holds a copy of (write-through)
-  for (uint64_t i = 0; i < n; ++i)
-    if (mask[i] && c.l1_store(l1, cr, first + i)) own[i / 64] |= uint64_t{1} << (i % 64);
+  const bool any = store_copies(c, l1, cr, first, n, lm, own);
   scatter_lanes(cr.shadow + off, stride, src, bytes);
-  for (uint64_t i = 0; i < n;) {
-    if (mask[i] != ~uint64_t{0}) {
-      if (mask[i]) c.mark_dirty(cr, first + i, mask[i]);
-      ++i;
-      continue;
-    }
-    uint64_t k = 1;
-    while (i + k < n && mask[i + k] == ~uint64_t{0}) ++k;
-    c.mark_full(cr, first + i, k);
-    i += k;
-  }
+  c.mark_lines(cr, lm, static_cast<unsigned>(n));
   c.settle();
   if (write_through(w, flags))
     for (uint64_t i = 0; i < n; ++i)
-      if (mask[i]) write_back_line(c, cr, first + i);
-  bool any = false;
-  for (uint64_t o : own) any |= o != 0;
+      if (lm[i].mask) write_back_line(c, cr, first + i);
   for (unsigned l = 0; any && l < 64; ++l) {  // lane by lane: the copies take contiguous pieces
     const uint64_t at = off + uint64_t{stride} * l;
     for (unsigned done = 0; done < bytes;) {
@@ -412,10 +447,11 @@ bool model_store_commit(Wave& w, const Range& r, StoreLines& sl, uint16_t flags)
   if (!cr.cached()) return false;
   GpuCache& c = *w.group->ctx->cache;
   bool again = false;
-  for (unsigned i = 0; i < sl.n; ++i) {
-    c.mark_dirty(cr, sl.e[i].line, sl.e[i].mask);
-    if (cr.mtype == Mtype::NC) again |= c.store_raced(cr, sl.e[i].line, sl.e[i].epoch);
-  }
+  GpuCache::LineMask lm[std::size(sl.e)];
+  for (unsigned i = 0; i < sl.n; ++i) lm[i] = {sl.e[i].line, sl.e[i].mask};
+  c.mark_lines(cr, lm, sl.n);
+  if (cr.mtype == Mtype::NC)
+    for (unsigned i = 0; i < sl.n; ++i) again |= c.store_raced(cr, sl.e[i].line, sl.e[i].epoch);
   c.settle();
   if (write_through(w, flags))
     for (unsigned i = 0; i < sl.n; ++i) write_back_line(c, cr, sl.e[i].line);
