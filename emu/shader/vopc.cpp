@@ -34,6 +34,13 @@ bool fcmp(Cond c, T a, T b) {
   }
 }
 
+#if defined(__AVX2__)
+// The conditions as AVX compare predicates (quiet: no FP flags are read).
+constexpr int kCmpPd[16] = {_CMP_FALSE_OQ, _CMP_LT_OQ, _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_GT_OQ, _CMP_NEQ_OQ, _CMP_GE_OQ,
+                            _CMP_ORD_Q, _CMP_UNORD_Q, _CMP_NGE_UQ, _CMP_EQ_UQ, _CMP_NGT_UQ, _CMP_NLE_UQ, _CMP_NEQ_UQ,
+                            _CMP_NLT_UQ, _CMP_TRUE_UQ};
+#endif
+
 // Integer conditions use the same slots: F LT EQ LE GT NE(=LG) GE T(=O).
 template <class T>
 bool icmp(Cond c, T a, T b) {
@@ -72,9 +79,14 @@ void cmp(Wave& w, const Inst& in) {
     }
   } else if constexpr (K == 2) {
     (void)c;
+#if defined(__AVX2__)
+    auto fv = [](__m256d a, __m256d b, __m256d) { return _mm256_cmp_pd(a, b, kCmpPd[static_cast<int>(C)]); };
+#else
+    NoVector fv;
+#endif
     finish(w, in, ex, valu64mask<2, K == 2, 3>(w, in, [](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
       return fcmp(C, f64(a), f64(b));
-    }), X);
+    }, fv), X);
     return;
   } else {
     constexpr Ty t = K == 0 ? Ty::F16 : K == 1 ? Ty::F32 : (K == 3 || K == 4) ? Ty::B16 : Ty::B32;
@@ -116,12 +128,30 @@ inline uint32_t fp_class_bits32(uint32_t x) {
   const uint32_t low = m ? denorm : zero, high = m ? nan : inf;
   return e == 0 ? low : e == 0xFF ? high : normal;
 }
+// The same for an f64 from its high and low dwords.
+inline uint32_t fp_class_bits64(uint32_t hi, uint32_t lo) {
+  const uint32_t e = (hi >> 20) & 0x7FF, m = (hi & 0xFFFFF) | lo, neg = hi >> 31;
+  const uint32_t normal = neg ? 3 : 8, denorm = neg ? 4 : 7, zero = neg ? 5 : 6, inf = neg ? 2 : 9;
+  const uint32_t nan = (hi >> 19) & 1;  // quiet bit
+  const uint32_t low = m ? denorm : zero, high = m ? nan : inf;
+  return e == 0 ? low : e == 0x7FF ? high : normal;
+}
 template <int K, bool X>
 void cmp_class(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in), m = 0;
   uint32_t t1[64];
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
   if constexpr (K == 2) {
+    if (in.src[0] >= 256 && !(in.flags & kDpp) && !w.gpr_idx) {  // a VGPR pair: from its rows' bits
+      const unsigned row = in.src[0] - 256;
+      const uint32_t* L = w.v[row];
+      const uint32_t* H = w.v[(row + 1) & (kVRows - 1)];
+      const uint32_t clear = (in.abs & 1) ? 0x80000000u : 0, flip = (in.neg & 1) ? 0x80000000u : 0;
+      uint32_t c[64];
+      VLOOP c[l] = (B[l] >> fp_class_bits64((H[l] & ~clear) ^ flip, L[l])) & 1;
+      finish(w, in, ex, lanes_mask(c), X);
+      return;
+    }
     uint64_t A[64];
     uint32_t saved = w.mode;  // classify sees denormals: abs/neg apply but no flushing
     w.mode |= 0xC0;
