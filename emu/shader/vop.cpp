@@ -4,6 +4,7 @@
 #include <cfenv>
 
 #include "emu/shader/valu.h"
+#include "emu/shader/vmath.h"
 
 namespace emu::shader {
 
@@ -96,8 +97,19 @@ F1(v_trunc_f32, std::trunc(a))
 F1(v_ceil_f32, std::ceil(a))
 F1(v_rndne_f32, std::nearbyint(a))
 F1(v_floor_f32, std::floor(a))
-F1(v_exp_f32, std::exp2(a))
-F1(v_log_f32, std::log2(a))
+// v_exp_f32 / v_log_f32 (vmath.h): four lanes at a time where the build has AVX2.
+#if defined(__AVX2__)
+#define TRANSCENDENTAL(NAME, F, FV) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
+  uint32_t* d = direct32(w, in, ex, Ty::F32); \
+  uint32_t* out = d ? d : r; \
+  for (unsigned l = 0; l < 64; l += 4) \
+    _mm_storeu_ps(reinterpret_cast<float*>(out + l), FV(_mm_loadu_ps(reinterpret_cast<const float*>(A + l)))); \
+  if (!d) store32(w, in, ex, r, Ty::F32); }
+#else
+#define TRANSCENDENTAL(NAME, F, FV) F1(NAME, F(a))
+#endif
+TRANSCENDENTAL(v_exp_f32, exp2_f32, exp2_f32x4)
+TRANSCENDENTAL(v_log_f32, log2_f32, log2_f32x4)
 F1(v_rcp_f32, 1.0f / a)
 F1(v_rcp_iflag_f32, 1.0f / a)
 F1(v_rsq_f32, static_cast<float>(1.0 / std::sqrt(static_cast<double>(a))))

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // ISA kernels of tests/isa/vop64.s: 64-bit VALU operations (f64 arithmetic, compares, classes,
 // conversions, ldexp, v_div_fmas, shifts) with modifiers, broadcast sources and partly active
-// waves, checked lane by lane against the ISA's semantics computed on the host.
+// waves, and the f32 transcendentals v_exp_f32 / v_log_f32, checked lane by lane against the
+// ISA's semantics computed on the host.
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -14,6 +16,7 @@ namespace {
 double f64(uint64_t u) { double d; std::memcpy(&d, &u, 8); return d; }
 uint64_t u64(double d) { uint64_t u; std::memcpy(&u, &d, 8); return u; }
 float f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+float fl(uint32_t u) { return f32(u); }
 uint32_t u32(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 double absd(double d) { return f64(u64(d) & ~(uint64_t{1} << 63)); }
 double negd(double d) { return f64(u64(d) ^ (uint64_t{1} << 63)); }
@@ -30,6 +33,17 @@ class Vop64 : public IsaTest {
       if (l >= 20 && l % 5 == 0) x = (x & 0x800FFFFFFFFFFFFFull) | (uint64_t{1023 + l % 40 - 20} << 52);  // moderate exponents
       a[l] = static_cast<uint32_t>(x);
       b[l] = static_cast<uint32_t>(x >> 32);
+      in[64 + l] = a[l];
+      in[128 + l] = b[l];
+    }
+    return run_isa("vop64.co", kernel, 64, 64, Args().add(in));
+  }
+  // in[64 + lane] = f[lane] as f32 bits (the pair's high dword stays b's).
+  emu::shader::Outcome run32(const char* kernel, const float* f) {
+    uint32_t* in = mem.alloc_array<uint32_t>(192);
+    for (unsigned l = 0; l < 64; ++l) {
+      a[l] = u32(f[l]);
+      b[l] = 0xb0b0b0b0u + l;
       in[64 + l] = a[l];
       in[128 + l] = b[l];
     }
@@ -135,6 +149,39 @@ TEST_F(Vop64, ShiftsAndConvertsSixtyFourBitLanes) {
     expect64(12, l, std::ceil(Y(l)));
     expect64(14, l, std::sqrt(absd(Y(l))));
   }
+}
+
+// Within 1 ulp of the host's libm (the hardware's bound, AMDGPUUsage "llvm.exp2"/"llvm.log2");
+// exact where the result is: specials, powers of two. Flushed where the instruction does not
+// support denormals.
+void expect_ulp(float got, float want, const char* what, float x) {
+  if (std::isnan(want)) { EXPECT_TRUE(std::isnan(got)) << what << "(" << x << ")"; return; }
+  if (std::isinf(want) || want == 0.0f) { EXPECT_EQ(u32(got), u32(want)) << what << "(" << x << ")"; return; }
+  const float ulp = std::nextafter(std::fabs(want), INFINITY) - std::fabs(want);
+  EXPECT_LE(std::fabs(got - want), ulp) << what << "(" << x << ") = " << got << " want " << want;
+}
+float exp2_hw(float x) { return x < -126.0f ? 0.0f : std::exp2(x); }
+float log2_hw(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? -INFINITY : std::log2(x); }
+
+TEST_F(Vop64, ComputesExpAndLogWithinAnUlpWithoutDenormals) {
+  float f[64] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -1e-40f, FLT_MIN, -126.0f, -126.5f, -149.0f,
+                 127.99f, 128.0f, 1.0f, 2.0f, 0.5f, 1024.0f, 0x1p-100f, 3.0f, -1.0f, 1.4142135f, 0.70710677f, 1.0000001f};
+  for (unsigned l = 24; l < 64; ++l) f[l] = std::ldexp(1.0f + 0.0173f * l, static_cast<int>(l % 17) - 8) * (l % 3 ? 1.0f : -1.0f);
+  auto o = run32("k_f32_exp_log", f);
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    const float x = f[l];
+    expect_ulp(fl(slot(0, l)), exp2_hw(x), "v_exp_f32", x);
+    expect_ulp(fl(slot(1, l)), log2_hw(x), "v_log_f32", x);
+    expect_ulp(fl(slot(2, l)), exp2_hw(-x), "v_exp_f32 neg", x);
+    expect_ulp(fl(slot(3, l)), log2_hw(std::fabs(x)), "v_log_f32 abs", x);
+    if (l % 2) EXPECT_EQ(slot(4, l), b[l]) << l;
+    else expect_ulp(fl(slot(4, l)), exp2_hw(x), "v_exp_f32 partial", x);
+  }
+  EXPECT_EQ(slot(0, 14), u32(2.0f));  // exact powers of two
+  EXPECT_EQ(slot(1, 17), u32(10.0f));
+  EXPECT_EQ(slot(1, 18), u32(-100.0f));
+  EXPECT_EQ(slot(1, 14), 0u);  // log2(1) = +0
 }
 
 }  // namespace

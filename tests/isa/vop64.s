@@ -2,7 +2,7 @@
 // ISA tests: 64-bit VALU operations on VGPR pairs, SGPR pairs and inline constants: f64
 // arithmetic with abs/neg on any source, a partly active wave, rounding, reciprocals, compares
 // (every condition, NaN operands), v_cmp_class_f64, conversions to 32-bit at the edges,
-// v_ldexp_f64, v_div_fmas_f64 with VCC lanes, 64-bit shifts.
+// v_ldexp_f64, v_div_fmas_f64 with VCC lanes, 64-bit shifts; and v_exp_f32 / v_log_f32.
 // Inputs (second kernel argument): in[64+lane] = a, in[128+lane] = b, u32 patterns; X = the
 // pair (a, b) as an f64 (any bit pattern), Y = the pair (b, a).
 .include "kernel.inc"
@@ -158,3 +158,32 @@ KBEGIN_XY k_b64_shift
   STORE v19, 15
   s_endpgm
 KEND k_b64_shift
+
+// v_exp_f32 / v_log_f32 (computed in double on the host) on in[64+lane] as f32, in a kernel that
+// keeps f32 denormals (FLOAT_DENORM_MODE_32 = 3): the instructions themselves do not support
+// them (results below 2^-126 are +0, denormal inputs of v_log_f32 count as zero).
+KBEGIN_XY k_f32_exp_log
+  v_exp_f32 v6, v2
+  STORE v6, 0
+  v_log_f32 v7, v2
+  STORE v7, 1
+  v_exp_f32_e64 v8, -v2
+  STORE v8, 2
+  v_log_f32_e64 v9, |v2|
+  STORE v9, 3
+  s_mov_b64 s[10:11], exec
+  s_mov_b32 exec_lo, 0x55555555
+  s_mov_b32 exec_hi, 0x55555555
+  v_exp_f32 v3, v2                        // a partly active wave keeps the odd lanes' b
+  s_mov_b64 exec, s[10:11]
+  STORE v3, 4
+  s_endpgm
+  .rodata
+  .p2align 6
+  .amdhsa_kernel k_f32_exp_log
+    .amdhsa_user_sgpr_kernarg_segment_ptr 1
+    .amdhsa_next_free_vgpr 72
+    .amdhsa_next_free_sgpr 64
+    .amdhsa_accum_offset 64
+    .amdhsa_float_denorm_mode_32 3
+  .end_amdhsa_kernel
