@@ -36,10 +36,11 @@ class DecodeCache {
     }
     return fetch_slow(w, pc);
   }
+  // The rest of fetch (also sets w.page to pc's page); nullptr after a fault.
+  const Inst* fetch_slow(Wave& w, uint64_t pc);
   void clear();
 
  private:
-  const Inst* fetch_slow(Wave& w, uint64_t pc);
   CodePage* page_for(uint64_t base);
   void revalidate(Wave& w, CodePage* p, uint64_t epoch);
   Target target_;

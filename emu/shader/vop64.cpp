@@ -120,38 +120,70 @@ void v_ashrrev_i64(Wave& w, const Inst& in) {
 }
 // v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst. The carries
 // are taken first and written last (sdst may be the SGPR pair S2 reads).
-void v_mad_u64_u32(Wave& w, const Inst& in) {
-  const uint64_t ex = valu_active(w, in);
 #if defined(__AVX2__)
-  if (!in.clamp && !w.gpr_idx) {  // 4 even and 4 odd lanes of 8 at a time: 32x32-bit products
-    uint32_t t0[64], t1[64], t2[128], sel[64];
-    const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-    const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-    const Rows64 C = fetch64_rows(w, in, 2, false, t2);
-    uint32_t* dlo = w.v[in.dst];
-    uint32_t* dhi = w.v[(in.dst + 1) & (kVRows - 1)];
-    mask_lanes(ex, sel);
-    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
-    uint64_t co = 0;
-    for (unsigned l = 0; l < 64; l += 8) {
-      auto ld = [l](const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + l)); };
-      const __m256i a = ld(A), b = ld(B), clo = ld(C.lo), chi = ld(C.hi);
-      const __m256i pe = _mm256_mul_epu32(a, b), po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
-      const __m256i ce = _mm256_blend_epi32(clo, _mm256_slli_epi64(chi, 32), 0xAA);
-      const __m256i cd = _mm256_blend_epi32(_mm256_srli_epi64(clo, 32), chi, 0xAA);
-      const __m256i se = _mm256_add_epi64(pe, ce), so = _mm256_add_epi64(po, cd);
+// Eight lanes: the 32x32-bit products of the even and odd lanes, S2 added (a VGPR pair's rows, or
+// one value: CBroadcast), the carries from an unsigned compare through the sign bit (none when
+// S2 is zero), the results blended into the destination unless every lane is active (Full).
+template <bool Full, bool CBroadcast, bool CZero>
+uint64_t mad_u64_u32_lanes(const uint32_t* A, const uint32_t* B, const uint32_t* Clo, const uint32_t* Chi, uint64_t c,
+                           const uint32_t* sel, uint32_t* dlo, uint32_t* dhi) {
+  const __m256i sign = _mm256_set1_epi64x(INT64_MIN), cb = _mm256_set1_epi64x(static_cast<int64_t>(c));
+  uint64_t co = 0;
+  for (unsigned l = 0; l < 64; l += 8) {
+    const __m256i a = get8(A + l), b = get8(B + l);
+    __m256i se = _mm256_mul_epu32(a, b), so = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+    if (!CZero) {
+      __m256i ce = cb, cd = cb;
+      if (!CBroadcast) {
+        const __m256i clo = get8(Clo + l), chi = get8(Chi + l);
+        ce = _mm256_blend_epi32(clo, _mm256_slli_epi64(chi, 32), 0xAA);
+        cd = _mm256_blend_epi32(_mm256_srli_epi64(clo, 32), chi, 0xAA);
+      }
+      const __m256i pe = se, po = so;
+      se = _mm256_add_epi64(pe, ce);
+      so = _mm256_add_epi64(po, cd);
       // carried: sum < product (unsigned 64-bit compare through the sign bit)
       const __m256i ke = _mm256_cmpgt_epi64(_mm256_xor_si256(pe, sign), _mm256_xor_si256(se, sign));
       const __m256i ko = _mm256_cmpgt_epi64(_mm256_xor_si256(po, sign), _mm256_xor_si256(so, sign));
       const uint32_t me = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ke)));
       const uint32_t mo = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ko)));
       co |= uint64_t{_pdep_u32(me, 0x55) | _pdep_u32(mo, 0xAA)} << l;
-      const __m256i m = ld(sel);
-      const __m256i lo = _mm256_blend_epi32(se, _mm256_slli_epi64(so, 32), 0xAA);
-      const __m256i hi = _mm256_blend_epi32(_mm256_srli_epi64(se, 32), so, 0xAA);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dlo + l), _mm256_blendv_epi8(ld(dlo), lo, m));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dhi + l), _mm256_blendv_epi8(ld(dhi), hi, m));
     }
+    Lane8 lo = _mm256_blend_epi32(se, _mm256_slli_epi64(so, 32), 0xAA);
+    Lane8 hi = _mm256_blend_epi32(_mm256_srli_epi64(se, 32), so, 0xAA);
+    if (!Full) {
+      const Lane8 m = get8(sel + l);
+      lo = blend8(get8(dlo + l), lo, m);
+      hi = blend8(get8(dhi + l), hi, m);
+    }
+    put8(dlo + l, lo);
+    put8(dhi + l, hi);
+  }
+  return co;
+}
+#endif
+void v_mad_u64_u32(Wave& w, const Inst& in) {
+  const uint64_t ex = valu_active(w, in);
+#if defined(__AVX2__)
+  if (!in.clamp && !w.gpr_idx && !(in.flags & kDpp) && (in.plain & 3) == 3) {
+    uint32_t t0[64], t1[64], sel[64];
+    const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+    const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+    const unsigned code = in.src[2];
+    const bool bc = code < 256;
+    const uint64_t c = bc ? sread64(w, in, code, false) : 0;
+    const uint32_t* Clo = bc ? nullptr : w.v[code - 256];
+    const uint32_t* Chi = bc ? nullptr : w.v[(code - 255) & (kVRows - 1)];
+    uint32_t* dlo = w.v[in.dst];
+    uint32_t* dhi = w.v[(in.dst + 1) & (kVRows - 1)];
+    const bool full = ex == ~uint64_t{0};
+    if (!full) mask_lanes(ex, sel);
+    uint64_t co;
+    if (full && bc && c == 0) co = mad_u64_u32_lanes<true, true, true>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else if (full && bc) co = mad_u64_u32_lanes<true, true, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else if (full) co = mad_u64_u32_lanes<true, false, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else if (bc) co = mad_u64_u32_lanes<false, true, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else co = mad_u64_u32_lanes<false, false, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
     w.lane_ops += static_cast<unsigned>(std::popcount(ex));
     store_mask(w, in, co & ex);
     return;
