@@ -315,6 +315,11 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
       if (!(((in.abs | in.neg | in.opsel) >> i) & 1)) in.plain |= static_cast<uint8_t>(1u << i);
   for (unsigned i = 1; i < in.size / 4; ++i) in.raw[i] = dw[i];
   if (in.flags & kLiteral) in.literal = dw[1];
+  if (in.exec != exec_invalid && in.exec != exec_unimplemented)
+    if (ExecFn f = specialize(in)) {
+      in.slow = in.exec;
+      in.exec = f;
+    }
   return true;
 }
 

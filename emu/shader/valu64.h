@@ -113,9 +113,9 @@ EMU_INLINE bool sources64v(const Wave& w, const Inst& in, Src64v* s, bool* mods)
 // Runs fv on lanes [l, l + 8) of the sources for each group l and emit(l, r0, r1) with the
 // results as fv returned them (r0: lanes l, l+1, l+4, l+5; r1: l+2, l+3, l+6, l+7). Every source
 // of a group is read before emit, so emit may write a source's rows. Narrow (32-bit) sources
-// are 64-bit lanes with a zero high dword. One loop per set of broadcast sources (Bc) and
-// whether modifiers apply, so that the loop has no branches.
-template <unsigned N, bool Mods, unsigned Wide, unsigned Bc, class FV, class Emit>
+// are 64-bit lanes with a zero high dword. One loop per set of broadcast sources (Bc) and of
+// sources with modifiers (Mods), so that the loop has no branches.
+template <unsigned N, unsigned Mods, unsigned Wide, unsigned Bc, class FV, class Emit>
 EMU_INLINE void lanes64v(const Src64v* s, FV fv, Emit emit) {
   const uint32_t* p[N];
   __m256d bc[N], clear[N], flip[N];
@@ -138,7 +138,7 @@ EMU_INLINE void lanes64v(const Src64v* s, FV fv, Emit emit) {
       const __m256i x = get8(p[i] + l), y = ((Wide >> i) & 1) ? get8(p[i] + 64 + l) : _mm256_setzero_si256();
       a[i][0] = _mm256_castsi256_pd(_mm256_unpacklo_epi32(x, y));
       a[i][1] = _mm256_castsi256_pd(_mm256_unpackhi_epi32(x, y));
-      if (Mods)
+      if ((Mods >> i) & 1)
         for (unsigned k = 0; k < 2; ++k) a[i][k] = _mm256_xor_pd(_mm256_andnot_pd(clear[i], a[i][k]), flip[i]);
     }
     emit(l, fv(a[0][0], a[N > 1 ? 1 : 0][0], a[N > 2 ? 2 : 0][0]), fv(a[0][1], a[N > 1 ? 1 : 0][1], a[N > 2 ? 2 : 0][1]));
@@ -147,7 +147,7 @@ EMU_INLINE void lanes64v(const Src64v* s, FV fv, Emit emit) {
 template <unsigned N, unsigned Wide, unsigned K = 0, class FV, class Emit>
 EMU_INLINE void lanes64v_pick(unsigned key, const Src64v* s, FV fv, Emit emit) {
   if constexpr (K < (2u << N)) {
-    if (key == K) return lanes64v<N, (K >> N) != 0, Wide, K & ((1u << N) - 1)>(s, fv, emit);
+    if (key == K) return lanes64v<N, (K >> N) != 0 ? (1u << N) - 1 : 0, Wide, K & ((1u << N) - 1)>(s, fv, emit);
     lanes64v_pick<N, Wide, K + 1>(key, s, fv, emit);
   }
 }

@@ -38,6 +38,7 @@ enum : uint8_t { kSegFlat = 0, kSegScratch = 1, kSegGlobal = 2 };
 // One decoded instruction: decoded once per code address, then executed through `exec`.
 struct Inst {
   ExecFn exec = nullptr;
+  ExecFn slow = nullptr;    // a handler specialised at decode (specialize): the general one
   const char* name = "";
   uint32_t raw[3] = {};     // the instruction's dwords (incl. literal / DPP / SDWA word)
   uint32_t literal = 0;

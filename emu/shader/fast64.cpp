@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Handlers chosen at decode for the hottest f64 forms (v_add/mul/fma/fmac_f64 whose sources are
+// VGPR pairs or scalars, without DPP or output modifiers): what a source is and whether abs/neg
+// apply is fixed per instruction, so each runs one branch-free lane loop (valu64.h).
+#include "emu/shader/valu64.h"
+
+namespace emu::shader {
+
+#if defined(__AVX2__) && defined(__FMA__)
+namespace {
+
+struct Add { static __m256d f(__m256d a, __m256d b, __m256d) { return _mm256_add_pd(a, b); } };
+struct Mul { static __m256d f(__m256d a, __m256d b, __m256d) { return _mm256_mul_pd(a, b); } };
+struct Fma { static __m256d f(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); } };
+
+// Bc: sources read as one value (SGPR pair, constant, literal); Mods: VGPR sources with abs/neg.
+// What the wave's state may still change (GPR indexing, f64 denormal flushing in MODE) sends it
+// to the general handler (Inst::slow).
+template <class Op, unsigned N, unsigned Bc, unsigned Mods>
+void fast_f64(Wave& w, const Inst& in) {
+  if (w.gpr_idx || (w.mode & 0xC0) != 0xC0) return in.slow(w, in);
+  Src64v s[N];
+  for (unsigned i = 0; i < N; ++i) {
+    const uint64_t sign = uint64_t{1} << 63;
+    const uint64_t clear = ((in.abs >> i) & 1) ? sign : 0, flip = ((in.neg >> i) & 1) ? sign : 0;
+    if ((Bc >> i) & 1) s[i] = {nullptr, (sread64(w, in, in.src[i], true) & ~clear) ^ flip, 0, 0};
+    else s[i] = {w.v[in.src[i] - 256], 0, clear, flip};
+  }
+  const uint64_t ex = w.exec();
+  uint32_t* dlo = w.v[in.dst];
+  uint32_t* dhi = dlo + 64;  // the decoder chose this handler only for a pair that does not wrap
+  if (ex == ~uint64_t{0}) {
+    lanes64v<N, Mods, 7, Bc>(s, Op::f, [&](unsigned l, __m256d r0, __m256d r1) {
+      Lane8 lo, hi;
+      split64(r0, r1, lo, hi);
+      put8(dlo + l, lo);
+      put8(dhi + l, hi);
+    });
+  } else {
+    uint32_t sel[64];
+    mask_lanes(ex, sel);
+    lanes64v<N, Mods, 7, Bc>(s, Op::f, [&](unsigned l, __m256d r0, __m256d r1) {
+      Lane8 lo, hi;
+      split64(r0, r1, lo, hi);
+      const Lane8 m = get8(sel + l);
+      put8(dlo + l, blend8(get8(dlo + l), lo, m));
+      put8(dhi + l, blend8(get8(dhi + l), hi, m));
+    });
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+// The handler for source kinds `key` (base 3, source i at 3^i: 0 a plain VGPR pair, 1 one with
+// abs/neg, 2 a scalar) of an N-source Op.
+constexpr unsigned pow3(unsigned n) { return n ? 3 * pow3(n - 1) : 1; }
+template <unsigned N>
+constexpr unsigned bits_of(unsigned key, unsigned kind) {
+  unsigned m = 0;
+  for (unsigned i = 0; i < N; ++i, key /= 3) m |= (key % 3 == kind ? 1u : 0u) << i;
+  return m;
+}
+template <class Op, unsigned N, unsigned K = 0>
+ExecFn pick(unsigned key) {
+  if constexpr (K < pow3(N)) {
+    if (key == K) return fast_f64<Op, N, bits_of<N>(K, 2), bits_of<N>(K, 1)>;
+    return pick<Op, N, K + 1>(key);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+ExecFn specialize(const Inst& in) {
+  const std::string_view n = in.name;
+  const bool add = n == "v_add_f64", mul = n == "v_mul_f64", fma = n == "v_fma_f64" || n == "v_fmac_f64";
+  if (!(add || mul || fma) || (in.flags & (kDpp | kSdwa)) || in.omod || in.clamp || in.dst >= kVRows - 1) return nullptr;
+  const unsigned nsrc = fma ? 3 : 2;
+  unsigned key = 0;
+  for (unsigned i = 0, weight = 1; i < nsrc; ++i, weight *= 3) {
+    if (in.src[i] >= 256 + kVRows - 1) return nullptr;  // a pair that wraps around the register file
+    key += weight * (in.src[i] < 256 ? 2 : ((in.abs | in.neg) >> i) & 1);
+  }
+  if (add) return pick<Add, 2>(key);
+  if (mul) return pick<Mul, 2>(key);
+  return pick<Fma, 3>(key);
+}
+#else
+ExecFn specialize(const Inst&) { return nullptr; }
+#endif
+
+}  // namespace emu::shader
