@@ -223,7 +223,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
         if (st.serial != ctx.epoch) {
           for (Wave& w : st.waves) {
             for (Range& r : w.cache) r = Range{};
-            w.page = nullptr;
+            w.page = w.page2 = nullptr;
           }
           bind_scratch_slots(l, *ctx.mem, slot, st);
           st.serial = ctx.epoch;

@@ -327,7 +327,8 @@ const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
   uint64_t base = pc & ~uint64_t{4095};
   CodePage* p = w.page;
   if (!p || p->base != base) {
-    p = page_for(base);
+    p = w.page2 && w.page2->base == base ? w.page2 : page_for(base);
+    w.page2 = w.page;
     w.page = p;
     uint64_t epoch = w.group->ctx->epoch;
     if (p->epoch.load(std::memory_order_acquire) != epoch) revalidate(w, p, epoch);

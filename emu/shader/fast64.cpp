@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Handlers chosen at decode for the hottest f64 forms (v_add/mul/fma/fmac_f64 whose sources are
-// VGPR pairs or scalars, without DPP or output modifiers): what a source is and whether abs/neg
-// apply is fixed per instruction, so each runs one branch-free lane loop (valu64.h).
+// Handlers chosen at decode for the hottest operand forms: v_add/mul/fma/fmac_f64 whose sources
+// are VGPR pairs or scalars, without DPP or output modifiers (what a source is and whether abs/neg
+// apply is fixed per instruction, so each runs one branch-free lane loop, valu64.h), and v_mov_b32
+// of a scalar or a VGPR.
 #include "emu/shader/valu64.h"
 
 namespace emu::shader {
@@ -68,10 +69,26 @@ ExecFn pick(unsigned key) {
   return nullptr;
 }
 
+// v_mov_b32 of a scalar (broadcast) or a VGPR (row copy) into a VGPR, every lane active.
+void mov_scalar(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  const __m256i v = _mm256_set1_epi32(static_cast<int>(sread32(w, in, in.src[0])));
+  uint32_t* d = w.v[in.dst];
+  for (unsigned l = 0; l < 64; l += 8) put8(d + l, v);
+  w.lane_ops += 64;
+}
+void mov_vgpr(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  std::memcpy(w.v[in.dst], w.v[in.src[0] - 256], 256);
+  w.lane_ops += 64;
+}
+
 }  // namespace
 
 ExecFn specialize(const Inst& in) {
   const std::string_view n = in.name;
+  if (n == "v_mov_b32" && !(in.flags & (kDpp | kSdwa)) && in.plain & 1 && !in.omod && !in.clamp)
+    return in.src[0] >= 256 ? mov_vgpr : mov_scalar;
   const bool add = n == "v_add_f64", mul = n == "v_mul_f64", fma = n == "v_fma_f64" || n == "v_fmac_f64";
   if (!(add || mul || fma) || (in.flags & (kDpp | kSdwa)) || in.omod || in.clamp || in.dst >= kVRows - 1) return nullptr;
   const unsigned nsrc = fma ? 3 : 2;

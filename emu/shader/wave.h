@@ -110,8 +110,9 @@ struct Wave {
   static constexpr unsigned kCachedRanges = 8;
   Range cache[kCachedRanges];
   unsigned cache_next = 0;
-  // Code lookup cache.
+  // Code lookup cache: the page being executed and the one before (kernels cross pages).
   CodePage* page = nullptr;
+  CodePage* page2 = nullptr;
 
   // VGPR row of operand slot `which` (0..2 sources, 3 destination) under gpr index mode:
   // M0[15:12] selects the slots, M0[7:0] is the offset (AMD Vega ISA "GPR indexing").
