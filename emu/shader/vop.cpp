@@ -271,29 +271,44 @@ inline uint32_t carry_lane(uint32_t a, uint32_t b, uint32_t ci, uint32_t& co) {
 }
 
 #if defined(__AVX2__)
-// The same for 8 lanes: carries as a vector of 0 / ~0.
+// Lane-mask bits as 8-lane vectors: the bits of m, broadcast once per 32 lanes, moved by a
+// variable shift so that lane l's bit is the sign of its element (what blendv and movemask read).
+struct MaskBits {
+  __m256i lo, hi;
+  explicit MaskBits(uint64_t m)
+      : lo(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(m)))),
+        hi(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(m >> 32)))) {}
+  // Group g (lanes 8g .. 8g+7): the lanes' bits at bit 31.
+  __m256i sign(unsigned g) const {
+    const int b = 31 - 8 * static_cast<int>(g & 3);
+    return _mm256_sllv_epi32(g < 4 ? lo : hi, _mm256_setr_epi32(b, b - 1, b - 2, b - 3, b - 4, b - 5, b - 6, b - 7));
+  }
+  __m256i all(unsigned g) const { return _mm256_srai_epi32(sign(g), 31); }  // 0 / ~0 per lane
+};
+
+// The same for 8 lanes; ci is the carry-in as 0 / ~0. Returns where there is NO carry (borrow) as
+// 0 / ~0 (one operation fewer than the carries themselves: movemask and invert).
 template <Carry K>
-inline __m256i carry8(__m256i a, __m256i b, __m256i ci, __m256i& co) {
-  auto lt = [](__m256i x, __m256i y) {  // unsigned x < y: max(x, y) != x
-    return _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_max_epu32(x, y), x), _mm256_set1_epi32(-1));
-  };
+inline __m256i carry8(__m256i a, __m256i b, __m256i ci, __m256i& nc) {
+  auto ge = [](__m256i x, __m256i y) { return _mm256_cmpeq_epi32(_mm256_max_epu32(x, y), x); };  // unsigned x >= y
+  const __m256i ones = _mm256_set1_epi32(-1);
   switch (K) {
-    case Carry::Add: { const __m256i r = _mm256_add_epi32(a, b); co = lt(r, a); return r; }
-    case Carry::Sub: co = lt(a, b); return _mm256_sub_epi32(a, b);
-    case Carry::SubRev: co = lt(b, a); return _mm256_sub_epi32(b, a);
-    case Carry::AddC: {
-      const __m256i t = _mm256_add_epi32(a, b), r = _mm256_sub_epi32(t, ci);
-      co = _mm256_or_si256(lt(t, a), lt(r, t));
-      return r;
+    case Carry::Add: { const __m256i r = _mm256_add_epi32(a, b); nc = ge(r, a); return r; }
+    case Carry::Sub: nc = ge(a, b); return _mm256_sub_epi32(a, b);
+    case Carry::SubRev: nc = ge(b, a); return _mm256_sub_epi32(b, a);
+    case Carry::AddC: {  // a + b wrapped, or the carry-in wrapped a + b = 0xffffffff
+      const __m256i t = _mm256_add_epi32(a, b);
+      nc = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(t, ones), ci), ge(t, a));
+      return _mm256_sub_epi32(t, ci);
     }
-    case Carry::SubB: {
+    case Carry::SubB: {  // B + ci > A, or B + ci wrapped (B = 0xffffffff with the carry-in)
       const __m256i bb = _mm256_sub_epi32(b, ci);
-      co = _mm256_or_si256(lt(a, bb), lt(bb, b));
+      nc = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(b, ones), ci), ge(a, bb));
       return _mm256_sub_epi32(a, bb);
     }
-    default: {
+    default: {  // SubBRev: A + ci > B, or A + ci wrapped
       const __m256i aa = _mm256_sub_epi32(a, ci);
-      co = _mm256_or_si256(lt(b, aa), lt(aa, a));
+      nc = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(a, ones), ci), ge(b, aa));
       return _mm256_sub_epi32(b, aa);
     }
   }
@@ -309,17 +324,14 @@ void carry_op(Wave& w, const Inst& in) {
   uint32_t* out = d ? d : r;
   uint64_t co = 0;
 #if defined(__AVX2__)
-  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const MaskBits bits(cin);
   for (unsigned g = 0; g < 8; ++g) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
-    __m256i ci = _mm256_setzero_si256(), c;
-    if (with_in) {
-      const __m256i m = _mm256_set1_epi32(static_cast<int>((cin >> (8 * g)) & 0xFF));
-      ci = _mm256_cmpeq_epi32(_mm256_and_si256(m, bit), bit);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), carry8<K>(a, b, ci, c));
-    co |= uint64_t{static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(c)))} << (8 * g);
+    const __m256i ci = with_in ? bits.all(g) : _mm256_setzero_si256();
+    __m256i nc;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), carry8<K>(a, b, ci, nc));
+    co |= uint64_t{~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nc))) & 0xFFu} << (8 * g);
   }
 #else
   uint32_t ci[64], c[64];
@@ -348,13 +360,12 @@ void v_cndmask_b32(Wave& w, const Inst& in) {
   const uint64_t m = mask_source(w, in);
   FETCH2(Ty::M32)  // VOP3 abs/neg apply (clang uses them for fabs/fneg selects); no flushing
 #if defined(__AVX2__)
-  if (uint32_t* d = direct32(w, in, ex, Ty::B32)) {  // the selector's bits expanded 8 lanes at a time
-    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  if (uint32_t* d = direct32(w, in, ex, Ty::B32)) {  // the selector's bits 8 lanes at a time
+    const MaskBits bits(m);
     for (unsigned g = 0; g < 8; ++g) {
-      const __m256i sel = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>((m >> (8 * g)) & 0xFF)), bit), bit);
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
-      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * g), _mm256_blendv_epi8(a, b, sel));
+      const __m256 a = _mm256_loadu_ps(reinterpret_cast<const float*>(A + 8 * g));
+      const __m256 b = _mm256_loadu_ps(reinterpret_cast<const float*>(B + 8 * g));
+      _mm256_storeu_ps(reinterpret_cast<float*>(d + 8 * g), _mm256_blendv_ps(a, b, _mm256_castsi256_ps(bits.sign(g))));
     }
     return;
   }
