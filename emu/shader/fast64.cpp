@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Handlers chosen at decode for the hottest operand forms: v_add/mul/fma/fmac_f64 whose sources
 // are VGPR pairs or scalars, without DPP or output modifiers (what a source is and whether abs/neg
-// apply is fixed per instruction, so each runs one branch-free lane loop, valu64.h), and v_mov_b32
-// of a scalar or a VGPR.
+// apply is fixed per instruction, so each runs one branch-free lane loop, valu64.h), v_mov_b32 of
+// a scalar or a VGPR, and the 32-bit operations of vop.cpp (fast32.h).
+#include <string_view>
+#include <unordered_map>
+
+#include "emu/shader/fast32.h"
 #include "emu/shader/valu64.h"
 
 namespace emu::shader {
@@ -85,7 +89,7 @@ void mov_vgpr(Wave& w, const Inst& in) {
 
 }  // namespace
 
-ExecFn specialize(const Inst& in) {
+static ExecFn specialize64(const Inst& in) {
   const std::string_view n = in.name;
   if (n == "v_mov_b32" && !(in.flags & (kDpp | kSdwa)) && in.plain & 1 && !in.omod && !in.clamp)
     return in.src[0] >= 256 ? mov_vgpr : mov_scalar;
@@ -102,7 +106,38 @@ ExecFn specialize(const Inst& in) {
   return pick<Fma, 3>(key);
 }
 #else
-ExecFn specialize(const Inst&) { return nullptr; }
+static ExecFn specialize64(const Inst&) { return nullptr; }
 #endif
+
+namespace {
+
+// The 32-bit operations with specialised handlers (vop.cpp), by name.
+const FastFamily* fast_family_of(std::string_view n) {
+  static const auto* map = [] {
+    auto* m = new std::unordered_map<std::string_view, const FastFamily*>;
+    const FastList l = vop_fast_families();
+    for (const FastFamily* f = l.begin; f != l.end; ++f) (*m)[f->name] = f;
+    return m;
+  }();
+  auto it = map->find(n);
+  return it == map->end() ? nullptr : it->second;
+}
+
+ExecFn specialize32(const Inst& in) {
+  const FastFamily* f = fast_family_of(in.name);
+  if (!f || (in.flags & (kDpp | kSdwa)) || in.omod || in.clamp || in.dst >= kVRows) return nullptr;
+  const unsigned all = (1u << f->nsrc) - 1;
+  if ((in.plain & all) != all) return nullptr;
+  unsigned bc = 0;
+  for (unsigned i = 0; i < f->nsrc; ++i) bc |= in.src[i] < 256 ? 1u << i : 0;
+  return f->fn[bc];
+}
+
+}  // namespace
+
+ExecFn specialize(const Inst& in) {
+  if (ExecFn f = specialize32(in)) return f;
+  return specialize64(in);
+}
 
 }  // namespace emu::shader

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cfenv>
 
-#include "emu/shader/valu.h"
+#include <vector>
+
+#include "emu/shader/fast32.h"
 #include "emu/shader/vmath.h"
 
 namespace emu::shader {
@@ -21,24 +23,44 @@ namespace {
   if (uint32_t* d = direct32(w, in, ex, T)) { VLOOP_INPLACE { DECL; d[l] = CONV(EXPR); } return; } \
   VLOOP { DECL; r[l] = CONV(EXPR); } store32(w, in, ex, r, T);
 #define ASIS(x) (x)
+
+// Every op below also gets handlers specialised per operand form (fast32.h), registered here as
+// it is defined: K::f is its lane expression.
+std::vector<FastFamily>& fast_registry() {
+  static std::vector<FastFamily> v;
+  return v;
+}
+#define FAST(NAME, N, FIN, FOUT, DECL, EXPR, CONV) \
+  struct NAME##_k { static uint32_t f(uint32_t x, uint32_t y, uint32_t z) { \
+    (void)x; (void)y; (void)z; DECL; return CONV(EXPR); } }; \
+  const bool NAME##_fast = (fast_registry().push_back(fast_family<NAME##_k, N, FIN, FOUT>(#NAME)), true);
+
 #define F1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  BODY(Ty::F32, float a = f32(A[l]), EXPR, u32) }
+  BODY(Ty::F32, float a = f32(A[l]), EXPR, u32) } \
+  FAST(NAME, 1, true, true, float a = f32(x), EXPR, u32)
 #define F2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::F32) \
-  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]), EXPR, u32) }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]), EXPR, u32) } \
+  FAST(NAME, 2, true, true, float a = f32(x); float b = f32(y), EXPR, u32)
 #define F3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::F32) \
-  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]); float c = f32(C[l]), EXPR, u32) }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]); float c = f32(C[l]), EXPR, u32) } \
+  FAST(NAME, 3, true, true, float a = f32(x); float b = f32(y); float c = f32(z), EXPR, u32)
 #define U1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  BODY(Ty::B32, uint32_t a = A[l], EXPR, ASIS) }
+  BODY(Ty::B32, uint32_t a = A[l], EXPR, ASIS) } \
+  FAST(NAME, 1, false, false, uint32_t a = x, EXPR, ASIS)
 #define U2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
-  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXPR, ASIS) }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXPR, ASIS) } \
+  FAST(NAME, 2, false, false, uint32_t a = x; uint32_t b = y, EXPR, ASIS)
 #define U3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::B32) \
-  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c = C[l], EXPR, ASIS) }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c = C[l], EXPR, ASIS) } \
+  FAST(NAME, 3, false, false, uint32_t a = x; uint32_t b = y; uint32_t c = z, EXPR, ASIS)
 // Float result from integer operand.
 #define FU1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  BODY(Ty::F32, uint32_t a = A[l], EXPR, u32) }
+  BODY(Ty::F32, uint32_t a = A[l], EXPR, u32) } \
+  FAST(NAME, 1, false, true, uint32_t a = x, EXPR, u32)
 // Integer result from float operand.
 #define UF1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  BODY(Ty::B32, float a = f32(A[l]), EXPR, ASIS) }
+  BODY(Ty::B32, float a = f32(A[l]), EXPR, ASIS) } \
+  FAST(NAME, 1, true, false, float a = f32(x), EXPR, ASIS)
 
 inline int32_t i24(uint32_t x) { return static_cast<int32_t>(x << 8) >> 8; }
 inline uint32_t sx(int32_t x) { return static_cast<uint32_t>(x); }
@@ -183,7 +205,8 @@ U2(v_xnor_b32, ~(a ^ b))
 #define U2SAT(NAME, EXACT, LO, HI) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
   if (!in.clamp) { BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXACT, static_cast<uint32_t>) return; } \
   VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(std::clamp<int64_t>(EXACT, LO, HI)); } \
-  store32(w, in, ex, r, Ty::B32Sat); }
+  store32(w, in, ex, r, Ty::B32Sat); } \
+  FAST(NAME, 2, false, false, uint32_t a = x; uint32_t b = y, EXACT, static_cast<uint32_t>)
 inline int64_t s64(uint32_t x) { return static_cast<int32_t>(x); }
 U2SAT(v_add_u32, int64_t{a} + b, 0, UINT32_MAX)
 U2SAT(v_sub_u32, int64_t{a} - b, 0, UINT32_MAX)
@@ -403,5 +426,6 @@ const HandlerEntry kVop[] = {
 }  // namespace
 
 HandlerList vop_handlers() { return {std::begin(kVop), std::end(kVop)}; }
+FastList vop_fast_families() { return {fast_registry().data(), fast_registry().data() + fast_registry().size()}; }
 
 }  // namespace emu::shader
