@@ -46,6 +46,7 @@ constexpr FastFamily fast_family(const char* name) {
            N > 2 ? fast32<K, N, 7, FIn, FOut> : nullptr}};
 }
 struct FastList { const FastFamily* begin; const FastFamily* end; };
-FastList vop_fast_families();  // vop.cpp
+FastList vop_fast_families();   // vop.cpp
+FastList vopc_fast_families();  // vopc.cpp
 
 }  // namespace emu::shader

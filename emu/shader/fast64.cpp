@@ -115,8 +115,8 @@ namespace {
 const FastFamily* fast_family_of(std::string_view n) {
   static const auto* map = [] {
     auto* m = new std::unordered_map<std::string_view, const FastFamily*>;
-    const FastList l = vop_fast_families();
-    for (const FastFamily* f = l.begin; f != l.end; ++f) (*m)[f->name] = f;
+    for (const FastList l : {vop_fast_families(), vopc_fast_families()})
+      for (const FastFamily* f = l.begin; f != l.end; ++f) (*m)[f->name] = f;
     return m;
   }();
   auto it = map->find(n);

@@ -398,6 +398,73 @@ void v_cndmask_b32(Wave& w, const Inst& in) {
   BODY(Ty::B32, (void)0, (B[l] & sel[l]) | (A[l] & ~sel[l]), ASIS)
 }
 
+#if defined(__AVX2__)
+// Carry ops and v_cndmask specialised at decode (fast32.h): sources a VGPR row or one scalar
+// (Bc), every lane active; the mask in (VCC, or the SGPR pair of the VOP3 form) and the carries out
+// as the general handlers have them.
+EMU_INLINE uint64_t mask_in(const Wave& w, const Inst& in) {
+  return (in.flags & kVop3) ? sread64(w, in, in.src[2], false) : w.vcc();
+}
+template <unsigned Bc>
+EMU_INLINE void fast_sources(const Wave& w, const Inst& in, const uint32_t*& A, const uint32_t*& B, __m256i& a0, __m256i& b0) {
+  if (Bc & 1) a0 = _mm256_set1_epi32(static_cast<int>(sread32(w, in, in.src[0])));
+  else A = w.v[in.src[0] - 256];
+  if (Bc & 2) b0 = _mm256_set1_epi32(static_cast<int>(sread32(w, in, in.src[1])));
+  else B = w.v[in.src[1] - 256];
+}
+template <Carry K, unsigned Bc>
+void fast_carry(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  constexpr bool with_in = K == Carry::AddC || K == Carry::SubB || K == Carry::SubBRev;
+  const MaskBits bits(with_in ? mask_in(w, in) : 0);
+  const uint32_t *A = nullptr, *B = nullptr;
+  __m256i a0, b0;
+  fast_sources<Bc>(w, in, A, B, a0, b0);
+  uint32_t* d = w.v[in.dst];
+  uint64_t co = 0;
+  for (unsigned g = 0; g < 8; ++g) {
+    const __m256i a = (Bc & 1) ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+    const __m256i b = (Bc & 2) ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+    __m256i nc;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * g), carry8<K>(a, b, with_in ? bits.all(g) : _mm256_setzero_si256(), nc));
+    co |= uint64_t{~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nc))) & 0xFFu} << (8 * g);
+  }
+  w.lane_ops += 64;
+  swrite64(w, in.sdst, co);
+}
+template <unsigned Bc>
+void fast_cndmask(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  const MaskBits bits(mask_in(w, in));
+  const uint32_t *A = nullptr, *B = nullptr;
+  __m256i a0, b0;
+  fast_sources<Bc>(w, in, A, B, a0, b0);
+  uint32_t* d = w.v[in.dst];
+  for (unsigned g = 0; g < 8; ++g) {
+    const __m256i a = (Bc & 1) ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+    const __m256i b = (Bc & 2) ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d + 8 * g), _mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                                                           _mm256_castsi256_ps(bits.sign(g))));
+  }
+  w.lane_ops += 64;
+}
+template <template <unsigned> class H>
+constexpr FastFamily family2(const char* name) { return {name, 2, {H<0>::fn, H<1>::fn, H<2>::fn, H<3>::fn}}; }
+template <Carry K> struct CarryH { template <unsigned Bc> struct H { static constexpr ExecFn fn = fast_carry<K, Bc>; }; };
+template <unsigned Bc> struct CndH { static constexpr ExecFn fn = fast_cndmask<Bc>; };
+const bool carry_fast = [] {
+  auto& r = fast_registry();
+  r.push_back(family2<CarryH<Carry::Add>::H>("v_add_co_u32"));
+  r.push_back(family2<CarryH<Carry::Sub>::H>("v_sub_co_u32"));
+  r.push_back(family2<CarryH<Carry::SubRev>::H>("v_subrev_co_u32"));
+  r.push_back(family2<CarryH<Carry::AddC>::H>("v_addc_co_u32"));
+  r.push_back(family2<CarryH<Carry::SubB>::H>("v_subb_co_u32"));
+  r.push_back(family2<CarryH<Carry::SubBRev>::H>("v_subbrev_co_u32"));
+  r.push_back(family2<CndH>("v_cndmask_b32"));
+  return true;
+}();
+#endif
+
 const HandlerEntry kVop[] = {
 #define E(n) {#n, n},
     E(v_add_f32) E(v_sub_f32) E(v_subrev_f32) E(v_mul_f32) E(v_mul_legacy_f32) E(v_min_f32)

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "emu/shader/fast32.h"
 #include "emu/shader/valu64.h"
 
 namespace emu::shader {
@@ -174,6 +175,39 @@ void cmp_class(Wave& w, const Inst& in) {
   finish(w, in, ex, m, X);
 }
 
+// Compares of f32, i32 and u32 specialised at decode (fast32.h): sources a VGPR row or one scalar
+// (Bc), every lane active.
+template <int K, Cond C, bool X, unsigned Bc>
+void fast_cmp(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx || (K == 1 && !(w.mode & 0x10))) return in.slow(w, in);
+  const uint32_t* A = (Bc & 1) ? nullptr : w.v[in.src[0] - 256];
+  const uint32_t* B = (Bc & 2) ? nullptr : w.v[in.src[1] - 256];
+  const uint32_t a0 = (Bc & 1) ? sread32(w, in, in.src[0]) : 0, b0 = (Bc & 2) ? sread32(w, in, in.src[1]) : 0;
+  uint32_t c[64];
+  VLOOP {
+    const uint32_t a = (Bc & 1) ? a0 : A[l], b = (Bc & 2) ? b0 : B[l];
+    bool r;
+    if constexpr (K == 1) r = fcmp(C, f32(a), f32(b));
+    else if constexpr (K == 5) r = icmp(C, static_cast<int32_t>(a), static_cast<int32_t>(b));
+    else r = icmp(C, a, b);
+    c[l] = r;
+  }
+  finish(w, in, ~uint64_t{0}, lanes_mask(c), X);
+}
+template <int K, int C, bool X>
+FastFamily cmp_family(const char* name) {
+  constexpr Cond c = static_cast<Cond>(C);
+  return {name, 2, {fast_cmp<K, c, X, 0>, fast_cmp<K, c, X, 1>, fast_cmp<K, c, X, 2>, fast_cmp<K, c, X, 3>}};
+}
+std::vector<FastFamily>& cmp_fast() {
+  static std::vector<FastFamily> v;
+  return v;
+}
+std::vector<size_t>& cmp_fast_names() {  // index of each family's name in vopc_handlers' list
+  static std::vector<size_t> v;
+  return v;
+}
+
 const char* const kFCond[16] = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru"};
 const char* const kICond[8] = {"f", "lt", "eq", "le", "gt", "ne", "ge", "t"};
 const char* const kKind[9] = {"f16", "f32", "f64", "i16", "u16", "i32", "u32", "i64", "u64"};
@@ -185,6 +219,12 @@ void add_cmp(std::vector<HandlerEntry>& v, std::vector<std::string>& names) {
   v.push_back({nullptr, cmp<K, static_cast<Cond>(C), false>});
   names.push_back(std::string("v_cmpx_") + cond + "_" + kKind[K]);
   v.push_back({nullptr, cmp<K, static_cast<Cond>(C), true>});
+  if constexpr (K == 1 || K == 5 || K == 6) {  // named once the name list is complete
+    cmp_fast().push_back(cmp_family<K, C, false>(nullptr));
+    cmp_fast_names().push_back(names.size() - 2);
+    cmp_fast().push_back(cmp_family<K, C, true>(nullptr));
+    cmp_fast_names().push_back(names.size() - 1);
+  }
 }
 template <int K, int... C>
 void add_kind(std::vector<HandlerEntry>& v, std::vector<std::string>& n, std::integer_sequence<int, C...>) {
@@ -213,9 +253,15 @@ HandlerList vopc_handlers() {
     names.push_back("v_cmp_class_f64"); e.push_back({nullptr, cmp_class<2, false>});
     names.push_back("v_cmpx_class_f64"); e.push_back({nullptr, cmp_class<2, true>});
     for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
+    for (size_t f = 0; f < cmp_fast().size(); ++f) cmp_fast()[f].name = names[cmp_fast_names()[f]].c_str();
     return e;
   }();
   return {v.data(), v.data() + v.size()};
+}
+
+FastList vopc_fast_families() {
+  (void)vopc_handlers();  // names the families
+  return {cmp_fast().data(), cmp_fast().data() + cmp_fast().size()};
 }
 
 }  // namespace emu::shader
