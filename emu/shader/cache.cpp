@@ -53,6 +53,27 @@ __attribute__((no_sanitize("address", "thread"))) void guest_copy(uint8_t* dst, 
   for (volatile const uint8_t* s = src; n; --n) *dst++ = *s++;  // volatile: never a memcpy call
 }
 
+// Copies n (1..64) bytes with fixed-size moves, the last one overlapping the one before: only
+// bytes of [dst, dst + n) are written (a write-back must not touch the bytes around a dirty run).
+inline void copy_run(uint8_t* dst, const uint8_t* src, unsigned n) {
+  auto two = [&](auto unit) {
+    using U = decltype(unit);
+    U a, b;
+    std::memcpy(&a, src, sizeof(U));
+    std::memcpy(&b, src + n - sizeof(U), sizeof(U));
+    std::memcpy(dst, &a, sizeof(U));
+    std::memcpy(dst + n - sizeof(U), &b, sizeof(U));
+  };
+  struct B16 { uint64_t x[2]; };
+  struct B32 { uint64_t x[4]; };
+  if (n >= 32) two(B32{});
+  else if (n >= 16) two(B16{});
+  else if (n >= 8) two(uint64_t{});
+  else if (n >= 4) two(uint32_t{});
+  else if (n >= 2) two(uint16_t{});
+  else *dst = *src;
+}
+
 // Copies the bytes of `mask` (bit i = byte i) of a line from src to dst; `guest`: src is GPU-mapped
 // memory (guest_copy).
 void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, bool guest = false) {
@@ -67,7 +88,7 @@ void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, 
     const uint64_t rest = ~(mask >> b);
     const unsigned run = rest ? static_cast<unsigned>(__builtin_ctzll(rest)) : 64 - b;
     if (guest) guest_copy(dst + b, src + b, run);
-    else std::memcpy(dst + b, src + b, run);
+    else copy_run(dst + b, src + b, run);
     mask &= run + b >= 64 ? (b ? (uint64_t{1} << b) - 1 : 0) : ~(((uint64_t{1} << run) - 1) << b);
   }
 }
@@ -300,7 +321,7 @@ bool GpuCache::store_raced(CachedRange& r, uint64_t line, uint32_t e) {
 uint64_t GpuCache::writeback_line(CachedRange& r, uint64_t line) {
   const uint64_t bit = uint64_t{1} << (line % kLinesPerPage);
   const bool full = r.page_of(line).full.fetch_and(~bit, std::memory_order_acq_rel) & bit;
-  const uint64_t x = r.lines[line].dirty.exchange(0, std::memory_order_acq_rel) | (full ? ~uint64_t{0} : 0);
+  const uint64_t x = take_dirty(r, line) | (full ? ~uint64_t{0} : 0);
   if (!x) return 0;
   const uint64_t off = line * kLineBytes;
   copy_masked(r.memory + off, r.shadow + off, x, line_len(r, line));
@@ -464,7 +485,7 @@ CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t par
     const unsigned i = static_cast<unsigned>(__builtin_ctzll(b));
     const uint64_t line = first + i;
     // A full line's LineState may hold bytes too (a partial store before it): clear them.
-    uint64_t x = ((partial >> i) & 1) ? r.lines[line].dirty.exchange(0, std::memory_order_acq_rel) : 0;
+    uint64_t x = ((partial >> i) & 1) ? take_dirty(r, line) : 0;
     if ((full >> i) & 1) x = ~uint64_t{0};
     if (!x) continue;
     const unsigned len = line_len(r, line);

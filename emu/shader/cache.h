@@ -242,6 +242,14 @@ class GpuCache {
     if ((old | mask) != old) d.store(old | mask, std::memory_order_release);
     return old == 0 && mask != 0;
   }
+  // Under the line's page lock: takes its dirty bytes (every writer of them holds that lock, so a
+  // load and a store do what an atomic exchange would).
+  static uint64_t take_dirty(CachedRange& r, uint64_t line) {
+    std::atomic<uint64_t>& d = r.lines[line].dirty;
+    const uint64_t x = d.load(std::memory_order_relaxed);
+    if (x) d.store(0, std::memory_order_relaxed);
+    return x;
+  }
   // The page's lines in `fresh` became dirty: its dirty-line bits, the dirty list (page lock held).
   void page_dirtied(CachedRange& r, uint64_t page, uint64_t fresh);
   void resident_lines(CachedRange& r, uint64_t page, uint64_t fresh);  // capacity bookkeeping
