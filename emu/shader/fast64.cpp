@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "emu/shader/fast32.h"
+#include "emu/shader/fast512.h"
 #include "emu/shader/valu64.h"
 
 namespace emu::shader {
@@ -17,11 +18,17 @@ namespace {
 struct Add { static __m256d f(__m256d a, __m256d b, __m256d) { return _mm256_add_pd(a, b); } };
 struct Mul { static __m256d f(__m256d a, __m256d b, __m256d) { return _mm256_mul_pd(a, b); } };
 struct Fma { static __m256d f(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); } };
+#if defined(EMU_SHADER_AVX512)
+template <class Op> struct Wide;
+template <> struct Wide<Add> { using T = Add512; };
+template <> struct Wide<Mul> { using T = Mul512; };
+template <> struct Wide<Fma> { using T = Fma512; };
+#endif
 
 // Bc: sources read as one value (SGPR pair, constant, literal); Mods: VGPR sources with abs/neg.
 // What the wave's state may still change (GPR indexing, f64 denormal flushing in MODE) sends it
 // to the general handler (Inst::slow).
-template <class Op, unsigned N, unsigned Bc, unsigned Mods>
+template <class Op, unsigned N, unsigned Bc, unsigned Mods, bool Z = false>
 void fast_f64(Wave& w, const Inst& in) {
   if (w.gpr_idx || (w.mode & 0xC0) != 0xC0) return in.slow(w, in);
   Src64v s[N];
@@ -34,6 +41,13 @@ void fast_f64(Wave& w, const Inst& in) {
   const uint64_t ex = w.exec();
   uint32_t* dlo = w.v[in.dst];
   uint32_t* dhi = dlo + 64;  // the decoder chose this handler only for a pair that does not wrap
+#if defined(EMU_SHADER_AVX512)
+  if (Z && ex == ~uint64_t{0}) {  // sixteen lanes at a time (fast512.h)
+    lanes512<typename Wide<Op>::T, N, Bc, Mods>(s, dlo);
+    w.lane_ops += 64;
+    return;
+  }
+#endif
   if (ex == ~uint64_t{0}) {
     lanes64v<N, Mods, 7, Bc>(s, Op::f, [&](unsigned l, __m256d r0, __m256d r1) {
       Lane8 lo, hi;
@@ -64,13 +78,20 @@ constexpr unsigned bits_of(unsigned key, unsigned kind) {
   for (unsigned i = 0; i < N; ++i, key /= 3) m |= (key % 3 == kind ? 1u : 0u) << i;
   return m;
 }
-template <class Op, unsigned N, unsigned K = 0>
+template <class Op, unsigned N, bool Z, unsigned K = 0>
 ExecFn pick(unsigned key) {
   if constexpr (K < pow3(N)) {
-    if (key == K) return fast_f64<Op, N, bits_of<N>(K, 2), bits_of<N>(K, 1)>;
-    return pick<Op, N, K + 1>(key);
+    if (key == K) return fast_f64<Op, N, bits_of<N>(K, 2), bits_of<N>(K, 1), Z>;
+    return pick<Op, N, Z, K + 1>(key);
   }
   return nullptr;
+}
+template <class Op, unsigned N>
+ExecFn pick(unsigned key) {
+#if defined(EMU_SHADER_AVX512)
+  if (host_avx512()) return pick<Op, N, true>(key);
+#endif
+  return pick<Op, N, false>(key);
 }
 
 // v_mov_b32 of a scalar (broadcast) or a VGPR (row copy) into a VGPR, every lane active.
