@@ -63,6 +63,16 @@ __attribute__((target("avx512f"))) void lanes512(const Src64v* s, uint32_t* dlo)
   }
 }
 
+// v_mov_b32 of a scalar: the row in four stores (the f64 handlers above read rows 64 bytes at a
+// time; whole-vector stores let those loads take the data from the store buffer).
+__attribute__((target("avx512f"))) inline void broadcast512(uint32_t* d, uint32_t v) {
+  const __m512i x = _mm512_set1_epi32(static_cast<int>(v));
+  for (unsigned l = 0; l < 64; l += 16) _mm512_storeu_si512(d + l, x);
+}
+__attribute__((target("avx512f"))) inline void copy512(uint32_t* d, const uint32_t* s) {
+  for (unsigned l = 0; l < 64; l += 16) _mm512_storeu_si512(d + l, _mm512_loadu_si512(s + l));
+}
+
 // Whether the host has AVX-512F (checked once).
 inline bool host_avx512() {
   static const bool yes = [] {

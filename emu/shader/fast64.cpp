@@ -107,13 +107,29 @@ void mov_vgpr(Wave& w, const Inst& in) {
   std::memcpy(w.v[in.dst], w.v[in.src[0] - 256], 256);
   w.lane_ops += 64;
 }
+#if defined(EMU_SHADER_AVX512)
+void mov_scalar512(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  broadcast512(w.v[in.dst], sread32(w, in, in.src[0]));
+  w.lane_ops += 64;
+}
+void mov_vgpr512(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  copy512(w.v[in.dst], w.v[in.src[0] - 256]);
+  w.lane_ops += 64;
+}
+#endif
 
 }  // namespace
 
 static ExecFn specialize64(const Inst& in) {
   const std::string_view n = in.name;
-  if (n == "v_mov_b32" && !(in.flags & (kDpp | kSdwa)) && in.plain & 1 && !in.omod && !in.clamp)
+  if (n == "v_mov_b32" && !(in.flags & (kDpp | kSdwa)) && in.plain & 1 && !in.omod && !in.clamp) {
+#if defined(EMU_SHADER_AVX512)
+    if (host_avx512()) return in.src[0] >= 256 ? mov_vgpr512 : mov_scalar512;
+#endif
     return in.src[0] >= 256 ? mov_vgpr : mov_scalar;
+  }
   const bool add = n == "v_add_f64", mul = n == "v_mul_f64", fma = n == "v_fma_f64" || n == "v_fmac_f64";
   if (!(add || mul || fma) || (in.flags & (kDpp | kSdwa)) || in.omod || in.clamp || in.dst >= kVRows - 1) return nullptr;
   const unsigned nsrc = fma ? 3 : 2;
