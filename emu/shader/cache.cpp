@@ -279,6 +279,29 @@ void GpuCache::mark_lines(CachedRange& r, const LineMask* lm, unsigned n) {
   }
 }
 
+void GpuCache::mark_run(CachedRange& r, uint64_t line, uint64_t n, uint64_t first, uint64_t mid, uint64_t last) {
+  const uint64_t begin = line, end = line + n;
+  auto mark = [](LineState& s, uint64_t m) {
+    const uint64_t old = s.dirty.load(std::memory_order_relaxed);
+    if ((old | m) != old) s.dirty.store(old | m, std::memory_order_release);
+    return old == 0 && m != 0;
+  };
+  while (line < end) {
+    const uint64_t page = line / kLinesPerPage, stop = std::min(end, (page + 1) * kLinesPerPage);
+    uint64_t fresh = 0;
+    lock(r, line);
+    uint64_t at = line;
+    if (at == begin) fresh |= uint64_t{mark(r.lines[at], first)} << (at % kLinesPerPage), ++at;
+    const uint64_t to = stop == end && end - begin > 1 ? stop - 1 : stop;  // the last line apart
+    for (; at < to; ++at) fresh |= uint64_t{mark(r.lines[at], mid)} << (at % kLinesPerPage);
+    if (at < stop) fresh |= uint64_t{mark(r.lines[at], last)} << (at % kLinesPerPage);
+    if (fresh) page_dirtied(r, page, fresh);
+    unlock(r, line);
+    if (fresh && cfg_.l2_lines) resident_lines(r, page, fresh);
+    line = stop;
+  }
+}
+
 void GpuCache::page_dirtied(CachedRange& r, uint64_t page, uint64_t fresh) {
   r.pages[page].dirty_lines.fetch_or(fresh, std::memory_order_seq_cst);
   list_page(r, page);

@@ -175,6 +175,9 @@ class GpuCache {
   // order is correct, ascending lines take fewest locks).
   struct LineMask { uint64_t line; uint64_t mask; };
   void mark_lines(CachedRange& r, const LineMask* lm, unsigned n);
+  // The same for n consecutive lines from `line`: the first gets `first`, the last (n > 1)
+  // `last`, the ones between `mid` (a strided store's pattern).
+  void mark_run(CachedRange& r, uint64_t line, uint64_t n, uint64_t first, uint64_t mid, uint64_t last);
   void mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
     const LineMask m{line, mask};
     mark_lines(r, &m, 1);

@@ -323,31 +323,38 @@ namespace {
 // + stride * l; stride > bytes, so no line is whole): when the stride divides a line and no lane
 // crosses one, every line gets the same pattern (the first and last only from the first lane
 // and up to the last); else lane by lane.
-void strided_masks(uint64_t off, unsigned stride, unsigned bytes, uint64_t first, uint64_t n, GpuCache::LineMask* lm) {
+// Returns whether the pattern applies (first / mid / last then hold the first line's, the middle
+// lines' and the last line's bytes); else lm holds every line's.
+bool strided_masks(uint64_t off, unsigned stride, unsigned bytes, uint64_t first, uint64_t n, GpuCache::LineMask* lm,
+                   uint64_t m[3]) {
   const uint64_t rel = off - (first << kLineShift);  // the first lane's byte in the first line
-  for (uint64_t i = 0; i < n; ++i) lm[i] = {first + i, 0};
   if (kLineBytes % stride == 0 && rel % stride + bytes <= stride) {
     uint64_t pattern = 0;
     for (unsigned at = static_cast<unsigned>(rel % stride); at < kLineBytes; at += stride) pattern |= bytes_mask(at, bytes);
     const uint64_t end = rel + uint64_t{63} * stride + bytes - ((n - 1) << kLineShift);  // in the last line: 1..64
-    for (uint64_t i = 0; i < n; ++i) lm[i].mask = pattern;
-    lm[0].mask &= ~uint64_t{0} << rel;  // lanes before the first one start below rel and end by it
-    if (end < kLineBytes) lm[n - 1].mask &= (uint64_t{1} << end) - 1;
-    return;
+    const uint64_t tail = end < kLineBytes ? (uint64_t{1} << end) - 1 : ~uint64_t{0};
+    m[0] = pattern & (~uint64_t{0} << rel);  // lanes before the first one start below rel and end by it
+    if (n == 1) m[0] &= tail;
+    m[1] = pattern;
+    m[2] = pattern & tail;
+    return true;
   }
+  m[0] = m[1] = m[2] = 0;
+  for (uint64_t i = 0; i < n; ++i) lm[i] = {first + i, 0};
   for (unsigned l = 0; l < 64; ++l) {
     const uint64_t at = rel + uint64_t{stride} * l;
     const unsigned in = static_cast<unsigned>(at & (kLineBytes - 1)), head = std::min<unsigned>(bytes, unsigned(kLineBytes) - in);
     lm[at >> kLineShift].mask |= bytes_mask(in, head);
     if (head < bytes) lm[(at >> kLineShift) + 1].mask |= bytes_mask(0, bytes - head);
   }
+  return false;
 }
 
 // Other L1s holding the lines' pages take their copies before the store; the lines whose copy
 // our L1 holds (write-through: updated after it) are set in `own`. Pages nobody else reads and
 // our L1 holds no copy in are passed over whole.
 bool store_copies(GpuCache& c, L1* l1, CachedRange& cr, uint64_t first, uint64_t n, const GpuCache::LineMask* lm,
-                  uint64_t* own) {
+                  uint64_t* own) {  // lm nullptr: every line gets bytes
   bool any = false;
   const uint64_t mine = l1 ? l1->bit : 0;
   for (uint64_t i = 0; i < n;) {
@@ -359,7 +366,7 @@ bool store_copies(GpuCache& c, L1* l1, CachedRange& cr, uint64_t first, uint64_t
       continue;
     }
     for (; i < stop; ++i)
-      if (lm[i].mask && c.l1_store(l1, cr, first + i)) {
+      if ((!lm || lm[i].mask) && c.l1_store(l1, cr, first + i)) {
         own[i / 64] |= uint64_t{1} << (i % 64);
         any = true;
       }
@@ -381,15 +388,17 @@ void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, 
   const uint64_t off = va - cr.va_begin, first = off >> kLineShift;
   const uint64_t n = (off + uint64_t{63} * stride + bytes - 1 - (first << kLineShift)) / kLineBytes + 1;
   GpuCache::LineMask lm[kMaxStridedLines];
-  strided_masks(off, stride, bytes, first, n, lm);
+  uint64_t m[3];
+  const bool uniform = strided_masks(off, stride, bytes, first, n, lm, m);
   uint64_t own[(kMaxStridedLines + 63) / 64] = {};  // lines our L1 holds a copy of (write-through)
-  const bool any = store_copies(c, l1, cr, first, n, lm, own);
+  const bool any = store_copies(c, l1, cr, first, n, uniform ? nullptr : lm, own);
   scatter_lanes(cr.shadow + off, stride, src, bytes);
-  c.mark_lines(cr, lm, static_cast<unsigned>(n));
+  if (uniform) c.mark_run(cr, first, n, m[0], m[1], m[2]);
+  else c.mark_lines(cr, lm, static_cast<unsigned>(n));
   c.settle();
   if (write_through(w, flags))
     for (uint64_t i = 0; i < n; ++i)
-      if (lm[i].mask) write_back_line(c, cr, first + i);
+      if (uniform || lm[i].mask) write_back_line(c, cr, first + i);
   for (unsigned l = 0; any && l < 64; ++l) {  // lane by lane: the copies take contiguous pieces
     const uint64_t at = off + uint64_t{stride} * l;
     for (unsigned done = 0; done < bytes;) {
