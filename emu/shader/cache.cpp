@@ -15,8 +15,6 @@ namespace emu::shader {
 
 namespace {
 
-constexpr unsigned kStripes = 4096;
-
 // Anonymous memory committed only where touched: the model's state costs nothing for the
 // lines a program never uses. Zero bytes are the initial state of every field kept there.
 void* reserve(uint64_t bytes) {
@@ -30,12 +28,6 @@ void* reserve(uint64_t bytes) {
 // unmap that drops the last reference to a mapping's state).
 void release(void* p, uint64_t bytes) {
   if (p) syscall(SYS_munmap, p, bytes ? bytes : 1);
-}
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
 }
 
 // Copies `n` bytes of GPU-mapped memory as the device reads it: whole lines of the pages a GPU
@@ -212,20 +204,6 @@ void GpuCache::dispatch_end() {
 }
 
 // ---- lines ----------------------------------------------------------------------------------
-
-std::atomic_flag& GpuCache::stripe(const CachedRange& r, uint64_t line) {
-  const uint64_t page = line / kLinesPerPage;
-  const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + page * 0xC2B2AE3D27D4EB4Full;
-  return stripes_[(h >> 40) % kStripes];
-}
-
-void GpuCache::lock(const CachedRange& r, uint64_t line) {
-  std::atomic_flag& f = stripe(r, line);
-  while (f.test_and_set(std::memory_order_acquire))
-    while (f.test(std::memory_order_relaxed)) cpu_relax();
-}
-
-void GpuCache::unlock(const CachedRange& r, uint64_t line) { stripe(r, line).clear(std::memory_order_release); }
 
 static unsigned line_len(const CachedRange& r, uint64_t line) {
   const uint64_t off = line * kLineBytes;

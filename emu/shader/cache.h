@@ -16,6 +16,12 @@
 
 namespace emu::shader {
 
+inline void cpu_relax() {  // in spin-wait loops
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // How the GPU's caches treat a page: the PTE's MTYPE as amdgpu programs it per allocation kind
 // (Linux gmc_v9_0.c gmc_v9_0_get_coherence_flags; emu/mtype.cpp has the rules). What each means,
 // per LLVM AMDGPUUsage "Memory Model GFX90A":
@@ -233,10 +239,20 @@ class GpuCache {
   void trace(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
 
  private:
-  // Line locks are per page (a write-back copies a page's dirty lines under one).
-  void lock(const CachedRange& r, uint64_t line);
-  void unlock(const CachedRange& r, uint64_t line);
-  std::atomic_flag& stripe(const CachedRange& r, uint64_t line);
+  // Line locks are per page (a write-back copies a page's dirty lines under one): a stripe of
+  // spin locks hashed by range and page.
+  static constexpr unsigned kStripes = 4096;
+  std::atomic_flag& stripe(const CachedRange& r, uint64_t line) {
+    const uint64_t page = line / kLinesPerPage;
+    const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + page * 0xC2B2AE3D27D4EB4Full;
+    return stripes_[(h >> 40) % kStripes];
+  }
+  void lock(const CachedRange& r, uint64_t line) {
+    std::atomic_flag& f = stripe(r, line);
+    while (f.test_and_set(std::memory_order_acquire))
+      while (f.test(std::memory_order_relaxed)) cpu_relax();
+  }
+  void unlock(const CachedRange& r, uint64_t line) { stripe(r, line).clear(std::memory_order_release); }
   void copy_clean(CachedRange& r, uint64_t line);      // memory -> copy, bytes not dirty
   // Under the line's page lock: adds `mask` to its dirty bytes; true when it had none and now has.
   static bool mark_locked(CachedRange& r, uint64_t line, uint64_t mask) {
