@@ -79,6 +79,10 @@ inline __m256d ldexp_f64v(__m256d a, __m256d bits) {
   };
   const __m256i low = _mm256_set1_epi64x(0xFFFFFFFF);
   __m256i n = _mm256_and_si256(clamp(_mm256_castpd_si256(bits), -2200, 2200), low);
+  // Exponents of normal powers of two (the usual case): one multiply, rounded once as above.
+  const __m256i in_range = _mm256_and_si256(_mm256_cmpgt_epi32(n, _mm256_set1_epi32(-1023)),
+                                            _mm256_cmpgt_epi32(_mm256_set1_epi32(1024), n));
+  if (_mm256_movemask_ps(_mm256_castsi256_ps(in_range)) == 0xFF) return _mm256_mul_pd(a, pow2v(n));
   __m256d y = a;
   for (int step = 0; step < 2; ++step) {
     const __m256i up = _mm256_cmpgt_epi32(n, _mm256_set1_epi32(1023)), down = _mm256_cmpgt_epi32(_mm256_set1_epi32(-1022), n);
