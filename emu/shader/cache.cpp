@@ -2,6 +2,8 @@
 // GpuCache: the L2's lines (fill, write-back, invalidate, capacity) and the mappings it caches; the L1s are in l1.cpp.
 #include "emu/shader/cache.h"
 
+#include "emu/shader/guest.h"
+
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,24 +32,19 @@ void release(void* p, uint64_t bytes) {
   if (p) syscall(SYS_munmap, p, bytes ? bytes : 1);
 }
 
-// Copies `n` bytes of GPU-mapped memory as the device reads it: whole lines of the pages a GPU
-// mapping covers, which may run past the host object a program registered (hipHostRegister of a
-// heap buffer maps its pages), while the host writes neighbouring bytes. That is no access the
-// host program makes, so it is kept out of AddressSanitizer's and ThreadSanitizer's view (the
-// copy is an instruction, not a memcpy call their runtimes intercept).
-__attribute__((no_sanitize("address", "thread"))) void guest_copy(uint8_t* dst, const uint8_t* src, size_t n) {
-#if defined(__x86_64__)
-  if (n > 16) {
-    asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-    return;
-  }
-#endif
-  for (volatile const uint8_t* s = src; n; --n) *dst++ = *s++;  // volatile: never a memcpy call
+// Guest bytes (guest.h): what the GPU programs read and write, the memory of a mapping and the
+// L2's copy of it; copied by the functions marked EMU_GUEST only.
+
+// A line's piece as the L2 holds it: memory's bytes, the L2's copy where `dirty` (bit i: byte i).
+EMU_GUEST void merge_line(uint8_t* out, const uint8_t* memory, const uint8_t* shadow, unsigned len, uint64_t dirty) {
+  guest_copy(out, memory, len);
+  for (unsigned i = 0; i < len; ++i)
+    if ((dirty >> i) & 1) out[i] = shadow[i];
 }
 
 // Copies n (1..64) bytes with fixed-size moves, the last one overlapping the one before: only
 // bytes of [dst, dst + n) are written (a write-back must not touch the bytes around a dirty run).
-inline void copy_run(uint8_t* dst, const uint8_t* src, unsigned n) {
+EMU_GUEST inline void copy_run(uint8_t* dst, const uint8_t* src, unsigned n) {
   auto two = [&](auto unit) {
     using U = decltype(unit);
     U a, b;
@@ -66,13 +63,13 @@ inline void copy_run(uint8_t* dst, const uint8_t* src, unsigned n) {
   else *dst = *src;
 }
 
-// Copies the bytes of `mask` (bit i = byte i) of a line from src to dst; `guest`: src is GPU-mapped
-// memory (guest_copy).
-void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, bool guest = false) {
+// Copies the bytes of `mask` (bit i = byte i) of a line from src to dst; `guest`: src is memory a
+// host program may have mapped around a smaller object (guest_copy, out of AddressSanitizer's view).
+EMU_GUEST void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, bool guest = false) {
   if (len < 64) mask &= (uint64_t{1} << len) - 1;
   if (mask == ~uint64_t{0}) {
     if (guest) guest_copy(dst, src, 64);
-    else std::memcpy(dst, src, 64);
+    else guest_move(dst, src, 64);
     return;
   }
   while (mask) {
@@ -380,14 +377,10 @@ void GpuCache::read(CachedRange& r, uint64_t va, void* dst, uint64_t n, bool all
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
     LineState& s = r.lines[line];
     if (r.mtype == Mtype::NC && allocate) fill(r, line);
-    if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch()) {
-      std::memcpy(out, r.shadow + off, len);
-    } else {  // dirty bytes from the L2, the others from memory
-      const uint64_t d = r.dirty(line) >> in;
-      guest_copy(out, r.memory + off, len);
-      for (unsigned i = 0; i < len; ++i)
-        if ((d >> i) & 1) out[i] = r.shadow[off + i];
-    }
+    if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch())
+      guest_move(out, r.shadow + off, len);
+    else  // dirty bytes from the L2, the others from memory
+      merge_line(out, r.memory + off, r.shadow + off, len, r.dirty(line) >> in);
     out += len;
     off += len;
     n -= len;
@@ -398,7 +391,7 @@ void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
   auto* in_bytes = static_cast<const uint8_t*>(src);
   uint64_t off = va - r.va_begin;
   if (!r.cached()) {
-    std::memcpy(r.memory + off, in_bytes, n);  // UC bypasses the L2, CC writes through
+    guest_move(r.memory + off, in_bytes, n);  // UC bypasses the L2, CC writes through
     return;
   }
   while (n) {
@@ -407,9 +400,9 @@ void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
     const uint64_t mask = (len == 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1)) << in;
     const uint32_t e = r.mtype == Mtype::NC ? fill(r, line) : 0;  // write-allocate
-    std::memcpy(r.shadow + off, in_bytes, len);
+    guest_move(r.shadow + off, in_bytes, len);
     mark_dirty(r, line, mask);
-    if (r.mtype == Mtype::NC && store_raced(r, line, e)) std::memcpy(r.shadow + off, in_bytes, len);
+    if (r.mtype == Mtype::NC && store_raced(r, line, e)) guest_move(r.shadow + off, in_bytes, len);
     in_bytes += len;
     off += len;
     n -= len;
@@ -478,7 +471,7 @@ CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t par
   lock(r, first);
   uint64_t run_from = 0, run_n = 0;  // a run of whole dirty lines, copied at once
   auto flush = [&] {
-    if (run_n) std::memcpy(r.memory + run_from * kLineBytes, r.shadow + run_from * kLineBytes,
+    if (run_n) guest_move(r.memory + run_from * kLineBytes, r.shadow + run_from * kLineBytes,
                            std::min<uint64_t>(run_n * kLineBytes, r.size - run_from * kLineBytes));
     run_n = 0;
   };

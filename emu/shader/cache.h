@@ -23,7 +23,7 @@ inline void cpu_relax() {  // in spin-wait loops
 }
 
 // How the GPU's caches treat a page: the PTE's MTYPE as amdgpu programs it per allocation kind
-// (Linux gmc_v9_0.c gmc_v9_0_get_coherence_flags; emu/mtype.cpp has the rules). What each means,
+// (Linux gmc_v9_0.c gmc_v9_0_get_coherence_flags; emu/memory_model.cpp has the rules). What each means,
 // per LLVM AMDGPUUsage "Memory Model GFX90A":
 //   RW  local coarse-grained VRAM: the L2 keeps stores (write-back, dirty until buffer_wbl2 or a
 //       system-scope release); loads are never stale, local memory is probed on remote writes.
@@ -299,6 +299,13 @@ class GpuCache {
   L1 l1s_[kMaxCus];
 };
 
+// The bytes the L2 does not hold yet of an RW line come from memory (guest bytes, guest.h).
+__attribute__((no_sanitize("thread"))) inline void fill_clean_bytes(uint8_t* shadow, const uint8_t* memory, unsigned n,
+                                                                    uint64_t dirty) {
+  for (unsigned i = 0; i < n; ++i)
+    if (!((dirty >> i) & 1)) shadow[i] = memory[i];
+}
+
 template <class F>
 void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
   const uint64_t off = va - r.va_begin;
@@ -310,11 +317,7 @@ void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
   const uint64_t mask = bytes >= 64 ? ~uint64_t{0} : ((uint64_t{1} << bytes) - 1) << (off & 63);
   if (r.mtype == Mtype::NC) fill(r, line);  // an NC line's copy is complete (maybe stale)
   lock(r, line);
-  if (r.mtype == Mtype::RW) {  // the L2 takes the bytes it does not hold yet from memory
-    const uint64_t dirty = r.dirty(line);
-    for (unsigned i = 0; i < bytes; ++i)
-      if (!((dirty >> ((off & 63) + i)) & 1)) r.shadow[off + i] = r.memory[off + i];
-  }
+  if (r.mtype == Mtype::RW) fill_clean_bytes(r.shadow + off, r.memory + off, bytes, r.dirty(line) >> (off & 63));
   f(r.shadow + off);
   const uint64_t fresh = mark_locked(r, line, mask) ? uint64_t{1} << (line % kLinesPerPage) : 0;
   if (fresh) page_dirtied(r, line / kLinesPerPage, fresh);

@@ -2,6 +2,7 @@
 // A wave's global memory accesses through the L1 and L2 of the memory model, and the cache instructions.
 #include "emu/shader/memmodel.h"
 
+#include "emu/shader/guest.h"
 #include "emu/shader/valu.h"
 
 #include <cstdio>
@@ -34,6 +35,13 @@ void note_stale(Wave& w, uint64_t va, uint8_t level) {
   ctx.report.first.push_back({va, w.pc - 8, level});  // vector memory instructions are 8 bytes
 }
 
+// Whether bytes a load returned differ from memory's where the L2 holds no dirty byte (guest.h).
+EMU_GUEST bool clean_differ(const uint8_t* got, const uint8_t* memory, unsigned n, uint64_t dirty) {
+  for (unsigned i = 0; i < n; ++i)
+    if (!((dirty >> i) & 1) && got[i] != memory[i]) return true;
+  return false;
+}
+
 // One line's piece of a lane load [va, va+n) (n within the line).
 void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst, unsigned n, bool l1_ok) {
   const uint64_t off = va - cr.va_begin;
@@ -51,14 +59,8 @@ void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst
     return;
   }
   c.read(cr, va, dst, n, true);
-  if (report && cr.mtype == Mtype::NC) {  // clean bytes the L2 kept that memory has changed since
-    const uint64_t dirty = cr.dirty(line) >> in;
-    for (unsigned i = 0; i < n; ++i)
-      if (!((dirty >> i) & 1) && dst[i] != cr.memory[off + i]) {
-        note_stale(w, va, 2);
-        break;
-      }
-  }
+  // Clean bytes the L2 kept that memory has changed since.
+  if (report && cr.mtype == Mtype::NC && clean_differ(dst, cr.memory + off, n, cr.dirty(line) >> in)) note_stale(w, va, 2);
 }
 
 void write_back_line(GpuCache& c, CachedRange& cr, uint64_t line) { (void)c.clean_line(cr, line); }
@@ -126,10 +128,11 @@ void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp
     c.write(cr, va, &cur, bytes);
     std::memcpy(now, &cur, bytes);
   } else {
-    c.update(cr, va, bytes, [&](uint8_t* p) {
+    c.update(cr, va, bytes, [&](uint8_t* p) EMU_GUEST {  // the L2's copy (or memory): guest bytes
       *old = bytes == 8 ? atomic64(op, reinterpret_cast<uint64_t*>(p), v, cmp)
                         : atomic32(op, reinterpret_cast<uint32_t*>(p), uint32_t(v), uint32_t(cmp));
-      std::memcpy(now, p, bytes);
+      if (bytes == 8) std::memcpy(now, p, 8);
+      else std::memcpy(now, p, 4);
     });
   }
   if (own) c.l1_copy_write(*w.group->l1, cr, line, in, now, std::min<unsigned>(bytes, kLineBytes - in));
@@ -244,7 +247,7 @@ const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n
   for (uint64_t at = off, end = off + n; at < end;) {  // line by line: mixed sources
     const uint64_t line = at >> kLineShift;
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(end, (line + 1) << kLineShift) - at);
-    if (const uint8_t* b = src.base(line)) std::memcpy(staging + (at - off), b + at, len);
+    if (const uint8_t* b = src.base(line)) guest_move(staging + (at - off), b + at, len);
     else read_piece(w, c, cr, cr.va_begin + at, staging + (at - off), len, l1_ok);
     at += len;
   }
@@ -293,7 +296,7 @@ void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src,
     model_write(w, r, va, src, n, flags);
     return;
   }
-  std::memcpy(dst, src, n);
+  guest_move(dst, src, n);
   model_store_end(w, r, b, flags);
 }
 
@@ -301,17 +304,17 @@ namespace {
 
 // dst + stride * l <- lane l's `bytes` at src + bytes * l (fixed-size copies for the usual sizes).
 template <unsigned B>
-void scatter_fixed(uint8_t* dst, unsigned stride, const uint8_t* src) {
+EMU_GUEST void scatter_fixed(uint8_t* dst, unsigned stride, const uint8_t* src) {
 #pragma GCC unroll 8
   for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + B * l, B);
 }
-void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned bytes) {
+EMU_GUEST void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned bytes) {
   switch (bytes) {
     case 4: return scatter_fixed<4>(dst, stride, src);
     case 8: return scatter_fixed<8>(dst, stride, src);
     case 16: return scatter_fixed<16>(dst, stride, src);
     default:
-      for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + bytes * l, bytes);
+      for (unsigned l = 0; l < 64; ++l) guest_copy(dst + uint64_t{stride} * l, src + bytes * l, bytes);
   }
 }
 
