@@ -78,22 +78,44 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
+// Success is a null pointer: a Status that carries no error costs one word and no string (every
+// call on a hot path returns one).
 template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : e_(std::move(error)), failed_(true) {}  // NOLINT: implicit by design
+  Result(Error error) : e_(new Error(std::move(error))) {}  // NOLINT: implicit by design
+  Result(const Result& o) : e_(o.e_ ? new Error(*o.e_) : nullptr) {}
+  Result(Result&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  Result& operator=(const Result& o) {
+    if (this != &o) reset(o.e_ ? new Error(*o.e_) : nullptr);
+    return *this;
+  }
+  Result& operator=(Result&& o) noexcept {
+    if (this != &o) reset(std::exchange(o.e_, nullptr));
+    return *this;
+  }
+  ~Result() {
+    if (e_) [[unlikely]] delete e_;
+  }
 
-  bool ok() const { return !failed_; }
+  bool ok() const { return !e_; }
   explicit operator bool() const { return ok(); }
-  const Error& error() const { return e_; }
-  int err() const { return failed_ ? e_.err : 0; }
-  ErrorKind kind() const { return failed_ ? e_.kind : ErrorKind::Other; }
-  const std::string& message() const { return e_.message; }
+  const Error& error() const { return e_ ? *e_ : none(); }
+  int err() const { return e_ ? e_->err : 0; }
+  ErrorKind kind() const { return e_ ? e_->kind : ErrorKind::Other; }
+  const std::string& message() const { return error().message; }
 
  private:
-  Error e_;
-  bool failed_ = false;
+  static const Error& none() {
+    static const Error e{};
+    return e;
+  }
+  void reset(Error* e) {
+    delete e_;
+    e_ = e;
+  }
+  Error* e_ = nullptr;
 };
 
 using Status = Result<void>;

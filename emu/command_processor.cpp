@@ -4,11 +4,18 @@
 #include "emu/command_processor.h"
 
 #include <sched.h>
+#include <sys/prctl.h>
 #include <time.h>
 
+#include <pthread.h>
+
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
 
 #include "emu/memory_model.h"
@@ -26,10 +33,20 @@ namespace qe = pm4::queue_error;
 namespace {
 
 constexpr unsigned kPacketsPerTurn = 64;  // fairness between queues
-// Idle back-off: spin, then yield, then sleep longer and longer (an idle GPU must not burn a core).
-constexpr unsigned kSpinRounds = 2000;
-constexpr unsigned kYieldRounds = 4000;
-constexpr long kMaxSleepNs = 1000000;
+// Idle back-off, by the time since the engine last made progress: spin (a doorbell rung within
+// this window is seen within a round, a few hundred nanoseconds), then yield, then sleep longer
+// and longer up to kMaxSleepNs (an idle GPU must not burn a core). A host thread that blocks in
+// WAIT_EVENTS ends a sleep at once (kick): its work is in a queue already.
+constexpr uint64_t kSpinNs = 200000;
+constexpr uint64_t kYieldNs = 2000000;
+constexpr uint64_t kMinSleepNs = 20000;
+constexpr uint64_t kMaxSleepNs = 1000000;
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -213,9 +230,15 @@ void EngineThread::remove_queue(const std::shared_ptr<Queue>& q) {
 }
 
 void EngineThread::run() {
+  // The sleeps of the idle back-off are short: without this, each one lasts the default 50 us
+  // timer slack longer than asked.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  prctl(PR_SET_NAME, "kfdemu-engine", 0, 0, 0);  // tells the engines apart in profiles
+  warm_up();
   std::vector<std::shared_ptr<Queue>> snapshot;
   uint64_t seen = ~0ull;
   unsigned idle = 0;
+  uint64_t idle_since = 0;
   while (!stop_.load(std::memory_order_relaxed)) {
     uint64_t v = version_.load(std::memory_order_acquire);
     if (v != seen || snapshot.empty()) {
@@ -226,25 +249,61 @@ void EngineThread::run() {
     }
     bool progressed = false;
     for (auto& q : snapshot) {
-      if (q->dead.load() || q->stopped.load()) continue;
+      if (q->dead.load(std::memory_order_relaxed) || q->stopped.load(std::memory_order_relaxed)) continue;
+      if (q->quiet.load(std::memory_order_relaxed) &&
+          doorbell(*q) == q->quiet_doorbell.load(std::memory_order_relaxed))
+        continue;  // nothing new since the ring was empty
       std::lock_guard<std::mutex> qk(q->busy);
       if (q->dead.load()) continue;
       progressed |= service(*q);
     }
-    if (progressed) idle = 0;
-    else backoff(++idle);
+    if (progressed) {
+      idle = 0;
+      idle_since = 0;
+    } else {
+      backoff(++idle, &idle_since);
+    }
   }
 }
 
-void EngineThread::backoff(unsigned idle) {
-  if (idle < kSpinRounds) {
-    for (int i = 0; i < 16; ++i) cpu_relax();
-  } else if (idle < kYieldRounds) {
+// Dekker pairing with backoff(): the kick is stored before sleeping_ is read, and the engine
+// stores sleeping_ before its wait reads kicks_ (both sequentially consistent), so a kick is
+// never lost between the two.
+void EngineThread::kick() {
+  kicks_.fetch_add(1, std::memory_order_seq_cst);
+  if (!sleeping_.load(std::memory_order_seq_cst)) return;
+  { std::lock_guard<std::mutex> lk(mu_); }  // a sleeper is in wait_for, or has not tested yet
+  changed_.notify_all();
+}
+
+void EngineThread::backoff(unsigned idle, uint64_t* idle_since) {
+  if (idle < 64) {  // a few rounds before the first clock read
+    // Right after work, one yield: a host thread waiting for that work may share this core.
+    if (idle == 1) sched_yield();
+    else cpu_relax();
+    return;
+  }
+  const uint64_t now = now_ns();
+  if (*idle_since == 0) *idle_since = now;
+  const uint64_t quiet = now - *idle_since;
+  if (quiet < kSpinNs) {
+    // A yield now and then: on a host with more runnable threads than cores, the thread about
+    // to give this engine its next packet may be queued behind it on this core.
+    if (idle % 32 == 0) sched_yield();
+    else cpu_relax();
+  } else if (quiet < kSpinNs + kYieldNs) {
     sched_yield();
   } else {
-    long ns = 20000L << std::min(6u, (idle - kYieldRounds) / 64);
-    timespec ts{0, std::min(ns, kMaxSleepNs)};
-    nanosleep(&ts, nullptr);
+    const uint64_t ns = std::clamp<uint64_t>(quiet / 16, kMinSleepNs, kMaxSleepNs);
+    const uint64_t kicks = kicks_.load(std::memory_order_relaxed);
+    const uint64_t version = version_.load(std::memory_order_relaxed);
+    std::unique_lock<std::mutex> lk(mu_);
+    sleeping_.store(true, std::memory_order_seq_cst);
+    const bool woken = changed_.wait_for(lk, std::chrono::nanoseconds(ns), [&] {
+      return kicks_.load(std::memory_order_seq_cst) != kicks || version_.load() != version || stop_.load();
+    });
+    sleeping_.store(false, std::memory_order_relaxed);
+    if (woken) *idle_since = 0;  // work is coming (or a queue changed): spin again
   }
 }
 
@@ -271,9 +330,51 @@ void EngineThread::fault(Queue& q, const std::string& why, uint64_t va, bool wri
 
 // ---- CommandProcessor: AQL queues ------------------------------------------------------------
 
-CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : EngineThread(p, d) { start(); }
+namespace {
+// Command processors still building their shader core. A process may exit while one does (a
+// short program, or one that opened /dev/kfd and never dispatched): exit waits for them, so no
+// engine thread builds tables or registers statics while static destructors run.
+struct WarmUps {
+  std::mutex mu;
+  std::condition_variable done;
+  int running = 0;
+};
+// Never destroyed (the exit handler uses it); a forked child starts a fresh one: its parent's
+// threads did not come along, and one of them may have held the lock.
+WarmUps* g_warm_ups = new WarmUps;
+WarmUps& warm_ups() { return *g_warm_ups; }
+void fresh_warm_ups_in_child() { g_warm_ups = new WarmUps; }
+void wait_for_warm_ups() {
+  WarmUps& w = warm_ups();
+  std::unique_lock<std::mutex> lk(w.mu);
+  w.done.wait_for(lk, std::chrono::seconds(10), [&] { return w.running == 0; });
+}
+}  // namespace
+
+CommandProcessor::CommandProcessor(Process& p, DeviceState& d) : EngineThread(p, d) {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    std::atexit(wait_for_warm_ups);
+    pthread_atfork(nullptr, nullptr, fresh_warm_ups_in_child);
+  });
+  {
+    std::lock_guard<std::mutex> lk(warm_ups().mu);
+    ++warm_ups().running;
+  }
+  start();
+}
 
 CommandProcessor::~CommandProcessor() { stop(); }
+
+void CommandProcessor::warm_up() {
+  prepare_dispatch(d_);
+  WarmUps& w = warm_ups();
+  {
+    std::lock_guard<std::mutex> lk(w.mu);
+    --w.running;
+  }
+  w.done.notify_all();
+}
 
 bool CommandProcessor::service(Queue& q) {
   return q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? service_aql(q) : service_pm4(q);
@@ -285,8 +386,8 @@ const char* packet_kind(uint16_t header, const uint8_t* pkt);
 
 // Executes the published packets of one queue; true when at least one packet retired.
 bool CommandProcessor::service_aql(Queue& q) {
-  auto* rptr = reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
-  uint8_t* ring = d_.translate(q.ring_va, q.ring_size, true);
+  auto* rptr = q.rptr_host ? q.rptr_host : reinterpret_cast<uint64_t*>(d_.translate(q.rptr_va, 8, true));
+  uint8_t* ring = q.ring_host ? q.ring_host : d_.translate(q.ring_va, q.ring_size, true);
   if (!rptr || !ring) {
     fault(q, "queue ring or read pointer is not mapped to the GPU", rptr ? q.ring_va : q.rptr_va, true);
     return false;
@@ -296,8 +397,11 @@ bool CommandProcessor::service_aql(Queue& q) {
   // can be updated with any value"): racing producers can leave a lower index last. So a packet
   // past the doorbell still runs when its header is valid and a producer has claimed its slot
   // (below write_dispatch_id, read only then: the producers' atomic add hits that cache line).
-  uint64_t end = doorbell(q) + 1;
-  if (trace_emu::on()) trace_emu::doorbell(q.gpu_id, q.id, end - 1);
+  const uint64_t rung = doorbell(q);
+  uint64_t end = rung + 1;
+  if (trace_emu::on() && !(q.quiet.load(std::memory_order_relaxed) && rung == q.quiet_doorbell.load(std::memory_order_relaxed)))
+    trace_emu::doorbell(q.gpu_id, q.id, rung);
+  q.quiet.store(false, std::memory_order_relaxed);
   bool read_wptr = false;
   uint64_t rd = __atomic_load_n(rptr, __ATOMIC_ACQUIRE);
   uint64_t npackets = q.ring_size / kPacketSize;
@@ -305,7 +409,16 @@ bool CommandProcessor::service_aql(Queue& q) {
   for (unsigned n = 0; n < kPacketsPerTurn; ++n) {
     uint8_t* pkt = ring + (rd % npackets) * kPacketSize;
     uint16_t header = __atomic_load_n(reinterpret_cast<uint16_t*>(pkt), __ATOMIC_ACQUIRE);
-    if (header_type(header) == kTypeInvalid) break;  // not yet published
+    if (header_type(header) == kTypeInvalid) {  // not yet published
+      // Quiet only when the doorbell names a packet already consumed: a new packet's producer
+      // then rings a different value. (A fresh queue's doorbell reads 0 before the producer rings
+      // 0 for its first packet.)
+      if (n == 0 && rung < rd) {
+        q.quiet_doorbell.store(rung, std::memory_order_relaxed);
+        q.quiet.store(true, std::memory_order_relaxed);
+      }
+      break;
+    }
     tsan_acquire_gpu(q.ring_va + (rd % npackets) * kPacketSize);
     if (int64_t(end - rd) <= 0) {
       auto* wptr = read_wptr ? nullptr : reinterpret_cast<uint64_t*>(d_.translate(q.wptr_va, 8, false));
@@ -442,7 +555,7 @@ Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
   return Step::Done;
 }
 
-uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, const char* what) {
+uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, const char* what, Mapping* mp) {
   // The CP reads and atomically updates the signal's 64-bit value: an atomic needs its natural
   // alignment (amd_signal_t itself is 64-byte aligned in the HSA ABI; 8 bytes is what the
   // hardware's access needs).
@@ -451,7 +564,11 @@ uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, c
           signal_va + offsetof(AmdSignal, value), write);
     return nullptr;
   }
-  auto* s = d_.translate(signal_va, sizeof(AmdSignal), write);
+  Mapping m;  // translate(), keeping the mapping
+  uint8_t* s = nullptr;
+  if (d_.lookup(signal_va, &m) && sizeof(AmdSignal) <= m.end - signal_va && (!write || m.writable))
+    s = m.host + (signal_va - m.va);
+  if (s && mp) *mp = m;
   if (!s)
     fault(q, std::string(what) + " " + hex(signal_va) + (write ? " is not mapped (writable) to the GPU" : " is not mapped to the GPU"),
           signal_va + offsetof(AmdSignal, value), write);
@@ -502,22 +619,26 @@ Step CommandProcessor::barrier_value(Queue& q, uint8_t* pkt) {
 // toggle it while the queue lives. source: ROCr amd_hsa_queue.h (AMD_QUEUE_PROPERTIES_ENABLE_PROFILING).
 bool CommandProcessor::profiling(const Queue& q) {
   uint64_t va = q.rptr_va - offsetof(AmdQueue, read_dispatch_id) + offsetof(AmdQueue, queue_properties);
-  const auto* props = reinterpret_cast<const uint32_t*>(d_.translate(va, sizeof(uint32_t), false));
+  // amd_queue_t normally shares the read pointer's page, which the queue holds (no lookup).
+  const bool same_page = (va & ~uint64_t(4095)) == (q.rptr_va & ~uint64_t(4095));
+  const auto* props = q.rptr_host && same_page
+                          ? reinterpret_cast<const uint32_t*>(reinterpret_cast<const uint8_t*>(q.rptr_host) - (q.rptr_va - va))
+                          : reinterpret_cast<const uint32_t*>(d_.translate(va, sizeof(uint32_t), false));
   return props && (__atomic_load_n(props, __ATOMIC_RELAXED) & (1u << 3));
 }
 
 // Completion: timestamps, atomic decrement, then mailbox write and interrupt.
 bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts) {
-  uint8_t* s = signal_at(q, signal_va, true, "completion signal");
+  Mapping m;  // the signal's mapping, looked up once for all of its fields
+  uint8_t* s = signal_at(q, signal_va, true, "completion signal", &m);
   if (!s) return false;
   // The CP writes signals through the L2 (their memory is normally uncached: then to memory).
-  uint8_t* base = s;
   if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
-    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, start_ts), base + offsetof(AmdSignal, start_ts), start_ts, true);
-    cp_store<uint64_t>(d_, signal_va + offsetof(AmdSignal, end_ts), base + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
+    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, start_ts), start_ts, true);
+    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
   }
   tsan_release_gpu(signal_va + offsetof(AmdSignal, value));
-  cp_atomic(d_, signal_va + offsetof(AmdSignal, value), base + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
+  cp_atomic_at(d_, m, signal_va + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
     __atomic_fetch_sub(reinterpret_cast<int64_t*>(p), 1, __ATOMIC_SEQ_CST);
   });
   return signal_event(q, s);
@@ -538,14 +659,14 @@ uint8_t* CommandProcessor::inactive_signal(const Queue& q) {
 bool CommandProcessor::signal_event(Queue& q, uint8_t* s) {
   uint64_t mailbox = __atomic_load_n(reinterpret_cast<uint64_t*>(s + offsetof(AmdSignal, event_mailbox_ptr)), __ATOMIC_ACQUIRE);
   if (!mailbox) return true;
-  auto* mb = reinterpret_cast<uint64_t*>(d_.translate(mailbox, 8, true));
-  if (!mb) {
+  Mapping m;  // translate(mailbox, 8, true), keeping the mapping for the store
+  if (!d_.lookup(mailbox, &m) || 8 > m.end - mailbox || !m.writable) {
     fault(q, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU", mailbox, true);
     return false;
   }
   uint32_t id;
   std::memcpy(&id, s + offsetof(AmdSignal, event_id), sizeof id);
-  cp_store<uint64_t>(d_, mailbox, reinterpret_cast<uint8_t*>(mb), uint64_t(id), true);
+  cp_store_at<uint64_t>(d_, m, mailbox, uint64_t(id), true);
   p_.raise_signal_event(id);
   return true;
 }

@@ -34,6 +34,10 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
                                    uint64_t queue_va, uint64_t dispatch_id);
 // One PM4 DISPATCH_DIRECT: the kernel the COMPUTE_* registers describe.
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r);
+// Builds the device's shader core (its decode tables) ahead of the first dispatch.
+void prepare_dispatch(DeviceState& d);
+// The lock under which a device's shader core (its opcode tables) is built; held across fork().
+std::mutex& shader_build_mutex();
 
 // What one packet came to: retired; waiting for memory or the runtime (retried later without
 // holding the engine); part done after a long run, to be continued (the engine serves other
@@ -74,6 +78,8 @@ class EngineThread {
   EngineThread& operator=(const EngineThread&) = delete;
 
   void add_queue(std::shared_ptr<Queue> q);
+  // Ends an idle sleep at once: a host thread is about to block on work it gave the device.
+  void kick();
   // Removes a queue; returns once the engine no longer touches it.
   void remove_queue(const std::shared_ptr<Queue>& q);
   void stop();
@@ -82,6 +88,8 @@ class EngineThread {
   void start();  // the derived class's constructor calls it last
   // Works on one queue; true when it made progress.
   virtual bool service(Queue& q) = 0;
+  // Runs on the engine's thread before it serves any queue.
+  virtual void warm_up() {}
   // Stops the queue on a page fault: the driver's MEMORY event carries the address
   // (kfd_signal_vm_fault_event); no queue error is written.
   void fault(Queue& q, const std::string& why, uint64_t va, bool write);
@@ -95,7 +103,9 @@ class EngineThread {
 
  private:
   void run();
-  static void backoff(unsigned idle_rounds);
+  // One idle round: spin, then yield, then sleep longer and longer; `idle_since` is when the
+  // engine last made progress (0: not read yet).
+  void backoff(unsigned idle_rounds, uint64_t* idle_since);
 
   std::thread thread_;
   std::atomic<bool> stop_{false};
@@ -103,6 +113,8 @@ class EngineThread {
   std::condition_variable changed_;  // an engine without queues sleeps until it gets one
   std::vector<std::shared_ptr<Queue>> queues_;
   std::atomic<uint64_t> version_{0};
+  std::atomic<uint64_t> kicks_{0};
+  std::atomic<bool> sleeping_{false};
 };
 
 class Pm4Executor;
@@ -117,6 +129,7 @@ class CommandProcessor final : public EngineThread {
  private:
   friend class Pm4Executor;
   bool service(Queue& q) override;
+  void warm_up() override;
 
   // AQL (command_processor.cpp)
   bool service_aql(Queue& q);
@@ -130,7 +143,8 @@ class CommandProcessor final : public EngineThread {
   bool load_signal(Queue& q, uint64_t signal_va, int64_t* value);
   // A signal's bytes (amd_signal_t layout, pm4/aql.h) as the CP reaches them: nullptr when the
   // signal is not mapped (writable) or its 8-byte value is not naturally aligned (the queue faults).
-  uint8_t* signal_at(Queue& q, uint64_t signal_va, bool write, const char* what);
+  // `m`, when given, gets the mapping the signal lies in (for cp_*_at accesses).
+  uint8_t* signal_at(Queue& q, uint64_t signal_va, bool write, const char* what, Mapping* m = nullptr);
   uint8_t* inactive_signal(const Queue& q);
   bool signal_event(Queue& q, uint8_t* s);
   // Stops an AQL queue with queue error bits (pm4/queue_error.h) in queue_inactive_signal.

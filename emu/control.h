@@ -5,11 +5,11 @@
 //   KFDEMU_GPUS=N         number of emulated GPUs (default 1, at most 8)
 //   KFDEMU_TARGET=gfx90a  gfx target of every GPU (gfx90a, gfx908, gfx906, gfx942)
 //   KFDEMU_VRAM_MB=N      VRAM per GPU in MiB (default 65536, an MI210)
-//   KFDEMU_VISIBLE_VRAM_MB=N|all  host-visible VRAM (the BAR) per GPU in MiB (default all: a
-//                         large-BAR part). Less than the VRAM makes a small-BAR part, as amdkfd
-//                         treats one: VRAM allocations with PUBLIC fail (EINVAL), the topology
-//                         reports one private heap, and a CPU mapping of VRAM is refused (EPERM)
-//                         once the mapped buffers would exceed N MiB (0: any CPU mapping).
+//   KFDEMU_VISIBLE_VRAM_MB=N|all  host-visible VRAM (the BAR) per GPU in MiB (default 256: a
+//                         small-BAR part; all: a large-BAR part). On a small-BAR part, as amdkfd
+//                         treats one, VRAM allocations with PUBLIC fail (EINVAL) and the topology
+//                         reports one private heap. On any part, a CPU mapping of VRAM allocated
+//                         without PUBLIC is refused (EPERM) unless it is PROT_NONE.
 //   KFDEMU_CUS=N          compute units per GPU (default 104)
 //   KFDEMU_WORKERS=N      shader worker threads per GPU (default: one per host core)
 //   KFDEMU_LOG=1          log unknown ioctls and device errors on stderr
@@ -79,6 +79,16 @@ struct kfdemu_counts {
   uint32_t doorbells;       // queue doorbells in use (one per live queue)
   uint32_t gpu_mappings;    // GPU mappings of BOs (a BO mapped to two GPUs counts twice)
   uint32_t svm_ranges;      // SVM ranges with attributes set
+  // Work the engines did since the process started (kfdemu_get_stats has the details; tests
+  // compare these before and after to see which engine a copy took):
+  uint64_t sdma_copies;     // SDMA COPY_LINEAR and COPY_LINEAR_RECT packets executed
+  uint64_t sdma_copy_bytes; // bytes they moved
+  uint64_t sdma_fills;      // SDMA CONSTANT_FILL packets executed
+  uint64_t dispatches;      // kernel dispatches run (AQL dispatch packets and PM4 DISPATCH_DIRECT)
+  // The host's calls into the driver since /dev/kfd was opened, from every thread (a device-side
+  // chain of work makes none):
+  uint64_t ioctls;          // /dev/kfd ioctls
+  uint64_t event_waits;     // of which AMDKFD_IOC_WAIT_EVENTS
 };
 
 // Fills `counts`; returns 0, or -1 when /dev/kfd is not open in this process (all counts 0).

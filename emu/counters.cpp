@@ -9,6 +9,7 @@
 
 #include "emu/control.h"
 #include "emu/kfd_process.h"
+#include "emu/stats.h"
 
 namespace emu {
 
@@ -40,6 +41,14 @@ bool Process::counts(kfdemu_counts* c) {
     for (bool used : d->doorbell_used) c->doorbells += used;
   }
   c->svm_ranges = uint32_t(svm_.size());
+  // The engines' work is counted once, in the statistics (emu/stats.h).
+  const stats::Counters& st = stats::counters();
+  c->sdma_copies = st.sdma_copies.load(std::memory_order_relaxed);
+  c->sdma_copy_bytes = st.sdma_copy_bytes.load(std::memory_order_relaxed);
+  c->sdma_fills = st.sdma_fills.load(std::memory_order_relaxed);
+  c->dispatches = st.aql_dispatches.load(std::memory_order_relaxed) + st.pm4_dispatches.load(std::memory_order_relaxed);
+  c->ioctls = ioctls.load(std::memory_order_relaxed);
+  c->event_waits = event_waits.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> ek(ev_mu_);
   for (const auto& [id, ev] : events_) {
     ++c->events;

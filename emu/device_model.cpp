@@ -31,7 +31,9 @@ const TargetInfo kTargets[] = {
 };
 
 std::mutex g_model_mu;
-Model* g_model = nullptr;
+// Published with release once built; every engine reads it per packet, so without a lock. A model
+// replaced before first use stays allocated (readers may hold it).
+std::atomic<Model*> g_model{nullptr};
 std::atomic<bool> g_frozen{false};
 
 long env_long(const char* name, long dflt) {
@@ -57,15 +59,19 @@ kfdemu_config config_from_env() {
 }
 
 // KFDEMU_VISIBLE_VRAM_MB: the host-visible VRAM per GPU in MiB ("all", or at least the VRAM
-// size, for a large-BAR part). Default: all of it.
+// size, for a large-BAR part). Default: 256 MiB, the PCIe BAR of a GPU without resizable BAR
+// (amdgpu reports it as vram_cpu_accessible_size / AMDGPU_INFO_VIS_VRAM_USAGE's limit).
 uint64_t visible_vram_from_env(uint64_t vram_bytes) {
+  constexpr uint64_t kDefaultVisible = 256ull << 20;
   const char* v = std::getenv("KFDEMU_VISIBLE_VRAM_MB");
-  if (!v || !*v || std::strcmp(v, "all") == 0) return vram_bytes;
+  if (!v || !*v) return std::min(kDefaultVisible, vram_bytes);
+  if (std::strcmp(v, "all") == 0) return vram_bytes;
   char* end = nullptr;
   const unsigned long long mb = std::strtoull(v, &end, 0);
   if (!end || *end) {
-    std::fprintf(stderr, "kfdemu: KFDEMU_VISIBLE_VRAM_MB=%s is not a number of MiB or \"all\"; using all\n", v);
-    return vram_bytes;
+    std::fprintf(stderr, "kfdemu: KFDEMU_VISIBLE_VRAM_MB=%s is not a number of MiB or \"all\"; using %llu\n", v,
+                 (unsigned long long)(std::min(kDefaultVisible, vram_bytes) >> 20));
+    return std::min(kDefaultVisible, vram_bytes);
   }
   return std::min<uint64_t>(uint64_t(mb) << 20, vram_bytes);
 }
@@ -114,8 +120,9 @@ const TargetInfo* find_target(const std::string& name) {
 }
 
 const Model& model() {
+  if (const Model* m = g_model.load(std::memory_order_acquire)) [[likely]] return *m;
   std::lock_guard<std::mutex> lk(g_model_mu);
-  if (!g_model) {
+  if (!g_model.load(std::memory_order_relaxed)) {
     auto* m = new Model;
     std::string why;
     if (!build(config_from_env(), m, &why)) {
@@ -129,9 +136,9 @@ const Model& model() {
       d.kfd_minor = 16;
       build(d, m, &why);
     }
-    g_model = m;
+    g_model.store(m, std::memory_order_release);
   }
-  return *g_model;
+  return *g_model.load(std::memory_order_relaxed);
 }
 
 bool set_config(const kfdemu_config& config, std::string* why) {
@@ -142,8 +149,8 @@ bool set_config(const kfdemu_config& config, std::string* why) {
   // The old model may still be referenced by readers: it is kept (reachable, for leak checkers)
   // for the life of the process. Configurations before first use are few.
   static auto* retired = new std::vector<const Model*>();
-  if (g_model) retired->push_back(g_model);
-  g_model = m;
+  if (Model* old = g_model.load(std::memory_order_relaxed)) retired->push_back(old);
+  g_model.store(m, std::memory_order_release);
   return true;
 }
 

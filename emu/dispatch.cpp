@@ -64,11 +64,12 @@ shader::Target target_of(const TargetInfo& t) {
 }
 
 shader::ShaderCore& core_for(DeviceState& d) {
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lk(mu);
+  if (shader::ShaderCore* c = d.shader_ready.load(std::memory_order_acquire)) [[likely]] return *c;
+  std::lock_guard<std::mutex> lk(shader_build_mutex());
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
     d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus);
+    d.shader_ready.store(d.shader.get(), std::memory_order_release);
   }
   return *d.shader;
 }
@@ -116,6 +117,13 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
   shader::Dispatch sd{packet_va, queue_va, dispatch_id, private_base, &q.dead};
   sd.gws = holds_gws(d, q);
   return result_of(core_for(d).run(sd, mem, hooks));
+}
+
+void prepare_dispatch(DeviceState& d) { (void)core_for(d); }
+
+std::mutex& shader_build_mutex() {
+  static auto* mu = new std::mutex;  // never destroyed: an engine thread may build during exit
+  return *mu;
 }
 
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r) {

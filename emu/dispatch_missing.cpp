@@ -18,6 +18,8 @@ DispatchResult run_kernel_dispatch(Process&, DeviceState&, const Queue&, uint64_
   return missing();
 }
 
+void prepare_dispatch(DeviceState&) {}
+
 DispatchResult run_register_dispatch(Process&, DeviceState&, const shader::RegisterDispatch&) {
   return missing();
 }

@@ -8,6 +8,7 @@
 #endif
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +58,9 @@ F next(const char* name) {
   using real_##name##_t = __VA_ARGS__;                                \
   static real_##name##_t real_##name##_fn = nullptr;                  \
   if (!real_##name##_fn) real_##name##_fn = next<real_##name##_t>(#name)
+
+std::atomic<pid_t> g_pid{0};
+void forget_pid_in_child() { g_pid.store(0, std::memory_order_relaxed); }
 
 bool ours(int fd) { return fd >= 0 && fd < kMaxFd && g_kind[fd].load(std::memory_order_acquire); }
 
@@ -147,6 +151,16 @@ mode_t mode_arg(int flags, va_list ap) {
 }
 
 }  // namespace
+
+pid_t own_pid() {
+  pid_t p = g_pid.load(std::memory_order_relaxed);
+  if (p != 0) [[likely]] return p;
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, forget_pid_in_child); });
+  p = getpid();
+  g_pid.store(p, std::memory_order_relaxed);
+  return p;
+}
 
 FdKind fd_kind(int fd) { return ours(fd) ? FdKind(g_kind[fd].load()) : FdKind::None; }
 int render_minor_of_fd(int fd) { return fd_kind(fd) == FdKind::Render ? int(g_minor[fd].load()) : -1; }

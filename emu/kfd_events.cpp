@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cstring>
 
+#include "emu/command_processor.h"
 #include "emu/kfd_process.h"
+#include "emu/sdma_engine.h"
 #include "emu/user_copy.h"
 #include "kfd/uapi_ext.h"
 
@@ -204,8 +206,22 @@ void release_waiters(std::map<uint32_t, Event>& events, const std::vector<kfd_ev
 
 // kfd_wait_on_events. Errors leave wait_result FAIL (the ioctl copies the arguments back even
 // then); an event destroyed during the wait is EIO.
+void Process::kick_engines() {
+  std::lock_guard<std::mutex> lk(mu);
+  for (auto& [id, d] : devices_) {
+    if (d->cp) d->cp->kick();
+    for (auto& e : d->sdma)
+      if (e) e->kick();
+  }
+}
+
 int Process::wait_events(kfd_ioctl_wait_events_args* a) {
+  event_waits.fetch_add(1, std::memory_order_relaxed);
   a->wait_result = KFD_IOC_WAIT_RESULT_FAIL;
+  // A waiter that may block waits for work it gave the device: an engine dozing in its idle
+  // back-off looks at its queues now rather than after its sleep (a doorbell is a store to
+  // memory the engine polls; it cannot wake it).
+  if (a->timeout != 0) kick_engines();
   std::vector<kfd_event_data> data(a->num_events);
   void* user = reinterpret_cast<void*>(a->events_ptr);
   if (!data.empty() && !copy_from_user(data.data(), user, data.size() * sizeof(data[0])))

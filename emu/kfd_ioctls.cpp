@@ -107,7 +107,24 @@ void Process::ensure_devices_locked() {
   }
 }
 
+void Process::fork_prepare() {
+  shader_build_mutex().lock();  // a shader core being built finishes first
+  mu.lock();
+  ev_mu_.lock();
+}
+
+void Process::fork_done() {
+  ev_mu_.unlock();
+  mu.unlock();
+  shader_build_mutex().unlock();
+}
+
 void Process::on_open() {
+  static std::once_flag fork_handlers;
+  std::call_once(fork_handlers, [] {
+    pthread_atfork([] { Process::get().fork_prepare(); }, [] { Process::get().fork_done(); },
+                   [] { Process::get().fork_done(); });
+  });
   std::lock_guard<std::mutex> lk(mu);
   freeze_model();
   if (open_count_ > 0 && owner_ != getpid()) abandon_for_child_locked();
@@ -115,6 +132,11 @@ void Process::on_open() {
     owner_ = getpid();
     ensure_devices_locked();
     stats::arm_report();
+    // The command processors start with the device file rather than with their first queue:
+    // each thread builds its shader core (decode tables, one to two milliseconds) while the
+    // runtime reads the topology and sets itself up, then sleeps until it has a queue.
+    for (auto& [id, d] : devices_)
+      if (!d->cp) d->cp = std::make_unique<CommandProcessor>(*this, *d);
   }
 }
 
@@ -181,7 +203,8 @@ void Process::reset_locked() {
 }
 
 int Process::ioctl(unsigned long request, void* arg) {
-  if (getpid() != owner_) return -EBADF;  // a forked child must open its own /dev/kfd
+  if (own_pid() != owner_) return -EBADF;  // a forked child must open its own /dev/kfd
+  ioctls.fetch_add(1, std::memory_order_relaxed);
   unsigned nr = _IOC_NR(request);
   size_t usize = _IOC_SIZE(request);
   // kfd_ioctl: numbers past the table of this KFD version are ENOTTY; the type byte is not looked

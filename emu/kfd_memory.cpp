@@ -84,7 +84,6 @@ void Process::free_bo_locked(Bo& bo) {
   if (bo.kind == BoKind::Vram) {
     if (DeviceState* d = device(bo.gpu_id)) {
       d->vram_used -= bo.size;
-      if (bo.cpu_visible) d->visible_used -= bo.size;
     }
   }
   if (bo.arena_offset != UINT64_MAX && (bo.kind == BoKind::Vram || bo.kind == BoKind::Gtt))
@@ -248,39 +247,30 @@ void* Process::mmap_render(uint32_t minor, void* addr, size_t len, int prot, int
   for (auto& [h, bo] : bos_) {
     if (bo->kind != BoKind::Vram && bo->kind != BoKind::Gtt) continue;
     if (offset != bo->mmap_offset || len > bo->size) continue;
-    if (bo->kind == BoKind::Vram) {
-      DeviceState* d = device(bo->gpu_id);
-      if (d && !d->model->large_bar()) return mmap_small_bar_locked(*d, *bo, addr, len, prot, flags);
-    }
+    if (bo->kind == BoKind::Vram && !(bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC))
+      return mmap_private_vram_locked(*bo, addr, len, prot, flags);
     return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo->arena_offset));
   }
   errno = EINVAL;
   return MAP_FAILED;
 }
 
-// VRAM of a small-BAR part on the CPU. Linux >= 5.14 lets every KFD BO be mmapped (the thunk
-// maps invisible VRAM PROT_NONE for the debugger: "drm/amdkfd: Allow CPU access for all VRAM
-// BOs"); a CPU access then moves the BO into the BAR window (amdgpu_bo_fault_reserve_notify)
-// or raises SIGBUS when it cannot. The emulator decides at mmap time instead: PROT_NONE gets a
-// mapping with no memory behind it; an accessible mapping is granted while the mapped buffers
-// fit in the visible window, else refused with EPERM (what amdgpu_gem_object_mmap returns for
-// a BO without CPU access, the Linux < 5.14 answer for every non-PUBLIC VRAM BO).
-void* Process::mmap_small_bar_locked(DeviceState& d, Bo& bo, void* addr, size_t len, int prot, int flags) {
+// VRAM allocated without PUBLIC on the CPU. amdgpu_gem_object_mmap refuses a BO created with
+// AMDGPU_GEM_CREATE_NO_CPU_ACCESS with EPERM, and amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu
+// created every VRAM BO without KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC that way until Linux 5.14
+// ("drm/amdkfd: Allow CPU access for all VRAM BOs"); since then the mmap succeeds (ROCm's thunk
+// maps such BOs PROT_NONE, MAP_PRIVATE for the debugger and fails the allocation otherwise) and
+// a CPU access moves the BO into the BAR window or GTT (amdgpu_bo_fault_reserve_notify), evicting
+// the process's queues. The emulator keeps the older, stricter answer for accessible mappings
+// (EPERM) and grants PROT_NONE ones (no memory behind them), so a runtime that touches device-only
+// VRAM from the CPU fails here instead of passing where hardware would crawl or fault.
+void* Process::mmap_private_vram_locked(Bo& bo, void* addr, size_t len, int prot, int flags) {
   if (prot == PROT_NONE)
     return real_mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (flags & MAP_FIXED), -1, 0);
-  if (!bo.cpu_visible) {
-    if (d.visible_used + bo.size > d.model->visible_vram_bytes) {
-      log("mmap of VRAM BO at 0x%llx (%llu KiB): the GPU's host-visible VRAM (%llu MiB, %llu KiB in use; "
-          "KFDEMU_VISIBLE_VRAM_MB) cannot hold it: EPERM",
-          (unsigned long long)bo.va, (unsigned long long)(bo.size >> 10),
-          (unsigned long long)(d.model->visible_vram_bytes >> 20), (unsigned long long)(d.visible_used >> 10));
-      errno = EPERM;
-      return MAP_FAILED;
-    }
-    bo.cpu_visible = true;
-    d.visible_used += bo.size;
-  }
-  return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo.arena_offset));
+  log("mmap of VRAM BO at 0x%llx (%llu KiB, prot %d): allocated without PUBLIC (no CPU access): EPERM",
+      (unsigned long long)bo.va, (unsigned long long)(bo.size >> 10), prot);
+  errno = EPERM;
+  return MAP_FAILED;
 }
 
 uint8_t* Process::event_slots() {

@@ -45,7 +45,6 @@ struct Bo {
   uint64_t mmap_offset = 0;  // what the runtime passes to mmap
   std::set<uint32_t> mapped; // gpu_ids it is mapped to
   int queue_refs = 0;        // queues using it (kernel 6.12: cannot be freed/unmapped then)
-  bool cpu_visible = false;  // VRAM of a small-BAR part mapped on the CPU: charged to the BAR
   bool writable() const { return flags & KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE; }
 };
 
@@ -84,6 +83,18 @@ struct Queue {
   int64_t timestamp_offset = 0;   // SDMA: TIMESTAMP_SET's local counter minus the GPU clock
   bool scratch_wait = false;      // AQL: asked the runtime for scratch, waits for it
   uint64_t acquired = ~0ull;      // AQL: the packet whose acquire fence has been applied
+  // AQL: the ring was empty at the read index when the doorbell held `quiet_doorbell`, the index
+  // of a packet already consumed. Until the doorbell changes the engine skips the queue without
+  // translating anything: a producer writes a packet before ringing the doorbell with its index,
+  // so a new packet means a new value.
+  // Written by the serving engine's thread (and cleared by UPDATE_QUEUE), read by it unlocked.
+  std::atomic<bool> quiet{false};
+  std::atomic<uint64_t> quiet_doorbell{0};
+  // AQL: the ring and the read pointer as host memory, from the buffers the queue holds (a held
+  // buffer cannot be unmapped or freed while the queue lives, as in Linux 6.12), so the engine
+  // does not look them up per turn. Changed under `busy` (UPDATE_QUEUE).
+  uint8_t* ring_host = nullptr;
+  uint64_t* rptr_host = nullptr;
 };
 
 struct Event {
@@ -104,7 +115,6 @@ struct DeviceState {
   int drm_fd_bound = -1;         // ACQUIRE_VM
   bool vm_acquired = false;
   uint64_t vram_used = 0;
-  uint64_t visible_used = 0;     // small BAR: bytes of VRAM buffers mapped on the CPU
   uint64_t doorbell_arena = UINT64_MAX;  // 8 KiB doorbell slice
   uint64_t mmio_arena = UINT64_MAX;      // one 4 KiB MMIO remap page
   std::vector<bool> doorbell_used = std::vector<bool>(1024, false);
@@ -114,7 +124,8 @@ struct DeviceState {
   // destroyed after the engines that use it, before the mappings that point into it.
   std::unique_ptr<shader::GpuCache> l2;
   std::unique_ptr<CommandProcessor> cp;
-  std::shared_ptr<shader::ShaderCore> shader;  // created on the first kernel dispatch
+  std::shared_ptr<shader::ShaderCore> shader;  // created when the CP starts (or by the first dispatch)
+  std::atomic<shader::ShaderCore*> shader_ready{nullptr};  // shader.get() once created
   uint64_t tba = 0, tma = 0;
   std::weak_ptr<Queue> gws_holder;        // ALLOC_QUEUE_GWS: the one queue holding the GWS
   std::atomic<const Queue*> gws_queue{nullptr};  // the same for the CP (no process lock)
@@ -142,6 +153,11 @@ class Process {
 
   void on_open();
   void on_last_close();
+  // fork() while engine threads run: the locks a child's first calls take are held across the
+  // fork by the forking thread (pthread_atfork), so none is left locked by a thread the child
+  // does not have.
+  void fork_prepare();
+  void fork_done();
 
   // Interrupts from the device side. An interrupt names a KFD event the way amdkfd's
   // kfd_signal_event_interrupt takes it: a context id with its valid bits (CP end of pipe 32,
@@ -165,6 +181,10 @@ class Process {
   std::shared_ptr<Bo> bo_at_locked(DeviceState& d, uint64_t va);
 
   std::mutex mu;  // guards everything below but the event wait
+
+  // The host's calls into the driver (kfdemu_counts), counted without the process lock.
+  std::atomic<uint64_t> ioctls{0}, event_waits{0};  // the host's calls into the driver
+
  private:
   Process() = default;
   void reset_locked();
@@ -193,6 +213,8 @@ class Process {
   int set_event(kfd_ioctl_set_event_args* a);
   int reset_event(kfd_ioctl_reset_event_args* a);
   int wait_events(kfd_ioctl_wait_events_args* a);
+  // Ends the idle sleep of every engine (a host thread is about to block on the device's work).
+  void kick_engines();
   int get_clock_counters(kfd_ioctl_get_clock_counters_args* a);
   int set_memory_policy(kfd_ioctl_set_memory_policy_args* a);
   int set_scratch_backing_va(kfd_ioctl_set_scratch_backing_va_args* a);
@@ -229,7 +251,7 @@ class Process {
   int map_args_locked(uint64_t handle, uint32_t n_devices, uint32_t n_success, uint64_t ids_ptr,
                       std::vector<uint32_t>* ids, Bo** bo);
   uint64_t kfd_mmap_arena_locked(size_t len, uint64_t offset, int* err);
-  void* mmap_small_bar_locked(DeviceState& d, Bo& bo, void* addr, size_t len, int prot, int flags);
+  void* mmap_private_vram_locked(Bo& bo, void* addr, size_t len, int prot, int flags);
   int set_event_page_locked(uint64_t handle);
   int create_signal_event_locked(Event& ev);
   static void set_event_locked(Event& e);

@@ -152,6 +152,12 @@ int Process::create_queue(kfd_ioctl_create_queue_args* a) {
   auto* db = reinterpret_cast<uint64_t*>(Arena::get().host(d->doorbell_arena)) + slot;
   __atomic_store_n(db, 0, __ATOMIC_RELEASE);
   for (auto& bo : q->held) ++bo->queue_refs;
+  if (q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL) {  // the CP writes both (else it faults on them)
+    const Bo& rp = *q->held[1];
+    const Bo& ring = *q->held[kHeldRing];
+    if (rp.writable()) q->rptr_host = reinterpret_cast<uint64_t*>(rp.host + (q->rptr_va - rp.va));
+    if (ring.writable()) q->ring_host = ring.host + (q->ring_va - ring.va);
+  }
   d->doorbell_used[slot] = true;
   if (is_sdma(q->type))
     (q->type == KFD_IOC_QUEUE_TYPE_SDMA_XGMI ? d->sdma_xgmi_used : d->sdma_used)[q->sdma_id] = true;
@@ -211,6 +217,9 @@ int Process::update_queue(kfd_ioctl_update_queue_args* a) {
     q.held[kHeldRing] = held[0];
     q.ring_va = a->ring_base_address;
     q.ring_size = a->ring_size;
+    if (q.type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL)
+      q.ring_host = held[0]->writable() ? held[0]->host + (q.ring_va - held[0]->va) : nullptr;
+    q.quiet.store(false, std::memory_order_relaxed);
   }
   q.percentage = a->queue_percentage & 0xff;
   q.priority = a->queue_priority;

@@ -132,7 +132,19 @@ void cp_read(DeviceState& d, uint64_t va, const uint8_t* host, void* dst, unsign
 
 void cp_write(DeviceState& d, uint64_t va, uint8_t* host, const void* src, unsigned n, bool l2) {
   Mapping m;
-  if (l2 && d.l2 && d.lookup(va, &m) && m.cache && va - m.va + n <= m.end - m.va) {
+  if (l2 && d.l2 && d.lookup(va, &m)) {
+    cp_write_at(d, m, va, src, n, true);
+    return;
+  }
+  m.va = va;
+  m.end = va + n;
+  m.host = host;
+  cp_write_at(d, m, va, src, n, false);
+}
+
+void cp_write_at(DeviceState& d, const Mapping& m, uint64_t va, const void* src, unsigned n, bool l2) {
+  uint8_t* host = m.host + (va - m.va);
+  if (l2 && d.l2 && m.cache && va - m.va + n <= m.end - m.va) {
     d.l2->write(*m.cache, va, src, n);
     return;
   }

@@ -52,6 +52,19 @@ void cp_atomic(DeviceState& d, uint64_t va, uint8_t* host, unsigned bytes, F&& f
   else f(host);
 }
 
+// The same accesses when `m`, the mapping holding [va, va+n), was looked up already (several
+// accesses to one object, such as a signal's timestamps and value, cost one lookup).
+void cp_write_at(DeviceState& d, const Mapping& m, uint64_t va, const void* src, unsigned n, bool l2);
+template <class T>
+void cp_store_at(DeviceState& d, const Mapping& m, uint64_t va, T v, bool l2) {
+  cp_write_at(d, m, va, &v, sizeof v, l2);
+}
+template <class F>
+void cp_atomic_at(DeviceState& d, const Mapping& m, uint64_t va, unsigned bytes, F&& f) {
+  if (d.l2 && m.cache && va - m.va + bytes <= m.end - m.va) d.l2->update(*m.cache, va, bytes, f);
+  else f(m.host + (va - m.va));
+}
+
 // Fences at the CP: an AQL packet's acquire (before it runs) and release (after), with scopes
 // pm4::aql::kScope*. Agent scope: the L1s invalidated (acquire); the L2 is the agent's. System
 // scope: the L2's NC lines invalidated (acquire), its dirty lines written back (release).

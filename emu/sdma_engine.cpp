@@ -5,6 +5,10 @@
 
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
+
 #include "pm4/sdma.h"
 #include "pm4/type3.h"
 
@@ -27,6 +31,54 @@ std::string op_label(uint32_t dw0) {
 }
 
 void charge(uint64_t* budget, uint64_t bytes) { *budget = bytes >= *budget ? 0 : *budget - bytes; }
+
+// A COPY_LINEAR at least this long followed by one that continues it (the next source and
+// destination bytes, also this long) is part of a copy larger than the host's caches.
+constexpr uint64_t kStreamingBytes = 2u << 20;
+
+// dst <- src with stores that bypass the host's caches (as a DMA engine's writes to memory do),
+// fenced so that the completion the engine writes next is seen after the data. The ranges must
+// not overlap.
+void stream_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+  const uint64_t head = std::min<uint64_t>(n, (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15);
+  std::memcpy(dst, src, head);
+  uint64_t i = head;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  std::memcpy(dst + i, src + i, n - i);
+  _mm_sfence();
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+// The pieces of a packet's source and destination, streamed pairwise; false (nothing copied)
+// when a destination piece overlaps a source piece (then memmove's semantics apply).
+bool stream_spans(const std::vector<HostSpan>& dst, const std::vector<HostSpan>& src) {
+  for (const HostSpan& d : dst)
+    for (const HostSpan& s : src)
+      if (d.host < s.host + s.len && s.host < d.host + d.len) return false;
+  size_t di = 0, si = 0;
+  uint64_t doff = 0, soff = 0;
+  while (di < dst.size() && si < src.size()) {
+    const uint64_t n = std::min(dst[di].len - doff, src[si].len - soff);
+    stream_copy(dst[di].host + doff, src[si].host + soff, n);
+    doff += n;
+    soff += n;
+    if (doff == dst[di].len) { ++di; doff = 0; }
+    if (soff == src[si].len) { ++si; soff = 0; }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -153,6 +205,17 @@ bool SdmaEngine::service(Queue& q) {
       std::memcpy(s.wrapped.data() + first, ring, (len - first) * 4);
       pk = s.wrapped.data();
     }
+    streaming_ = false;
+    if (op_of(head[0]) == kOpCopy && sub_op_of(head[0]) == kSubCopyLinear && avail >= 2 * kCopyLinearDwords) {
+      uint32_t next[kCopyLinearDwords];
+      for (uint32_t i = 0; i < kCopyLinearDwords; ++i)
+        next[i] = __atomic_load_n(&ring[(pos + len + i) % ndw], __ATOMIC_ACQUIRE);
+      if (op_of(next[0]) == kOpCopy && sub_op_of(next[0]) == kSubCopyLinear && !next[2]) {
+        const CopyLinear a = decode_copy_linear(pk, *family_), b = decode_copy_linear(next, *family_);
+        streaming_ = a.bytes >= kStreamingBytes && b.bytes >= kStreamingBytes && b.src == a.src + a.bytes &&
+                     b.dst == a.dst + a.bytes;
+      }
+    }
     const Step st = packet(q, pk, len, va, false, &budget);
     if (st == Step::Yield) return true;
     if (st != Step::Done) return progressed;
@@ -240,10 +303,15 @@ Step SdmaEngine::packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bo
 Step SdmaEngine::copy_linear(Queue& q, const uint32_t* p, uint64_t* budget) {
   const CopyLinear c = decode_copy_linear(p, *family_);
   if (p[2]) return error(q, "DST_SWAP/SRC_SWAP (dword 2 = " + hex(p[2]) + "): byte swapping is not implemented by the emulator");
-  std::vector<HostSpan> src, dst;
+  std::vector<HostSpan>& src = src_spans_;
+  std::vector<HostSpan>& dst = dst_spans_;
   if (!range(q, c.src, c.bytes, false, "source", &src) || !range(q, c.dst, c.bytes, true, "destination", &dst))
     return Step::Failed;
-  dma_copy(dst, src);
+  // Packets of a copy larger than the host's caches stream past them (the reference for the
+  // engine's speed is a host memcpy of the whole copy, which does so too); others stay cached.
+  const bool stream = streaming_;
+  streaming_ = false;  // set per ring packet by service()
+  if (!stream || !stream_spans(dst, src)) dma_copy(dst, src);
   charge(budget, c.bytes);
   return Step::Done;
 }
@@ -253,7 +321,8 @@ Step SdmaEngine::copy_rect(Queue& q, const uint32_t* p, uint64_t* budget) {
   if (r.element_log2 > 4) return error(q, "ELEMENT " + std::to_string(r.element_log2) + " is larger than 16 bytes");
   if (r.src % 4 || r.dst % 4) return error(q, "base addresses must be dword aligned (" + hex(r.src) + ", " + hex(r.dst) + ")");
   const uint64_t e = 1ull << r.element_log2, row = uint64_t(r.width) * e;
-  std::vector<HostSpan> src, dst;
+  std::vector<HostSpan>& src = src_spans_;
+  std::vector<HostSpan>& dst = dst_spans_;
   for (uint32_t z = 0; z < r.depth; ++z) {
     for (uint32_t y = 0; y < r.height; ++y) {
       const uint64_t so = ((uint64_t(r.src_z) + z) * r.src_slice + (uint64_t(r.src_y) + y) * r.src_pitch + r.src_x) * e;
@@ -327,7 +396,7 @@ Step SdmaEngine::const_fill(Queue& q, const uint32_t* p, uint64_t* budget) {
   if (c.dst % unit || c.bytes % unit)
     return error(q, "a " + std::to_string(unit) + "-byte fill needs an aligned destination and size (" + hex(c.dst) +
                         ", " + std::to_string(c.bytes) + " bytes)");
-  std::vector<HostSpan> dst;
+  std::vector<HostSpan>& dst = dst_spans_;
   if (!range(q, c.dst, c.bytes, true, "destination", &dst)) return Step::Failed;
   dma_fill(dst, c.data, unit);
   charge(budget, c.bytes);

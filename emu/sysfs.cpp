@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "emu/device_model.h"
@@ -26,14 +27,15 @@ std::once_flag g_once;
 std::string g_root;
 pid_t g_root_owner = 0;
 
+// Directories this process made for its tree: each is made once, and its parents are not tried
+// again (a mkdir per path component and file was most of the tree's system calls).
+std::set<std::string> g_made;
+
 void mkdirs(const std::string& path) {
-  std::string cur;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    cur = path.substr(0, pos);
-    real_mkdir(cur.c_str(), 0755);
-  }
+  if (path.empty() || g_made.count(path)) return;
+  mkdirs(path.substr(0, path.rfind('/')));
+  real_mkdir(path.c_str(), 0755);
+  g_made.insert(path);
 }
 
 void put(const std::string& path, const std::string& text) {
@@ -120,6 +122,7 @@ void build_tree() {
   }
   g_root = root;
   g_root_owner = getpid();
+  g_made.insert(g_root);  // mkdtemp made it
   // /proc/modules as a runtime's driver check sees it (rocminfo looks for amdgpu there): the real
   // list, if any, plus the amdgpu module.
   std::string modules;

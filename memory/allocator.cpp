@@ -286,6 +286,32 @@ base::Result<AllocationInfo> Context::lookup(const void* ptr) const {
   return info;
 }
 
+base::Result<Placement> Context::locate(const void* ptr, uint32_t gpu_id) const {
+  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  Placement r;
+  Pool* pool = nullptr;
+  {
+    std::shared_lock lk(map_mu_);
+    auto it = find_containing(allocations_, p);
+    if (it == allocations_.end()) return base::Error::msg("locate: no allocation contains " + base::hex(p), ENOENT);
+    const AllocationInfo& i = it->second.info;
+    r.base = i.base;
+    r.size = i.size;
+    r.heap = i.heap;
+    r.owner_gpu = i.owner_gpu;
+    r.mapped = std::find(i.mapped_gpus.begin(), i.mapped_gpus.end(), gpu_id) != i.mapped_gpus.end();
+    pool = it->second.pool;
+  }
+  if (!pool) return r;
+  Pool::Block b{};
+  if (!pool->find(p, &b))
+    return base::Error::msg("locate: " + base::hex(p) + " is in a " + pool->name() + " pool chunk but not in a live block",
+                            ENOENT);
+  r.base = b.base;
+  r.size = b.size;
+  return r;
+}
+
 base::Status Context::set_tag(const void* ptr, std::shared_ptr<void> tag) {
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   Pool* pool = nullptr;

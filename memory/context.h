@@ -46,6 +46,9 @@ class Context {
   base::Status free(void* ptr);
   // The allocation containing `ptr` (any interior pointer); ENOENT if none.
   base::Result<AllocationInfo> lookup(const void* ptr) const;
+  // The same, without the GPU list and the tag (no copy of either: a copy engine's per-operation
+  // check), and whether GPU `gpu_id` maps it.
+  base::Result<Placement> locate(const void* ptr, uint32_t gpu_id) const;
   // Attaches `tag` to the allocation (or pooled block) containing `ptr`, replacing any earlier
   // one; it is returned by lookup and dropped when the allocation is freed. ENOENT if none.
   base::Status set_tag(const void* ptr, std::shared_ptr<void> tag);

@@ -14,6 +14,7 @@ Pool::Pool(std::string name, size_t chunk_size, ChunkAlloc alloc, ChunkFree free
       alloc_(std::move(alloc)),
       free_(std::move(free)) {
   free_lists_.resize(class_of(max_block()) + 1);
+  uncut_.resize(free_lists_.size());
 }
 
 Pool::~Pool() {
@@ -28,10 +29,7 @@ unsigned Pool::class_of(size_t size) {
 base::Status Pool::grow(unsigned cls) {
   KFD_ASSIGN(uintptr_t base, alloc_(chunk_size_));
   chunks_[base] = Chunk{base, cls, 0};
-  size_t bsize = kMinBlock << cls;
-  auto& fl = free_lists_[cls];
-  // Push in reverse so blocks are handed out in address order.
-  for (size_t off = chunk_size_; off >= bsize; off -= bsize) fl.push_back(base + off - bsize);
+  uncut_[cls] = Uncut{base, base + chunk_size_};  // blocks handed out in address order
   return {};
 }
 
@@ -48,9 +46,15 @@ base::Result<uintptr_t> Pool::allocate(size_t size, size_t alignment) {
   unsigned cls = class_of(need);
   std::lock_guard lk(mu_);
   auto& fl = free_lists_[cls];
-  if (fl.empty()) KFD_TRY(grow(cls));
-  uintptr_t p = fl.back();
-  fl.pop_back();
+  uintptr_t p;
+  if (!fl.empty()) {
+    p = fl.back();
+    fl.pop_back();
+  } else {
+    if (uncut_[cls].next == uncut_[cls].end) KFD_TRY(grow(cls));
+    p = uncut_[cls].next;
+    uncut_[cls].next += kMinBlock << cls;
+  }
   live_[p] = Live{kMinBlock << cls, nullptr};
   auto it = std::prev(chunks_.upper_bound(p));
   it->second.used++;
@@ -104,6 +108,8 @@ size_t Pool::trim() {
     fl.erase(std::remove_if(fl.begin(), fl.end(),
                             [&](uintptr_t b) { return b >= base && b < base + chunk_size_; }),
              fl.end());
+    Uncut& u = uncut_[it->second.cls];
+    if (u.next >= base && u.next < base + chunk_size_) u = Uncut{};
     free_(base);
     it = chunks_.erase(it);
     ++n;

@@ -60,4 +60,13 @@ struct AllocationInfo {
   void* ptr() const { return reinterpret_cast<void*>(base); }
 };
 
+// Where an address lies, as a copy engine needs it (Context::locate).
+struct Placement {
+  uintptr_t base = 0;  // the allocation (the block, for pooled memory)
+  size_t size = 0;
+  Heap heap = Heap::Gtt;
+  uint32_t owner_gpu = 0;
+  bool mapped = false;  // to the GPU asked about
+};
+
 }  // namespace mem

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 #include "pm4/queue_sizes.h"
@@ -90,6 +91,14 @@ class AqlQueue {
   base::Result<uint64_t> reserve(uint32_t count = 1, std::chrono::nanoseconds timeout = kForever);
   // Writes the packet body, then stores its first dword (header + setup) with release order.
   void write(uint64_t index, const Packet& p);
+  // The same for a kernel dispatch built in place (the launch path: one copy into the ring).
+  void write(uint64_t index, const aql::KernelDispatchPacket& k) {
+    Packet* slot = &ring_[index & mask_];
+    std::memcpy(reinterpret_cast<uint8_t*>(slot) + 4, reinterpret_cast<const uint8_t*>(&k) + 4, sizeof k - 4);
+    uint32_t dw0;
+    std::memcpy(&dw0, &k, sizeof dw0);
+    __atomic_store_n(&slot->dw[0], dw0, __ATOMIC_RELEASE);
+  }
   // Store fence, then the 64-bit doorbell write of the packet index.
   void ring_doorbell(uint64_t index);
   // reserve + write + ring_doorbell.

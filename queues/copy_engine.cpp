@@ -113,7 +113,7 @@ base::Result<BlitCopier*> CopyEngine::blit() {
 }
 
 base::Result<CopyEngine::Where> CopyEngine::where(uint64_t va, uint64_t bytes, const char* what) const {
-  auto info = rt_.memory().lookup(reinterpret_cast<const void*>(va));
+  auto info = rt_.memory().locate(reinterpret_cast<const void*>(va), gpu_.gpu_id);
   if (!info)
     return base::Error::msg(std::string("copy: ") + what + " " + base::hex(va) +
                                 " is not in any allocation of this process (pageable host memory is "
@@ -124,7 +124,7 @@ base::Result<CopyEngine::Where> CopyEngine::where(uint64_t va, uint64_t bytes, c
                                 ") runs past the end of its allocation [" + base::hex(info->base) + ", " +
                                 base::hex(info->base + info->size) + ")",
                             EFAULT);
-  if (std::find(info->mapped_gpus.begin(), info->mapped_gpus.end(), gpu_.gpu_id) == info->mapped_gpus.end())
+  if (!info->mapped)
     return base::Error::msg(std::string("copy: ") + what + " " + base::hex(va) + " (" + mem::heap_name(info->heap) +
                                 " of GPU " + base::hex(info->owner_gpu) + ") is not mapped to GPU " +
                                 base::hex(gpu_.gpu_id) + ", whose engine copies",

@@ -59,9 +59,13 @@ struct CopyPolicy {
   uint64_t sdma_min_bytes = 64u << 10;
   bool device_copies_blit = true;   // same-GPU device-to-device copies and device fills
   // Pageable (unregistered) host memory: staged through `staging_buffers` pinned buffers of
-  // `staging_chunk` bytes per direction, the CPU filling one while the engine moves another;
+  // `staging_chunk` bytes per direction, the CPU filling one while the engine moves another (a
+  // copy the buffers hold goes in as many pieces as there are buffers, so the two overlap);
   // from `userptr_min_bytes` up the host range is registered (USERPTR) and copied in place
-  // instead. 0 disables registration.
+  // instead. 0 disables registration, the default: registering checks (and pins) every page,
+  // which costs about as much as the CPU's copy into a staging buffer, and the staged pipeline
+  // runs both copies at once (ROCclr pins from 1 MiB up, GPU_PINNED_MIN_XFER_SIZE, where a PCIe
+  // copy is slower than the CPU's).
   uint64_t staging_chunk = 4u << 20;
   uint32_t staging_buffers = 4;
   uint64_t userptr_min_bytes = 0;

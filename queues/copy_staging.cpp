@@ -15,6 +15,16 @@ namespace queues {
 namespace {
 
 constexpr uint64_t kPage = 4096;
+constexpr uint64_t kMinPiece = 64u << 10;
+
+// The bytes one staged piece carries: a buffer's worth, or, for a copy the `count` buffers
+// hold, its share of them (at least 64 KiB), so that from the second piece on the CPU's copy of
+// one piece overlaps the engine's copy of another, and a copy that fits the buffers never waits
+// for one of them.
+uint64_t piece_bytes(uint64_t bytes, uint64_t chunk, size_t count) {
+  const uint64_t share = (bytes / count + kPage - 1) / kPage * kPage;
+  return std::clamp<uint64_t>(share, std::min(kMinPiece, chunk), chunk);
+}
 
 }  // namespace
 
@@ -117,10 +127,11 @@ base::Status CopyEngine::copy_from_pageable(uint64_t dst, const void* src, uint6
   Staging& st = staging(true);
   std::lock_guard lk(st.mu);
   KFD_TRY(st.init(policy_.staging_chunk, policy_.staging_buffers));
+  const uint64_t piece = piece_bytes(bytes, st.chunk, st.buffers.size());
   uint64_t off = 0;
   for (size_t i = 0; off < bytes; ++i) {
     const size_t b = i % st.buffers.size();
-    const uint64_t n = std::min(st.chunk, bytes - off);
+    const uint64_t n = std::min(piece, bytes - off);
     KFD_TRY(st.wait_free(b));
     std::memcpy(st.buffers[b].host, s + off, n);
     st.buffers[b].busy->store(1);
@@ -153,23 +164,24 @@ base::Status CopyEngine::copy_to_pageable(void* dst, uint64_t src, uint64_t byte
   std::lock_guard lk(st.mu);
   KFD_TRY(st.init(policy_.staging_chunk, policy_.staging_buffers));
   const size_t k = st.buffers.size();
-  const uint64_t chunks = (bytes + st.chunk - 1) / st.chunk;
-  // Chunk i is copied into buffer i % k; the CPU drains chunk i - k + 1 ... while the engine
+  const uint64_t piece = piece_bytes(bytes, st.chunk, st.buffers.size());
+  const uint64_t chunks = (bytes + piece - 1) / piece;
+  // Piece i is copied into buffer i % k; the CPU drains piece i - k + 1 ... while the engine
   // fills the others.
   auto drain = [&](uint64_t i) -> base::Status {
     KFD_TRY(st.wait_free(i % k));
-    const uint64_t off = i * st.chunk;
-    std::memcpy(d + off, st.buffers[i % k].host, std::min(st.chunk, bytes - off));
+    const uint64_t off = i * piece;
+    std::memcpy(d + off, st.buffers[i % k].host, std::min(piece, bytes - off));
     return {};
   };
   for (uint64_t i = 0; i < chunks; ++i) {
     if (i >= k) KFD_TRY(drain(i - k));
-    const uint64_t off = i * st.chunk;
+    const uint64_t off = i * piece;
     Staging::Buffer& b = st.buffers[i % k];
     b.busy->store(1);
     std::vector<CopyPiece>& pieces = scratch_pieces();
     pieces.push_back(CopyPiece{CopyPiece::Op::Copy, 0, 0, reinterpret_cast<uint64_t>(b.host), src + off,
-                               std::min(st.chunk, bytes - off), {}});
+                               std::min(piece, bytes - off), {}});
     if (auto r = submit(p, false, pieces, CopyOrder{i == 0 ? o.waits : std::span<const CopyWait>{},
                                                     signal_target(*b.busy)});
         !r) {

@@ -39,6 +39,7 @@ class AqlManaged final : public ManagedQueue {
   uint64_t queue_address() const override { return q_->handle(); }
   uint32_t queue_id() const override { return q_->queue_id(); }
   base::Status submit(std::span<const Command> cmds) override;
+  base::Status dispatch(const KernelLaunch& l, Fence f, Completion c) override;
   base::Status release_scratch() override;
 
  private:
@@ -60,7 +61,12 @@ class AqlManaged final : public ManagedQueue {
   // the index after the last.
   uint64_t write_commands(std::span<const Command> cmds, uint64_t index, void* big);
   uint64_t write_barrier(const Command& c, uint64_t index);
-  void write_dispatch(const Command& c, uint64_t index, void* big);
+  void write_dispatch(const Command& c, uint64_t index, void* big) {
+    write_dispatch(*c.launch, c.fence, c.completion.signal, index, big, sink_ == nullptr);
+  }
+  // `to_ring`: straight into the ring (else through put(), which may collect it for tracing).
+  void write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big, bool to_ring);
+  void note_big() { has_big_.store(!big_.empty(), std::memory_order_relaxed); }  // mu_ held
   base::Status prepare_grow(uint32_t lane_bytes, Grow* g, Packet pre[2], uint32_t* npre);
   base::Status submit_growing(std::span<const Command> cmds, uint32_t total, void* big);  // mu_ held
   void start_grow(Grow g);
@@ -90,6 +96,7 @@ class AqlManaged final : public ManagedQueue {
   uint8_t* kernarg_ = nullptr;
   uint32_t slots_ = 0;
   std::deque<BigArgs> big_;          // mu_
+  std::atomic<bool> has_big_{false};  // !big_.empty(), for the lock-free route
 };
 
 base::Status AqlManaged::init(EventManager& events, ScratchWindows& scratch, const ManagedQueueOptions& o) {
@@ -165,13 +172,14 @@ uint64_t AqlManaged::write_barrier(const Command& c, uint64_t index) {
   return index;
 }
 
-void AqlManaged::write_dispatch(const Command& c, uint64_t index, void* big) {
-  const KernelLaunch& l = *c.launch;
-  uint8_t* args = big ? static_cast<uint8_t*>(big) : kernarg_ + (index % slots_) * ManagedQueueOptions::kKernargSlot;
+void AqlManaged::write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big,
+                                bool to_ring) {
+  // slots_ is a power of two (twice the ring's packets).
+  uint8_t* args = big ? static_cast<uint8_t*>(big) : kernarg_ + (index & (slots_ - 1)) * ManagedQueueOptions::kKernargSlot;
   write_kernarg(l, args);
-  if (big) big_.push_back({index, big});
+  if (big) big_.push_back({index, big}), note_big();
   aql::KernelDispatchPacket k{};
-  k.header = make_fence_header(aql::kTypeKernelDispatch, Fence{true, c.fence.acquire, c.fence.release});
+  k.header = make_fence_header(aql::kTypeKernelDispatch, Fence{true, f.acquire, f.release});
   k.setup = uint16_t(l.dims);
   k.workgroup_size_x = l.block[0];
   k.workgroup_size_y = l.block[1];
@@ -183,7 +191,11 @@ void AqlManaged::write_dispatch(const Command& c, uint64_t index, void* big) {
   k.group_segment_size = l.group_segment_bytes;
   k.kernel_object = l.kernel_object;
   k.kernarg_address = reinterpret_cast<uintptr_t>(args);
-  k.completion_signal = handle_of(c.completion.signal);
+  k.completion_signal = handle_of(done);
+  if (to_ring) {
+    q_->write(index, k);
+    return;
+  }
   Packet p;
   static_assert(sizeof k == sizeof p);
   std::memcpy(p.dw, &k, sizeof k);
@@ -286,7 +298,9 @@ void AqlManaged::grow_thread() {
 }
 
 base::Status AqlManaged::release_scratch() {
-  std::lock_guard lk(mu_);  // no new packets meanwhile
+  // No new packets needing scratch meanwhile (they take the lock); one needing none may still
+  // come, and then the queue is not idle (EBUSY below) and keeps its scratch.
+  std::lock_guard lk(mu_);
   {
     std::lock_guard gl(grow_mu_);
     if (!grows_.empty())
@@ -307,6 +321,7 @@ void AqlManaged::reap_big(uint64_t next_index) {
     (void)mem_.free(big_.front().mem);
     big_.pop_front();
   }
+  note_big();
 }
 
 base::Status AqlManaged::submit(std::span<const Command> cmds) {
@@ -347,6 +362,33 @@ base::Status AqlManaged::submit(std::span<const Command> cmds) {
   return {};
 }
 
+// The launch path: one dispatch whose arguments fit a slot, no scratch to grow, no tracing; the
+// others take submit's general route. A dispatch needing no scratch takes no lock at all: the
+// ring is multi-producer (its slot is claimed atomically, its kernarg slot goes with it) and
+// nothing else it touches is shared. What the lock guards (scratch grows and their gates,
+// argument blocks of their own, the trace's packet list) is not on that route.
+base::Status AqlManaged::dispatch(const KernelLaunch& l, Fence f, Completion c) {
+  if (trace::on() || l.kernarg_size > ManagedQueueOptions::kKernargSlot) [[unlikely]]
+    return ManagedQueue::dispatch(l, f, c);
+  KFD_TRY(check_launch(l));
+  if (l.private_segment_bytes == 0 && !has_big_.load(std::memory_order_relaxed)) [[likely]] {
+    KFD_ASSIGN(const uint64_t index, q_->reserve(1));
+    write_dispatch(l, f, c.signal, index, nullptr, true);
+    q_->ring_doorbell(index);
+    return {};
+  }
+  std::lock_guard lk(mu_);
+  if (l.private_segment_bytes > lane_bytes_) [[unlikely]] {
+    const Command cmd = Command::dispatch(l, f, c);
+    return submit_growing(std::span(&cmd, 1), 1, nullptr);
+  }
+  KFD_ASSIGN(const uint64_t index, q_->reserve(1));
+  if (!big_.empty()) reap_big(index);
+  write_dispatch(l, f, c.signal, index, nullptr, sink_ == nullptr);
+  q_->ring_doorbell(index);
+  return {};
+}
+
 // While tracing: the packets are built first (a dispatch's arguments in memory of their own, so
 // their place does not depend on the ring index), given probes by the trace hooks (which add a
 // barrier per packet), then written. A dispatch that grows scratch takes the untraced path.
@@ -362,7 +404,7 @@ base::Status AqlManaged::submit_traced(std::span<const Command> cmds, void* big)
   auto first = q_->reserve(uint32_t(out.size()));
   if (!first) {
     if (big) {
-      if (!big_.empty() && big_.back().mem == big) big_.pop_back();
+      if (!big_.empty() && big_.back().mem == big) big_.pop_back(), note_big();
       (void)mem_.free(big);
     }
     return first.error();

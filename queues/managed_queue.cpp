@@ -20,7 +20,7 @@ base::Result<Engine> parse_engine(std::string_view name) {
                               "queue engine \"" + std::string(name) + "\" is neither aql nor pm4", EINVAL);
 }
 
-base::Status check_launch(const KernelLaunch& l) {
+base::Status check_launch_slow(const KernelLaunch& l) {
   if (l.kernel_object == 0) return base::Error::msg("dispatch: no kernel object", EINVAL);
   if (l.dims < 1 || l.dims > 3)
     return base::Error::msg("dispatch: dimensions " + std::to_string(l.dims) + " not in 1..3", EINVAL);
@@ -32,8 +32,7 @@ base::Status check_launch(const KernelLaunch& l) {
   return {};
 }
 
-void write_kernarg(const KernelLaunch& l, uint8_t* dst) {
-  if (l.kernarg_size == 0) return;
+void write_kernarg_bytes(const KernelLaunch& l, uint8_t* dst) {
   if (l.write_kernarg)
     l.write_kernarg(l.write_ctx, dst);
   else
@@ -45,6 +44,11 @@ base::Result<std::unique_ptr<ManagedQueue>> ManagedQueue::create(const gpu::Devi
                                                                  const ManagedQueueOptions& opts) {
   if (opts.engine == Engine::Pm4) return make_pm4_managed(gpu, memory, events, scratch, opts);
   return make_aql_managed(gpu, memory, events, scratch, opts);
+}
+
+base::Status ManagedQueue::dispatch(const KernelLaunch& l, Fence f, Completion c) {
+  const Command cmd = Command::dispatch(l, f, c);
+  return submit(std::span(&cmd, 1));
 }
 
 base::Status ManagedQueue::set_global_wave_sync(bool on) const {

@@ -135,6 +135,9 @@ class ManagedQueue {
   // condition a PM4 queue cannot test), OutOfMemory (ENOMEM, with the sizes) when a dispatch's
   // scratch cannot be had, and with the device's error when the GPU faulted or the queue stopped.
   virtual base::Status submit(std::span<const Command> cmds) = 0;
+  // One dispatch on its own, as submit of that single command does, by the launch path's
+  // shortest route (a backend may write the packet without building a command list).
+  virtual base::Status dispatch(const KernelLaunch& l, Fence f, Completion c);
 
   // Gives the queue's scratch back (hipDeviceReset, after the work finished). EBUSY, and the
   // scratch stays, while work or a scratch grow is pending.

@@ -30,10 +30,6 @@ base::Result<Packet> barrier(aql::PacketType type, std::span<const uint64_t> dep
 
 }  // namespace
 
-uint16_t make_fence_header(aql::PacketType type, const Fence& f) {
-  return aql::make_header(type, f.barrier, f.acquire, f.release);
-}
-
 base::Result<Packet> make_dispatch(const DispatchParams& p) {
   if (p.dims < 1 || p.dims > 3)
     return base::Error::msg("dispatch packet: dimensions " + std::to_string(p.dims) +

@@ -56,6 +56,8 @@ Packet make_barrier_value(uint64_t signal, aql::BarrierValueCond cond, int64_t v
 // A barrier-AND with no dependencies: completes (and signals) once it reaches the head.
 Packet make_marker(uint64_t completion_signal, Fence fence = {});
 
-uint16_t make_fence_header(aql::PacketType type, const Fence& f);
+inline uint16_t make_fence_header(aql::PacketType type, const Fence& f) {
+  return aql::make_header(type, f.barrier, f.acquire, f.release);
+}
 
 }  // namespace queues

@@ -37,24 +37,29 @@ base::Status AqlQueue::wait_for_space(uint64_t end, Clock::time_point start,
 }
 
 base::Result<uint64_t> AqlQueue::reserve(uint32_t count, std::chrono::nanoseconds timeout) {
-  KFD_TRY(check_alive("AQL queue reserve"));
-  if (count == 0 || count > size_)
-    return base::Error::msg("AQL queue reserve: " + std::to_string(count) + " packets on a ring of " +
-                           std::to_string(size_), EINVAL);
-  KFD_TRY(error());
-  const auto start = Clock::now();
-  const auto deadline = spin::deadline_after(start, timeout);
+  if (!created_ || count == 0 || count > size_ || (inactive_ && error_code() != 0)) [[unlikely]] {
+    KFD_TRY(check_alive("AQL queue reserve"));
+    if (count == 0 || count > size_)
+      return base::Error::msg("AQL queue reserve: " + std::to_string(count) + " packets on a ring of " +
+                             std::to_string(size_), EINVAL);
+    KFD_TRY(error());
+  }
   if (timeout == kForever) {
     // Claim first, then wait for the device to free the slots (HSA's add-then-wait protocol).
     uint64_t index = __atomic_fetch_add(&amdq_->write_dispatch_id, uint64_t(count), __ATOMIC_ACQ_REL);
     // The device's read index lives on a cache line it writes; a host-side copy that is only
     // refreshed when the ring looks full saves a cache-line transfer per packet.
-    if (index + count - cached_read_.load(std::memory_order_relaxed) > size_) {
-      if (index + count - read_index() > size_) KFD_TRY(wait_for_space(index + count, start, deadline));
+    if (index + count - cached_read_.load(std::memory_order_relaxed) > size_) [[unlikely]] {
+      if (index + count - read_index() > size_) {
+        const auto start = Clock::now();  // (a clock read costs tens of ns: only when waiting)
+        KFD_TRY(wait_for_space(index + count, start, spin::deadline_after(start, timeout)));
+      }
       cached_read_.store(read_index(), std::memory_order_relaxed);
     }
     return index;
   }
+  const auto start = Clock::now();
+  const auto deadline = spin::deadline_after(start, timeout);
   // With a timeout a claim must be undone-free: claim only once the slots are free (CAS), so a
   // producer that gives up leaves no hole in the ring. One deadline for all rounds: losing the
   // race to other producers must not restart the clock.

@@ -76,6 +76,8 @@ class Runtime {
 
   // The device's error state, as every wait sees it (EventManager::check_device).
   base::Status check_device(bool poll_kernel) { return events_->check_device(poll_kernel); }
+  // A GPU fault this process already knows of (one atomic load while there is none).
+  base::Status known_fault() const { return events_->fault(); }
 
  private:
   Runtime() = default;

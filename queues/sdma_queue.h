@@ -102,7 +102,10 @@ template <class Fill>
 base::Status SdmaQueue::emit(uint32_t dwords, Fill&& fill, std::chrono::nanoseconds timeout) {
   std::lock_guard lk(ring_.mutex());
   const uint32_t reserved = padded(dwords);
-  KFD_ASSIGN(uint32_t * out, ring_.reserve(reserved, spin::deadline_after(spin::Clock::now(), timeout)));
+  // No clock read unless there is a deadline: the ring is rarely full.
+  const auto deadline = timeout == kForever ? spin::Clock::time_point::max()
+                                            : spin::deadline_after(spin::Clock::now(), timeout);
+  KFD_ASSIGN(uint32_t * out, ring_.reserve(reserved, deadline));
   const size_t written = fill(out);
   if (written > dwords)
     return base::Error::msg("SDMA queue emit: wrote " + std::to_string(written) + " dwords into " +

@@ -101,10 +101,11 @@ base::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nano
   const auto yield_end = deadline_after(spin_end, policy.yield);
   // Short waits never pay for the device check; longer ones check every millisecond.
   auto next_check = start + std::chrono::microseconds(200);
+  bool yielding = false;  // past the spin: every look is followed by a yield
   for (uint32_t n = 1;; ++n) {
     v = load();
     if (cond_holds(cond, v, operand)) return v;
-    if ((n & 63) != 0) {
+    if (!yielding && (n & 63) != 0) {
       cpu_relax();
       continue;
     }
@@ -116,7 +117,10 @@ base::Result<int64_t> Signal::wait(Cond cond, int64_t operand, std::chrono::nano
     }
     if (now >= deadline) return timeout_error(cond, operand, timeout);
     if (now >= yield_end && policy.block) break;
-    if (now >= spin_end) std::this_thread::yield();
+    if (now >= spin_end) {
+      yielding = true;
+      std::this_thread::yield();
+    }
   }
   return block(cond, operand, deadline, policy);
 }

@@ -52,6 +52,11 @@ HIP_EXPORT hipError_t hipMemcpy2D_spt(void* dst, size_t dpitch, const void* src,
   return hipStreamSynchronize(hipStreamPerThread);
 }
 
+HIP_EXPORT hipError_t hipMemcpy3D_spt(const hipMemcpy3DParms* p) {
+  if (hipError_t e = hipMemcpy3DAsync(p, hipStreamPerThread); e != hipSuccess) return e;
+  return hipStreamSynchronize(hipStreamPerThread);
+}
+
 HIP_EXPORT hipError_t hipMemset_spt(void* dst, int value, size_t bytes) {
   if (hipError_t e = hipMemsetAsync(dst, value, bytes, hipStreamPerThread); e != hipSuccess) return e;
   return hipStreamSynchronize(hipStreamPerThread);
@@ -60,6 +65,11 @@ HIP_EXPORT hipError_t hipMemset_spt(void* dst, int value, size_t bytes) {
 HIP_EXPORT hipError_t hipMemset2D_spt(void* dst, size_t pitch, int value, size_t width, size_t height) {
   if (hipError_t e = hipMemset2DAsync(dst, pitch, value, width, height, hipStreamPerThread); e != hipSuccess)
     return e;
+  return hipStreamSynchronize(hipStreamPerThread);
+}
+
+HIP_EXPORT hipError_t hipMemset3D_spt(hipPitchedPtr p, int value, hipExtent extent) {
+  if (hipError_t e = hipMemset3DAsync(p, value, extent, hipStreamPerThread); e != hipSuccess) return e;
   return hipStreamSynchronize(hipStreamPerThread);
 }
 

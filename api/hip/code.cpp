@@ -82,6 +82,7 @@ KernelInfo make_info(const loader::Kernel& k, uint64_t kernel_object) {
     if (loader::is_hidden(a.value_kind)) {
       if (a.value_kind != loader::ValueKind::HiddenNone)
         info.hidden.push_back({uint32_t(a.offset), uint32_t(a.size), a.value_kind});
+      info.hostcall |= a.value_kind == loader::ValueKind::HiddenHostcallBuffer;
     } else {
       info.args.push_back({uint32_t(a.offset), uint32_t(a.size)});
       info.explicit_size = std::max(info.explicit_size, uint32_t(a.offset + a.size));
@@ -278,7 +279,9 @@ void Registry::add_function(void** handle, const void* host_fn, const char* name
   f->image = handle ? static_cast<Image*>(*handle) : nullptr;
   f->name = name ? name : "";
   std::lock_guard lk(mu_);
-  functions_[host_fn] = std::move(f);
+  auto& slot = functions_[host_fn];
+  if (slot) generation_.fetch_add(1, std::memory_order_release);  // the old one goes away
+  slot = std::move(f);
 }
 
 void Registry::add_var(void** handle, void* host_var, const char* name, size_t size) {
@@ -305,14 +308,34 @@ void Registry::remove_fatbin(void** handle) {
   if (!handle) return;
   Image* im = static_cast<Image*>(*handle);
   std::lock_guard lk(mu_);
+  generation_.fetch_add(1, std::memory_order_release);
   std::erase_if(functions_, [im](const auto& kv) { return kv.second->image == im; });
   std::erase_if(vars_, [im](const auto& kv) { return kv.second->image == im; });
 }
 
-Function* Registry::function(const void* host_fn) {
+Function* Registry::function_locked(const void* host_fn) {
   std::lock_guard lk(mu_);
   auto it = functions_.find(host_fn);
   return it == functions_.end() ? nullptr : it->second.get();
+}
+
+// Every launch looks its host stub up: a small per-thread cache answers the repeated ones without
+// the registry's lock. An entry is used only while the registry's generation is the one it was
+// filled under (no Function destroyed since). The generation is read before the locked lookup,
+// so a removal racing with the fill leaves an entry that is already stale.
+Function* Registry::function(const void* host_fn) {
+  struct Entry {
+    const void* key;
+    Function* f;
+    uint64_t gen;
+  };
+  static thread_local Entry t_cache[8];
+  Entry& e = t_cache[(reinterpret_cast<uintptr_t>(host_fn) >> 4) & 7];
+  const uint64_t gen = generation_.load(std::memory_order_acquire);
+  if (e.key == host_fn && e.gen == gen && e.f) return e.f;
+  Function* f = function_locked(host_fn);
+  if (f) e = Entry{host_fn, f, gen};
+  return f;
 }
 
 Var* Registry::var(const void* host_var) {

@@ -39,6 +39,7 @@ struct KernelInfo {
   uint32_t sgprs = 0, vgprs = 0;
   std::vector<Arg> args;       // explicit arguments, in order
   std::vector<Hidden> hidden;  // hidden arguments the runtime fills
+  bool hostcall = false;       // has a hidden_hostcall_buffer argument (the kernel calls printf)
 };
 
 // GPU memory for loaded segments: executable VRAM the host can write (loader::SegmentMemory).
@@ -106,6 +107,8 @@ struct Function {
   std::string name;
   std::atomic<const KernelInfo*> cache[kMaxDevices] = {};
   base::Result<const KernelInfo*> info(Device& dev);
+  // The kernel's info on device `i` once info() found it there; nullptr before.
+  const KernelInfo* cached(int i) const { return i < kMaxDevices ? cache[i].load(std::memory_order_acquire) : nullptr; }
 };
 
 struct Var {
@@ -135,7 +138,12 @@ class Registry {
     std::unique_ptr<Image> image;
     void* handle_slot = nullptr;  // what __hipRegisterFatBinary returns points here
   };
+  Function* function_locked(const void* host_fn);
+
   std::mutex mu_;
+  // Bumped whenever a Function is destroyed (its fat binary unregistered, or its host stub
+  // registered again): what a thread's lookup cache holds is valid while this is unchanged.
+  std::atomic<uint64_t> generation_{0};
   std::vector<std::unique_ptr<FatBin>> fatbins_;
   std::map<const void*, std::unique_ptr<Function>> functions_;
   std::map<const void*, std::unique_ptr<Var>> vars_;

@@ -19,7 +19,11 @@ namespace hip {
 // and clears it; success never overwrites a recorded failure) and returns it. With
 // HIP_KFDRT_DEBUG=1 a failure is also printed with the entry point that returned it (`api`
 // defaults to the calling function's name, the HIP_EXPORT function itself).
-hipError_t ret(hipError_t e, const char* api = __builtin_FUNCTION());
+hipError_t record_error(hipError_t e, const char* api);
+inline hipError_t ret(hipError_t e, const char* api = __builtin_FUNCTION()) {
+  if (e == hipSuccess) [[likely]] return e;
+  return record_error(e, api);
+}
 
 // The last error of this thread (hipPeekAtLastError) and its reset (hipGetLastError).
 hipError_t peek_last_error();

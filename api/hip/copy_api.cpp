@@ -4,8 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "api/hip/alloc.h"
@@ -94,53 +98,130 @@ hipError_t no_engine(const char* api, const void* dst, const void* src, const st
   return hipErrorInvalidValue;
 }
 
+// Pinned bounce buffers of peer copies (GTT every GPU maps), kept for later copies: a fresh
+// allocation per copy costs the kernel a page fault per page on first touch. Free ones are
+// reused smallest-fit; at most kMaxCached bytes stay cached. Reachable for the process (never
+// destroyed, as the HIP runtime).
+class BouncePool {
+ public:
+  static BouncePool& get() {
+    static BouncePool* pool = new BouncePool;
+    return *pool;
+  }
+  base::Result<void*> acquire(mem::Context& m, size_t n, uint32_t owner, size_t* size) {
+    {
+      std::lock_guard lk(mu_);
+      auto it = free_.lower_bound(n);
+      if (it != free_.end() && it->first <= 2 * n + kGranule) {
+        void* p = it->second;
+        *size = it->first;
+        cached_ -= it->first;
+        free_.erase(it);
+        return p;
+      }
+    }
+    mem::AllocRequest r;
+    r.heap = mem::Heap::Gtt;
+    r.coherence = mem::Coherence::Coherent;
+    r.size = (n + kGranule - 1) / kGranule * kGranule;
+    r.map_all = true;
+    r.owner_gpu = owner;
+    *size = r.size;
+    memory_ = &m;
+    return m.allocate(r);
+  }
+  void release(void* p, size_t size) {
+    std::lock_guard lk(mu_);
+    free_.emplace(size, p);
+    cached_ += size;
+    while (cached_ > kMaxCached && !free_.empty()) {  // the largest go first
+      auto last = std::prev(free_.end());
+      cached_ -= last->first;
+      (void)memory_->free(last->second);
+      free_.erase(last);
+    }
+  }
+
+ private:
+  static constexpr size_t kGranule = size_t(1) << 20, kMaxCached = size_t(64) << 20;
+  std::mutex mu_;
+  mem::Context* memory_ = nullptr;
+  std::multimap<size_t, void*> free_;  // by size
+  size_t cached_ = 0;
+};
+
 // A copy between two GPUs' memory that no single GPU maps (hipMalloc maps VRAM to its owner
 // alone): the source GPU's engine copies into a pinned bounce buffer every GPU maps, the
-// destination GPU's engine waits for that (device-side) and copies on. The buffer lives until
-// the stream passed the copy.
+// destination GPU's engine copies on from it, piece by piece through a ring of kBounceSlots
+// pieces, both engines at once and held back by two counting signals only the engines see:
+// `filled` (piece i of the second half starts once the first half filled i + 1 pieces) and
+// `drained` (piece i of the first half, i >= slots, starts once the second half drained the
+// piece that used its slot before). The buffer lives until the stream passed the copy.
 struct PeerBounce {
-  mem::Context* memory = nullptr;
   void* buffer = nullptr;
-  std::shared_ptr<EventRecord> mid;  // 1 until the first half completed
+  size_t size = 0;
+  std::shared_ptr<EventRecord> filled, drained;  // pieces to go (drained: but the last)
   ~PeerBounce() {
-    // An engine that may still write the buffer (a failed second half) keeps it.
-    if (buffer && (!mid || mid->sig->load() <= 0)) (void)memory->free(buffer);
+    // Engines that may still use the buffer (a failed or cut-short copy) keep it.
+    if (buffer && filled && drained && filled->sig->load() <= 0 && drained->sig->load() <= 1)
+      BouncePool::get().release(buffer, size);
   }
 };
+
+constexpr size_t kBouncePiece = size_t(4) << 20;
+constexpr size_t kBounceSlots = 4;
+
+std::shared_ptr<EventRecord> engine_signal(Stream& st, int64_t value, std::string* why) {
+  auto sig = st.device().signals().acquire(value);
+  if (!sig) {
+    *why = sig.message();
+    return nullptr;
+  }
+  auto r = std::make_shared<EventRecord>();
+  r->dev = &st.device();
+  r->sig = std::move(*sig);
+  return r;
+}
 
 hipError_t copy_peer_bounce(Runtime* rt, Stream& st, const Side& d, const Side& s, void* dst, const void* src,
                             size_t n, bool async, const char* api) {
   auto from = rt->qrt().copy_engine(s.owner);
   auto to = rt->qrt().copy_engine(d.owner);
   if (!from || !to) return no_engine(api, dst, src, !from ? from.message() : to.message());
+  const size_t pieces = (n + kBouncePiece - 1) / kBouncePiece;
+  const size_t piece = std::min(n, kBouncePiece);
+  const size_t slots = std::min(pieces, kBounceSlots);
   auto b = std::make_shared<PeerBounce>();
-  b->memory = &rt->memory();
-  mem::AllocRequest r;
-  r.heap = mem::Heap::Gtt;
-  r.coherence = mem::Coherence::Coherent;
-  r.size = n;
-  r.map_all = true;
-  r.owner_gpu = s.owner;
-  auto p = rt->memory().allocate(r);
+  std::string why;
+  if (!(b->filled = engine_signal(st, int64_t(pieces), &why)) || !(b->drained = engine_signal(st, int64_t(pieces), &why)))
+    return no_engine(api, dst, src, why);
+  auto p = BouncePool::get().acquire(rt->memory(), slots * piece, s.owner, &b->size);
   if (!p) {
     debug_log(api, "peer copy bounce buffer: " + p.message());
     return from_error(p.error(), hipErrorOutOfMemory);
   }
   b->buffer = *p;
-  auto sig = st.device().signals().acquire(1);
-  if (!sig) return no_engine(api, dst, src, sig.message());
-  b->mid = std::make_shared<EventRecord>();
-  b->mid->dev = &st.device();
-  b->mid->sig = std::move(*sig);
   const uint64_t bounce = va(b->buffer);
-  const queues::CopyWait half{b->mid->sig->handle(), queues::Cond::Lt, 1};
   auto op = [&](const queues::CopyOrder& o) -> base::Status {
-    if (auto st1 = (*from)->copy(bounce, va(src), n, queues::CopyOrder{o.waits, queues::signal_target(*b->mid->sig)});
-        !st1) {
-      b->mid->sig->store(0);  // never submitted
-      return st1;
+    for (size_t i = 0; i < pieces; ++i) {
+      const size_t off = i * piece, len = std::min(piece, n - off);
+      const uint64_t slot = bounce + (i % slots) * piece;
+      const queues::CopyWait free_slot{b->drained->sig->handle(), queues::Cond::Lt, int64_t(pieces - (i - slots))};
+      const std::span<const queues::CopyWait> first_waits =
+          i == 0 ? o.waits : i >= slots ? std::span(&free_slot, 1) : std::span<const queues::CopyWait>{};
+      if (auto st1 = (*from)->copy(slot, va(src) + off, len,
+                                   queues::CopyOrder{first_waits, queues::signal_target(*b->filled->sig)});
+          !st1) {
+        b->filled->sig->store(0);  // the pieces already queued on the second engine may run
+        return st1;
+      }
+      const queues::CopyWait ready{b->filled->sig->handle(), queues::Cond::Lt, int64_t(pieces - i)};
+      const bool last = i + 1 == pieces;
+      KFD_TRY((*to)->copy(va(dst) + off, slot, len,
+                          queues::CopyOrder{std::span(&ready, 1),
+                                            last ? o.done : queues::signal_target(*b->drained->sig)}));
     }
-    return (*to)->copy(va(dst), bounce, n, queues::CopyOrder{std::span(&half, 1), o.done});
+    return base::Status{};
   };
   return st.engine_op(1, !async, op, api, b);
 }
@@ -206,53 +287,86 @@ hipError_t memset_n(void* dst, T v, size_t count, hipStream_t stream, bool async
   return fill_rows(dst, uint32_t(v), sizeof(T), count, 0, 1, stream, async);
 }
 
-// A 2-D copy with a pageable end: one staged copy per row (or one when rows are contiguous on
-// both sides). Each row is an engine operation completing the same signal.
-base::Status copy_rows_pageable(queues::CopyEngine* eng, void* dst, size_t dpitch, const void* src, size_t spitch,
-                                size_t w, size_t h, bool to_device, const queues::CopyOrder& o) {
-  const bool contiguous = dpitch == w && spitch == w;
-  const size_t rows = contiguous ? 1 : h, bytes = contiguous ? w * h : w;
-  for (size_t r = 0; r < rows; ++r) {
-    auto* d = static_cast<uint8_t*>(dst) + r * dpitch;
-    const auto* s = static_cast<const uint8_t*>(src) + r * spitch;
-    KFD_TRY(to_device ? eng->copy_from_pageable(va(d), s, bytes, o) : eng->copy_to_pageable(d, va(s), bytes, o));
+// A pitched copy: `d` slices of `h` rows of `w` bytes; rows `*pitch` bytes apart, slices
+// `*slice` bytes apart (unused when d is 1).
+struct Pitched {
+  void* dst = nullptr;
+  size_t dpitch = 0, dslice = 0;
+  const void* src = nullptr;
+  size_t spitch = 0, sslice = 0;
+  size_t w = 0, h = 1, d = 1;
+  // Bytes from the first to one past the last byte of a side, false when that overflows.
+  static bool extent(size_t pitch, size_t slice, size_t w, size_t h, size_t d, size_t* out) {
+    size_t rows, slices;
+    if (__builtin_mul_overflow(pitch, h - 1, &rows) || __builtin_add_overflow(rows, w, &rows)) return false;
+    if (__builtin_mul_overflow(d > 1 ? slice : 0, d - 1, &slices)) return false;
+    return !__builtin_add_overflow(slices, rows, out);
   }
+};
+
+// A pitched copy with a pageable end: one staged copy per row, per slice when rows are
+// contiguous on both sides, or one when the slices are too. Each is an engine operation
+// completing the same signal; returns their count through *units (the caller's `ops`).
+size_t pageable_units(const Pitched& c) {
+  const bool rows = c.dpitch == c.w && c.spitch == c.w;
+  const bool slices = rows && (c.d == 1 || (c.dslice == c.w * c.h && c.sslice == c.w * c.h));
+  return slices ? 1 : rows ? c.d : c.h * c.d;
+}
+
+base::Status copy_pageable(queues::CopyEngine* eng, const Pitched& c, bool to_device, const queues::CopyOrder& o) {
+  const size_t units = pageable_units(c);
+  const size_t per_slice = units == c.h * c.d ? c.h : 1;  // rows copied one by one, or whole slices
+  const size_t bytes = units == 1 ? c.w * c.h * c.d : units == c.d ? c.w * c.h : c.w;
+  for (size_t z = 0; z < (units == 1 ? 1 : c.d); ++z)
+    for (size_t r = 0; r < per_slice; ++r) {
+      auto* d = static_cast<uint8_t*>(c.dst) + z * c.dslice + r * c.dpitch;
+      const auto* s = static_cast<const uint8_t*>(c.src) + z * c.sslice + r * c.spitch;
+      KFD_TRY(to_device ? eng->copy_from_pageable(va(d), s, bytes, o) : eng->copy_to_pageable(d, va(s), bytes, o));
+    }
   return {};
 }
 
-hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h,
-                   hipMemcpyKind kind, hipStream_t stream, bool async) {
+hipError_t copy_pitched(const Pitched& c, hipMemcpyKind kind, hipStream_t stream, bool async) {
   if (!valid_kind(kind)) return hipErrorInvalidMemcpyDirection;
-  if (w == 0 || h == 0) return hipSuccess;
-  if (!dst || !src) return hipErrorInvalidValue;
-  if (dpitch < w || spitch < w) return hipErrorInvalidPitchValue;
-  if (h > UINT32_MAX) return hipErrorInvalidValue;
+  if (c.w == 0 || c.h == 0 || c.d == 0) return hipSuccess;
+  if (!c.dst || !c.src) return hipErrorInvalidValue;
+  if (c.dpitch < c.w || c.spitch < c.w) return hipErrorInvalidPitchValue;
+  if (c.h > UINT32_MAX || c.d > UINT32_MAX) return hipErrorInvalidValue;
+  if (c.d > 1 && (c.dslice < c.dpitch * (c.h - 1) + c.w || c.sslice < c.spitch * (c.h - 1) + c.w))
+    return hipErrorInvalidValue;  // slices overlap their neighbours
+  size_t dext, sext;
+  if (!Pitched::extent(c.dpitch, c.dslice, c.w, c.h, c.d, &dext) ||
+      !Pitched::extent(c.spitch, c.sslice, c.w, c.h, c.d, &sext))
+    return hipErrorInvalidValue;
   const char* api = async ? "hip copy/fill (async)" : "hip copy/fill";
   HIP_INIT_NAMED(rt, api);
   std::shared_ptr<Stream> st;
   if (hipError_t e = rt->stream(stream, &st); e != hipSuccess) return e;
-  const size_t dext = dpitch * (h - 1) + w, sext = spitch * (h - 1) + w;
+  void* dst = c.dst;
+  const void* src = c.src;
   const Side d = side(rt, dst, dext), s = side(rt, src, sext);
   if (!d.fits || !s.fits) return hipErrorInvalidValue;
   if ((!d.pinned && !host_mapped(dst, dext, api)) || (!s.pinned && !host_mapped(src, sext, api)))
     return hipErrorInvalidValue;
   if (!d.vram && !s.vram && !(d.pinned && s.pinned))
-    return host_copy(*st, async, true, [=] {
-      for (size_t r = 0; r < h; ++r)
-        std::memmove(static_cast<uint8_t*>(dst) + r * dpitch, static_cast<const uint8_t*>(src) + r * spitch, w);
+    return host_copy(*st, async, true, [c] {
+      for (size_t z = 0; z < c.d; ++z)
+        for (size_t r = 0; r < c.h; ++r)
+          std::memmove(static_cast<uint8_t*>(c.dst) + z * c.dslice + r * c.dpitch,
+                       static_cast<const uint8_t*>(c.src) + z * c.sslice + r * c.spitch, c.w);
       return hipSuccess;
     });
   std::string why;
   queues::CopyEngine* eng = engine_for(rt, *st, d, s, &why);
   if (!eng) return no_engine(api, dst, src, why);
   if (!d.pinned || !s.pinned) {
-    const bool contiguous = dpitch == w && spitch == w;
-    // Into pageable memory each row is complete when its call returns (ops 0).
-    return st->engine_op(!d.pinned ? 0 : contiguous ? 1 : uint32_t(h), !async || !d.pinned, [&](const queues::CopyOrder& o) {
-      return copy_rows_pageable(eng, dst, dpitch, src, spitch, w, h, s.pinned ? false : true, o);
+    // Into pageable memory each part is complete when its call returns (ops 0).
+    const uint32_t ops = !d.pinned ? 0 : uint32_t(pageable_units(c));
+    return st->engine_op(ops, !async || !d.pinned, [&](const queues::CopyOrder& o) {
+      return copy_pageable(eng, c, s.pinned ? false : true, o);
     }, api);
   }
-  // The rectangles' extents must not overlap (as for cudaMemcpy2D).
+  // The rectangles' extents must not overlap (as for cudaMemcpy2D / cudaMemcpy3D).
   if (va(dst) < va(src) + sext && va(src) < va(dst) + dext) {
     debug_log(api, "the source and destination rectangles overlap");
     return hipErrorInvalidValue;
@@ -260,11 +374,131 @@ hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
   queues::CopyRect r;
   r.dst = va(dst);
   r.src = va(src);
-  r.dst_pitch = dpitch;
-  r.src_pitch = spitch;
-  r.width = w;
-  r.height = uint32_t(h);
+  r.dst_pitch = c.dpitch;
+  r.src_pitch = c.spitch;
+  r.dst_slice = c.d > 1 ? c.dslice : 0;
+  r.src_slice = c.d > 1 ? c.sslice : 0;
+  r.width = c.w;
+  r.height = uint32_t(c.h);
+  r.depth = uint32_t(c.d);
   return st->engine_op(1, !async, [&](const queues::CopyOrder& o) { return eng->copy_rect(r, o); }, api);
+}
+
+hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w, size_t h,
+                   hipMemcpyKind kind, hipStream_t stream, bool async) {
+  Pitched c;
+  c.dst = dst;
+  c.dpitch = dpitch;
+  c.src = src;
+  c.spitch = spitch;
+  c.w = w;
+  c.h = h;
+  return copy_pitched(c, kind, stream, async);
+}
+
+// hipArray (textures) is not implemented: a copy naming one says so once and fails.
+hipError_t arrays_unsupported(const char* api) {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    std::fprintf(stderr, "kfdrt: %s: hipArray copies are not implemented (only pitched linear memory)\n", api);
+  return hipErrorNotSupported;
+}
+
+// hipMemcpy3D's parameters (cudaMemcpy3D's rules for linear memory): positions and the width in
+// bytes, a slice is pitch * ysize bytes, and a copy of several slices needs ysize to hold the
+// rows it spans.
+hipError_t copy_3d(const hipMemcpy3DParms* p, hipStream_t stream, bool async) {
+  const char* api = async ? "hipMemcpy3DAsync" : "hipMemcpy3D";
+  if (!p) return hipErrorInvalidValue;
+  if (p->srcArray || p->dstArray) return arrays_unsupported(api);
+  const hipExtent& e = p->extent;
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return hipSuccess;
+  if (!p->srcPtr.ptr || !p->dstPtr.ptr) return hipErrorInvalidValue;
+  auto side_of = [&](const hipPitchedPtr& ptr, const hipPos& pos, size_t* slice, size_t* offset) -> hipError_t {
+    if (pos.x > ptr.pitch || e.width > ptr.pitch - pos.x) return hipErrorInvalidPitchValue;
+    if (e.depth > 1 && (pos.y > ptr.ysize || e.height > ptr.ysize - pos.y)) {
+      debug_log(api, "a slice of " + std::to_string(ptr.ysize) + " rows cannot hold rows " + std::to_string(pos.y) +
+                         ".." + std::to_string(pos.y + e.height));
+      return hipErrorInvalidValue;
+    }
+    size_t sl, z, y;
+    if (__builtin_mul_overflow(ptr.pitch, ptr.ysize, &sl) || __builtin_mul_overflow(pos.z, sl, &z) ||
+        __builtin_mul_overflow(pos.y, ptr.pitch, &y) || __builtin_add_overflow(z, y, offset) ||
+        __builtin_add_overflow(*offset, pos.x, offset))
+      return hipErrorInvalidValue;
+    *slice = sl;
+    return hipSuccess;
+  };
+  Pitched c;
+  size_t soff = 0, doff = 0;
+  if (hipError_t r = side_of(p->srcPtr, p->srcPos, &c.sslice, &soff); r != hipSuccess) return r;
+  if (hipError_t r = side_of(p->dstPtr, p->dstPos, &c.dslice, &doff); r != hipSuccess) return r;
+  c.src = static_cast<const uint8_t*>(p->srcPtr.ptr) + soff;
+  c.dst = static_cast<uint8_t*>(p->dstPtr.ptr) + doff;
+  c.spitch = p->srcPtr.pitch;
+  c.dpitch = p->dstPtr.pitch;
+  c.w = e.width;
+  c.h = e.height;
+  c.d = e.depth;
+  return copy_pitched(c, p->kind, stream, async);
+}
+
+// The address a driver-API copy names for one side (hipMemoryTypeHost: the host pointer;
+// Device and Unified: the device pointer), nullptr for an array or an unknown type.
+const void* driver_side(hipMemoryType t, const void* host, hipDeviceptr_t device) {
+  switch (t) {
+    case hipMemoryTypeHost: return host;
+    case hipMemoryTypeDevice:
+    case hipMemoryTypeUnified: return device;
+    default: return nullptr;
+  }
+}
+
+hipError_t copy_param_2d(const hip_Memcpy2D* p, hipStream_t stream, bool async) {
+  const char* api = async ? "hipMemcpyParam2DAsync" : "hipMemcpyParam2D";
+  if (!p) return hipErrorInvalidValue;
+  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) return arrays_unsupported(api);
+  const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
+  auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
+  if (p->WidthInBytes == 0 || p->Height == 0) return hipSuccess;
+  if (!s || !d) return hipErrorInvalidValue;
+  if (p->srcXInBytes > p->srcPitch || p->WidthInBytes > p->srcPitch - p->srcXInBytes ||
+      p->dstXInBytes > p->dstPitch || p->WidthInBytes > p->dstPitch - p->dstXInBytes)
+    return hipErrorInvalidPitchValue;
+  Pitched c;
+  c.src = s + p->srcY * p->srcPitch + p->srcXInBytes;
+  c.dst = d + p->dstY * p->dstPitch + p->dstXInBytes;
+  c.spitch = p->srcPitch;
+  c.dpitch = p->dstPitch;
+  c.w = p->WidthInBytes;
+  c.h = p->Height;
+  return copy_pitched(c, hipMemcpyDefault, stream, async);
+}
+
+hipError_t copy_drv_3d(const HIP_MEMCPY3D* p, hipStream_t stream, bool async) {
+  const char* api = async ? "hipDrvMemcpy3DAsync" : "hipDrvMemcpy3D";
+  if (!p) return hipErrorInvalidValue;
+  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) return arrays_unsupported(api);
+  if (p->srcLOD || p->dstLOD) return hipErrorInvalidValue;  // mipmap levels: arrays only
+  const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
+  auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
+  if (p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0) return hipSuccess;
+  if (!s || !d) return hipErrorInvalidValue;
+  if (uint64_t(p->srcXInBytes) + p->WidthInBytes > p->srcPitch || uint64_t(p->dstXInBytes) + p->WidthInBytes > p->dstPitch)
+    return hipErrorInvalidPitchValue;
+  if (p->Depth > 1 && (uint64_t(p->srcY) + p->Height > p->srcHeight || uint64_t(p->dstY) + p->Height > p->dstHeight))
+    return hipErrorInvalidValue;
+  Pitched c;
+  c.sslice = size_t(p->srcPitch) * p->srcHeight;
+  c.dslice = size_t(p->dstPitch) * p->dstHeight;
+  c.src = s + p->srcZ * c.sslice + size_t(p->srcY) * p->srcPitch + p->srcXInBytes;
+  c.dst = d + p->dstZ * c.dslice + size_t(p->dstY) * p->dstPitch + p->dstXInBytes;
+  c.spitch = p->srcPitch;
+  c.dpitch = p->dstPitch;
+  c.w = p->WidthInBytes;
+  c.h = p->Height;
+  c.d = p->Depth;
+  return copy_pitched(c, hipMemcpyDefault, stream, async);
 }
 
 hipError_t memset_2d(void* dst, size_t pitch, int value, size_t w, size_t h, hipStream_t stream, bool async) {
@@ -274,6 +508,21 @@ hipError_t memset_2d(void* dst, size_t pitch, int value, size_t w, size_t h, hip
   if (!c || !*c) return hipErrorInvalidValue;
   if (pitch == w) return fill_rows(dst, uint8_t(value), 1, w * h, 0, 1, stream, async);
   return fill_rows(dst, uint8_t(value), 1, w, pitch, h, stream, async);
+}
+
+// hipMemset3D: `depth` slices (pitch * ysize bytes apart) of `height` rows (pitch apart) of
+// `width` bytes. Rows evenly spaced across slices (ysize == height) are one fill of rows.
+hipError_t memset_3d(const hipPitchedPtr& p, int value, const hipExtent& e, hipStream_t stream, bool async) {
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return hipSuccess;
+  if (!p.ptr || p.pitch < e.width) return hipErrorInvalidValue;
+  if (e.depth == 1 || p.ysize == e.height) return memset_2d(p.ptr, p.pitch, value, e.width, e.height * e.depth, stream, async);
+  if (p.ysize < e.height) return hipErrorInvalidValue;  // slices would overlap
+  for (size_t z = 0; z < e.depth; ++z)
+    if (hipError_t r = memset_2d(static_cast<uint8_t*>(p.ptr) + z * p.pitch * p.ysize, p.pitch, value, e.width,
+                                 e.height, stream, async);
+        r != hipSuccess)
+      return r;
+  return hipSuccess;
 }
 
 // The device address and size of a registered __device__ / __constant__ variable on the current
@@ -368,6 +617,15 @@ HIP_EXPORT hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src
   return ret(copy_2d(dst, dpitch, src, spitch, w, h, kind, s, true));
 }
 
+HIP_EXPORT hipError_t hipMemcpy3D(const hipMemcpy3DParms* p) { return ret(copy_3d(p, nullptr, false)); }
+HIP_EXPORT hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms* p, hipStream_t s) { return ret(copy_3d(p, s, true)); }
+HIP_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D* p) { return ret(copy_param_2d(p, nullptr, false)); }
+HIP_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* p, hipStream_t s) {
+  return ret(copy_param_2d(p, s, true));
+}
+HIP_EXPORT hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* p) { return ret(copy_drv_3d(p, nullptr, false)); }
+HIP_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* p, hipStream_t s) { return ret(copy_drv_3d(p, s, true)); }
+
 HIP_EXPORT hipError_t hipMemset(void* dst, int value, size_t n) {
   return ret(memset_n<uint8_t>(dst, uint8_t(value), n, nullptr, false));
 }
@@ -397,6 +655,13 @@ HIP_EXPORT hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t w, 
 }
 HIP_EXPORT hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t w, size_t h, hipStream_t s) {
   return ret(memset_2d(dst, pitch, value, w, h, s, true));
+}
+
+HIP_EXPORT hipError_t hipMemset3D(hipPitchedPtr p, int value, hipExtent e) {
+  return ret(memset_3d(p, value, e, nullptr, false));
+}
+HIP_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr p, int value, hipExtent e, hipStream_t s) {
+  return ret(memset_3d(p, value, e, s, true));
 }
 
 HIP_EXPORT hipError_t hipMemcpyToSymbol(const void* sym, const void* src, size_t n, size_t off,

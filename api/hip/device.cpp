@@ -23,11 +23,14 @@ base::Status Device::init() {
 }
 
 queues::WaitPolicy Device::wait_policy(bool blocking_sync) const {
-  // Auto: spin briefly (a short kernel finishes within it), then sleep on the signal's event.
-  // No sched_yield phase: on a loaded host a yield can give away a whole time slice.
+  // Auto: spin for 1 us (a packet that is already running completes within it), then poll with
+  // a sched_yield between looks for up to 200 us, then sleep on the signal's event. With more
+  // runnable threads than cores, a thread the work waits for (the runtime's hostcall thread, a
+  // host-side part of the device) may be queued on this very core, and a pure spin keeps it off
+  // the core until the spin ends; on an idle core a yield returns at once.
   queues::WaitPolicy p = rt_.wait_policy();
-  p.spin = std::chrono::microseconds(50);
-  p.yield = {};
+  p.spin = std::chrono::microseconds(1);
+  p.yield = std::chrono::microseconds(200);
   unsigned sched = flags() & hipDeviceScheduleMask;
   if (blocking_sync || sched == hipDeviceScheduleBlockingSync) return queues::WaitPolicy::blocking();
   if (sched == hipDeviceScheduleSpin) return queues::WaitPolicy::spinning();

@@ -107,11 +107,9 @@ const ErrorText* find(hipError_t e) {
 
 }  // namespace
 
-hipError_t ret(hipError_t e, const char* api) {
-  if (e != hipSuccess) {
-    t_last_error = e;
-    debug_log(api, std::string("returns ") + error_name(e) + " (" + error_string(e) + ")");
-  }
+hipError_t record_error(hipError_t e, const char* api) {
+  t_last_error = e;
+  debug_log(api, std::string("returns ") + error_name(e) + " (" + error_string(e) + ")");
   return e;
 }
 

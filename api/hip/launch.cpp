@@ -12,15 +12,24 @@
 namespace hip {
 namespace {
 
-struct CallConfig {
-  dim3 grid, block;
+struct CallConfig {  // plain fields (dim3 has a constructor): a thread_local array of these needs no initialiser
+  uint32_t grid[3], block[3];
   size_t shared;
   hipStream_t stream;
 };
-thread_local std::vector<CallConfig> t_configs;
+// The <<<>>> configurations pushed and not yet popped (clang's kernel stubs pop right after the
+// push; more than one is pending only while a launch's arguments launch kernels). Trivially
+// destructible, so a thread's first launch registers no destructor and no access checks for one.
+struct ConfigStack {
+  static constexpr unsigned kMax = 32;
+  CallConfig slots[kMax];
+  unsigned depth;
+};
+thread_local ConfigStack t_configs;
 
 // A kernel's fences: system-scope acquire (host writes become visible), agent-scope release
-// (seeds/hip-host-memory.txt); the barrier bit orders it after the stream's earlier work.
+// (the HIP programming guide, "Visibility of Zero-Copy Host Memory"); the barrier bit orders it
+// after the stream's earlier work.
 constexpr queues::Fence kDispatchFence{true, queues::aql::kScopeSystem, queues::aql::kScopeAgent};
 
 template <class T>
@@ -28,16 +37,26 @@ void put(uint8_t* ka, const KernelInfo::Hidden& h, T v) {
   std::memcpy(ka + h.offset, &v, std::min<size_t>(sizeof v, h.size));
 }
 
+// The grid of one launch in work-items and, per dimension, its whole blocks and the work-items of
+// a last partial block (AQL packets describe grids in work-items; code object v5's hidden
+// arguments want the block counts and remainders).
+struct Grid {
+  uint32_t items[3];
+  uint32_t blocks[3];
+  uint16_t rest[3];
+};
+
 // The kernel-argument block of one launch, written once, straight into the queue's argument slot:
 // the explicit arguments at the metadata's offsets, then the hidden ones.
 struct ArgWriter {
   const KernelInfo* k;
   const ArgSource* args;
-  const uint32_t* items;
+  const Grid* grid;
   dim3 block;
   uint32_t dynamic_lds;
   uint32_t private_base_hi, shared_base_hi;
-  uint64_t queue, hostcall;
+  const queues::ManagedQueue* queue;  // its amd_queue_t is hidden_queue_ptr (read only if asked for)
+  uint64_t hostcall;
 
   static void write(void* self, uint8_t* ka) { static_cast<const ArgWriter*>(self)->fill(ka); }
 
@@ -45,12 +64,12 @@ struct ArgWriter {
     if (k->kernarg_size == 0) return;  // (a zero-length memset into a cold line is not free)
     std::memset(ka, 0, k->kernarg_size);
     if (args->params) {
-      for (size_t i = 0; i < k->args.size(); ++i)
-        std::memcpy(ka + k->args[i].offset, args->params[i], k->args[i].size);
+      const KernelInfo::Arg* a = k->args.data();
+      for (size_t i = 0, n = k->args.size(); i < n; ++i) std::memcpy(ka + a[i].offset, args->params[i], a[i].size);
     } else if (args->buffer) {
       std::memcpy(ka, args->buffer, std::min<size_t>(args->buffer_size, k->kernarg_size));
     }
-    write_hidden(ka);
+    if (!k->hidden.empty()) write_hidden(ka);
   }
 
   // Hidden arguments by value kind (AMDGPUUsage "Code Object V4/V5 Metadata"); kinds not listed
@@ -58,17 +77,16 @@ struct ArgWriter {
   void write_hidden(uint8_t* ka) const {
     using loader::ValueKind;
     const uint16_t bs[3] = {uint16_t(block.x), uint16_t(block.y), uint16_t(block.z)};
+    const uint32_t* items = grid->items;
     unsigned dims = items[2] > 1 ? 3 : items[1] > 1 ? 2 : 1;
-    uint32_t blocks[3], rest[3];  // whole and partial blocks per dimension
-    for (int i = 0; i < 3; ++i) blocks[i] = items[i] / bs[i], rest[i] = items[i] % bs[i];
     for (const KernelInfo::Hidden& h : k->hidden) {
       switch (h.kind) {
-        case ValueKind::HiddenBlockCountX: put<uint32_t>(ka, h, blocks[0]); break;
-        case ValueKind::HiddenBlockCountY: put<uint32_t>(ka, h, blocks[1]); break;
-        case ValueKind::HiddenBlockCountZ: put<uint32_t>(ka, h, blocks[2]); break;
-        case ValueKind::HiddenRemainderX: put<uint16_t>(ka, h, uint16_t(rest[0])); break;
-        case ValueKind::HiddenRemainderY: put<uint16_t>(ka, h, uint16_t(rest[1])); break;
-        case ValueKind::HiddenRemainderZ: put<uint16_t>(ka, h, uint16_t(rest[2])); break;
+        case ValueKind::HiddenBlockCountX: put<uint32_t>(ka, h, grid->blocks[0]); break;
+        case ValueKind::HiddenBlockCountY: put<uint32_t>(ka, h, grid->blocks[1]); break;
+        case ValueKind::HiddenBlockCountZ: put<uint32_t>(ka, h, grid->blocks[2]); break;
+        case ValueKind::HiddenRemainderX: put<uint16_t>(ka, h, grid->rest[0]); break;
+        case ValueKind::HiddenRemainderY: put<uint16_t>(ka, h, grid->rest[1]); break;
+        case ValueKind::HiddenRemainderZ: put<uint16_t>(ka, h, grid->rest[2]); break;
         case ValueKind::HiddenGroupSizeX: put<uint16_t>(ka, h, bs[0]); break;
         case ValueKind::HiddenGroupSizeY: put<uint16_t>(ka, h, bs[1]); break;
         case ValueKind::HiddenGroupSizeZ: put<uint16_t>(ka, h, bs[2]); break;
@@ -76,7 +94,7 @@ struct ArgWriter {
         case ValueKind::HiddenDynamicLdsSize: put<uint32_t>(ka, h, dynamic_lds); break;
         case ValueKind::HiddenPrivateBase: put<uint32_t>(ka, h, private_base_hi); break;
         case ValueKind::HiddenSharedBase: put<uint32_t>(ka, h, shared_base_hi); break;
-        case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue); break;
+        case ValueKind::HiddenQueuePtr: put<uint64_t>(ka, h, queue->queue_address()); break;
         case ValueKind::HiddenHostcallBuffer: put<uint64_t>(ka, h, hostcall); break;
         case ValueKind::HiddenMultigridSyncArg: put<uint64_t>(ka, h, args->multigrid_sync); break;
         default: break;  // global offsets are 0: HIP launches start at work-item 0
@@ -89,15 +107,13 @@ struct ArgWriter {
 // hostcall buffer, set up on the first such launch; others get 0.
 hipError_t hostcall_address(Device& dev, const KernelInfo& k, const char* api, uint64_t* out) {
   *out = 0;
-  for (const KernelInfo::Hidden& h : k.hidden) {
-    if (h.kind != loader::ValueKind::HiddenHostcallBuffer) continue;
-    auto buf = dev.hostcall_buffer();
-    if (!buf) {
-      debug_log(api, buf.message());
-      return from_error(buf.error(), hipErrorOutOfMemory);
-    }
-    *out = *buf;
+  if (!k.hostcall) return hipSuccess;
+  auto buf = dev.hostcall_buffer();
+  if (!buf) {
+    debug_log(api, buf.message());
+    return from_error(buf.error(), hipErrorOutOfMemory);
   }
+  *out = *buf;
   return hipSuccess;
 }
 
@@ -124,33 +140,29 @@ hipError_t check_config(const Device& dev, const KernelInfo& k, const uint32_t i
 
 }  // namespace
 
-hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
-                  const ArgSource& args, const char* api) {
-  // The packet's grid size is in work-items and 32 bits wide.
-  uint64_t items[3] = {uint64_t(grid.x) * block.x, uint64_t(grid.y) * block.y, uint64_t(grid.z) * block.z};
-  if (items[0] > UINT32_MAX || items[1] > UINT32_MAX || items[2] > UINT32_MAX)
-    return hipErrorInvalidConfiguration;
-  const uint32_t items32[3] = {uint32_t(items[0]), uint32_t(items[1]), uint32_t(items[2])};
-  return launch_items(f, items32, block, shared, stream, args, api);
-}
+namespace {
 
-hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t shared,
-                        hipStream_t stream, const ArgSource& args, const char* api) {
+[[gnu::always_inline]] inline hipError_t submit_launch(Function* f, const Grid& g, dim3 block, size_t shared,
+                                                     hipStream_t stream, const ArgSource& args, const char* api) {
   if (!f) return hipErrorInvalidDeviceFunction;
   HIP_INIT_NAMED(rt, api);
-  std::shared_ptr<Stream> s;
-  if (hipError_t e = rt->stream(stream, &s); e != hipSuccess) return e;
+  Stream* s = nullptr;
+  if (hipError_t e = rt->stream_ref(stream, &s); e != hipSuccess) return e;
   Device& dev = s->device();
-  auto ki = f->info(dev);
-  if (!ki) return kernel_error(api, ki.error());
-  const KernelInfo& k = **ki;
+  const KernelInfo* kp = f->cached(dev.index());
+  if (!kp) [[unlikely]] {
+    auto ki = f->info(dev);
+    if (!ki) return kernel_error(api, ki.error());
+    kp = *ki;
+  }
+  const KernelInfo& k = *kp;
   if (trace::on()) trace::name_kernel(k.kernel_object, k.name.c_str());
-  if (hipError_t e = check_config(dev, k, items, block, shared); e != hipSuccess) return e;
+  if (hipError_t e = check_config(dev, k, g.items, block, shared); e != hipSuccess) return e;
 
   // The argument sources are checked here: the queue writes them into their slot later, where
   // nothing can fail any more.
   if (args.params) {
-    for (size_t i = 0; i < k.args.size(); ++i)
+    for (size_t i = 0, n = k.args.size(); i < n; ++i)
       if (!args.params[i]) return hipErrorInvalidValue;
   } else if (args.buffer) {
     if (args.buffer_size < k.explicit_size) return hipErrorInvalidValue;
@@ -158,14 +170,15 @@ hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t
     return hipErrorInvalidValue;
   }
   uint64_t hostcall = 0;
-  if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
+  if (k.hostcall)
+    if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
   const uint32_t lds = uint32_t(k.group_segment + shared);
-  ArgWriter w{&k, &args, items, block, lds - k.group_segment, uint32_t(dev.scratch_aperture_hi()),
-              uint32_t(dev.lds_aperture_hi()), s->queue().queue_address(), hostcall};
+  ArgWriter w{&k, &args, &g, block, lds - k.group_segment, uint32_t(dev.scratch_aperture_hi()),
+              uint32_t(dev.lds_aperture_hi()), &s->queue(), hostcall};
   queues::KernelLaunch l;
   l.kernel_object = k.kernel_object;
-  l.dims = items[2] > 1 ? 3 : items[1] > 1 ? 2 : 1;
-  for (int i = 0; i < 3; ++i) l.grid[i] = items[i];
+  l.dims = g.items[2] > 1 ? 3 : g.items[1] > 1 ? 2 : 1;
+  for (int i = 0; i < 3; ++i) l.grid[i] = g.items[i];
   l.block[0] = uint16_t(block.x), l.block[1] = uint16_t(block.y), l.block[2] = uint16_t(block.z);
   l.group_segment_bytes = lds;
   l.private_segment_bytes = uint32_t(scratch_per_item(k.private_segment, k.dynamic_stack));
@@ -174,6 +187,28 @@ hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t
   l.write_kernarg = &ArgWriter::write;
   l.write_ctx = &w;
   return s->launch(l, kDispatchFence, nullptr, api);
+}
+
+}  // namespace
+
+hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
+                  const ArgSource& args, const char* api) {
+  // The packet's grid size is in work-items and 32 bits wide. A grid given in blocks has whole
+  // blocks only: no division on this path.
+  const uint64_t items[3] = {uint64_t(grid.x) * block.x, uint64_t(grid.y) * block.y, uint64_t(grid.z) * block.z};
+  if (items[0] > UINT32_MAX || items[1] > UINT32_MAX || items[2] > UINT32_MAX)
+    return hipErrorInvalidConfiguration;
+  const Grid g{{uint32_t(items[0]), uint32_t(items[1]), uint32_t(items[2])}, {grid.x, grid.y, grid.z}, {0, 0, 0}};
+  return submit_launch(f, g, block, shared, stream, args, api);
+}
+
+hipError_t launch_items(Function* f, const uint32_t items[3], dim3 block, size_t shared,
+                        hipStream_t stream, const ArgSource& args, const char* api) {
+  Grid g{{items[0], items[1], items[2]}, {}, {}};
+  const uint32_t bs[3] = {block.x, block.y, block.z};
+  for (int i = 0; i < 3; ++i)  // (a zero block size is rejected by submit_launch's checks)
+    if (bs[i]) g.blocks[i] = items[i] / bs[i], g.rest[i] = uint16_t(items[i] % bs[i]);
+  return submit_launch(f, g, block, shared, stream, args, api);
 }
 
 hipError_t parse_launch_extra(void** extra, ArgSource* args) {
@@ -212,19 +247,21 @@ hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {
 using namespace hip;
 
 HIP_EXPORT hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
-  t_configs.push_back({grid, block, shared, stream});
+  ConfigStack& st = t_configs;
+  if (st.depth == ConfigStack::kMax) return ret(hipErrorLaunchOutOfResources);
+  st.slots[st.depth++] = CallConfig{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared, stream};
   return hipSuccess;
 }
 
 HIP_EXPORT hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
                                                 hipStream_t* stream) {
-  if (t_configs.empty()) return ret(hipErrorMissingConfiguration);
-  const CallConfig& c = t_configs.back();
-  if (grid) *grid = c.grid;
-  if (block) *block = c.block;
+  ConfigStack& st = t_configs;
+  if (st.depth == 0) return ret(hipErrorMissingConfiguration);
+  const CallConfig c = st.slots[--st.depth];  // a copy: the stores below may alias nothing of it
+  if (grid) *grid = dim3(c.grid[0], c.grid[1], c.grid[2]);
+  if (block) *block = dim3(c.block[0], c.block[1], c.block[2]);
   if (shared) *shared = c.shared;
   if (stream) *stream = c.stream;
-  t_configs.pop_back();
   return hipSuccess;
 }
 

@@ -33,7 +33,11 @@ hipError_t alloc_error(const char* api, const base::Error& e) {
 
 // Device memory. hipMalloc's VRAM has no CPU mapping, as a GPU with a small BAR requires: only
 // the copy engines and kernels reach it. `host_visible` (hipExtMallocWithFlags) asks for VRAM the
-// host can also reach, which falls back to device-only VRAM when the BAR has no room for it.
+// host can also reach (PUBLIC), which amdkfd grants on a large-BAR GPU only. Coarse-grained
+// memory then falls back to device-only VRAM (HIP's hipDeviceMallocDefault is hipMalloc; ROCr's
+// coarse-grained VRAM pool is host-accessible only when the frame buffer is public), while
+// fine-grained and uncached memory, whose point is coherence with the host, fail: ROCr offers no
+// fine-grained VRAM pool a CPU may access on such a GPU (ROCclr's deviceLocalAlloc then fails).
 hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Heap heap, unsigned flags,
                         void** out, bool host_visible = false) {
   HIP_INIT_NAMED(rt, api);
@@ -51,6 +55,11 @@ hipError_t alloc_device(const char* api, size_t size, mem::Coherence c, mem::Hea
   };
   auto p = allocate();
   if (!p && heap == mem::Heap::Vram && r.host_access) {
+    if (c != mem::Coherence::NonCoherent) {
+      debug_log(api, "fine-grained device memory must be host-visible VRAM, which GPU " + base::hex(dev.gpu_id()) +
+                         " cannot give (" + p.message() + "; a small-BAR GPU has no host-visible VRAM)");
+      return hipErrorOutOfMemory;
+    }
     debug_log(api, p.message() + "; allocating VRAM without host access");
     r.host_access = false;
     p = allocate();
@@ -67,7 +76,8 @@ void sync_all_devices(Runtime* rt, const char* api) {
   for (int i = 0; i < rt->device_count(); ++i) (void)rt->device(i)->synchronize(api);
 }
 
-// seeds/hip-host-memory.txt: flags decide; with neither flag, HIP_HOST_COHERENT=1 means coherent.
+// The HIP programming guide, "Coherency Controls": flags decide; with neither flag,
+// HIP_HOST_COHERENT=1 means coherent.
 bool host_coherent(unsigned flags) {
   if (flags & hipHostMallocCoherent) return true;
   if (flags & hipHostMallocNonCoherent) return false;
@@ -200,6 +210,19 @@ HIP_EXPORT hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, si
   if (width == 0 || height == 0) return hipSuccess;
   return ret(alloc_device("hipMallocPitch", *pitch * height, mem::Coherence::NonCoherent,
                           mem::Heap::Vram, 0, ptr));
+}
+
+// hipMalloc3D: rows of `width` bytes padded to the pitch hipMallocPitch uses, `height` rows a
+// slice, `depth` slices; the pitched pointer carries the logical width and rows per slice.
+HIP_EXPORT hipError_t hipMalloc3D(hipPitchedPtr* p, hipExtent e) {
+  if (!p) return ret(hipErrorInvalidValue);
+  const size_t pitch = (e.width + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+  *p = make_hipPitchedPtr(nullptr, pitch, e.width, e.height);
+  if (e.width == 0 || e.height == 0 || e.depth == 0) return hipSuccess;
+  size_t bytes;
+  if (pitch < e.width || __builtin_mul_overflow(pitch, e.height, &bytes) || __builtin_mul_overflow(bytes, e.depth, &bytes))
+    return ret(hipErrorInvalidValue);
+  return ret(alloc_device("hipMalloc3D", bytes, mem::Coherence::NonCoherent, mem::Heap::Vram, 0, &p->ptr));
 }
 
 HIP_EXPORT hipError_t hipMallocManaged(void** ptr, size_t size, unsigned int flags) {

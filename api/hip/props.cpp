@@ -191,7 +191,8 @@ void Device::fill_props() {
   d.maxSharedMemoryPerMultiProcessor = d.sharedMemPerBlock;
   d.clockInstructionRate = d.clockRate;
   d.arch = hipDeviceArch_t{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
-  d.isLargeBar = (info.visible_vram_size == 0 || info.visible_vram_size >= info.vram_size) ? 1 : 0;
+  // Large BAR: the CPU reaches all of VRAM (amdgpu's vram_cpu_accessible_size covers it).
+  d.isLargeBar = info.visible_vram_size >= info.vram_size ? 1 : 0;
   d.asicRevision = int((p.capability >> kCapAsicRevisionShift) & kCapAsicRevisionMask);
   // HIP's deprecated gcnArch: major * 100 + minor * 10 + stepping, 910 for gfx90a (hipamd
   // hip_device.cpp of ROCm 5.2).

@@ -90,19 +90,28 @@ base::Status Runtime::add_devices() {
   return {};
 }
 
+namespace {
+// Set in a forked child by fork's child handler: no getpid() system call on every HIP call.
+std::atomic<bool> g_forked{false};
+// The opened runtime, published once open() succeeded: every later call reads it with one load
+// (std::call_once costs a pthread_once and thread-local bookkeeping per call).
+std::atomic<Runtime*> g_ready{nullptr};
+}  // namespace
+
 Runtime* Runtime::get(hipError_t* err) {
+  if (Runtime* r = g_ready.load(std::memory_order_acquire); r && !g_forked.load(std::memory_order_relaxed))
+    return r;
   static Runtime* instance = nullptr;
   static hipError_t open_error = hipSuccess;
   static std::once_flag once;
   static pid_t owner = 0;
-  // Set in a forked child by fork's child handler: no getpid() system call on every HIP call.
-  static std::atomic<bool> forked{false};
   std::call_once(once, [] {
     open_error = open(&instance);
     owner = ::getpid();
-    pthread_atfork(nullptr, nullptr, [] { forked.store(true, std::memory_order_relaxed); });
+    pthread_atfork(nullptr, nullptr, [] { g_forked.store(true, std::memory_order_relaxed); });
+    if (instance) g_ready.store(instance, std::memory_order_release);
   });
-  if (instance && forked.load(std::memory_order_relaxed)) {
+  if (instance && g_forked.load(std::memory_order_relaxed)) {
     // A forked child: amdkfd binds the queues, memory and events to the process that opened
     // /dev/kfd, so the runtime inherited from the parent is not the child's to use (its threads
     // did not come along either). Every call fails at once instead of hanging or touching the
@@ -120,12 +129,6 @@ Runtime* Runtime::get(hipError_t* err) {
   }
   if (!instance) *err = open_error;
   return instance;
-}
-
-Device* Runtime::device_of_gpu(uint32_t gpu_id) {
-  for (auto& d : devices_)
-    if (d->gpu_id() == gpu_id) return d.get();
-  return nullptr;
 }
 
 Device& Runtime::current() {
@@ -151,6 +154,33 @@ hipError_t Runtime::stream(hipStream_t h, std::shared_ptr<Stream>* out) {
   return *out ? hipSuccess : hipErrorInvalidHandle;
 }
 
+hipError_t Runtime::stream_ref(hipStream_t h, Stream** out) {
+  auto raw = reinterpret_cast<uintptr_t>(h);
+  if (raw == 0 || raw == 1 || raw == 2) {  // null, hipStreamLegacy, hipStreamPerThread
+    auto s = current().null_stream();
+    if (!s) return from_error(s.error(), hipErrorOutOfMemory);
+    *out = *s;
+    return hipSuccess;
+  }
+  struct Entry {
+    hipStream_t h;
+    Stream* s;
+    uint64_t gen;
+  };
+  static thread_local Entry t_last{};
+  const uint64_t gen = handles_gen_.load(std::memory_order_acquire);
+  if (t_last.h == h && t_last.gen == gen) {
+    *out = t_last.s;
+    return hipSuccess;
+  }
+  std::lock_guard lk(handles_mu_);
+  auto it = stream_handles_.find(reinterpret_cast<Stream*>(h));
+  if (it == stream_handles_.end() || it->second.expired()) return hipErrorInvalidHandle;
+  *out = reinterpret_cast<Stream*>(h);
+  t_last = Entry{h, *out, gen};
+  return hipSuccess;
+}
+
 void Runtime::add_stream_handle(const std::shared_ptr<Stream>& s) {
   std::lock_guard lk(handles_mu_);
   stream_handles_[s.get()] = s;
@@ -158,6 +188,7 @@ void Runtime::add_stream_handle(const std::shared_ptr<Stream>& s) {
 
 void Runtime::remove_stream_handle(Stream* s) {
   std::lock_guard lk(handles_mu_);
+  handles_gen_.fetch_add(1, std::memory_order_release);
   stream_handles_.erase(s);
 }
 

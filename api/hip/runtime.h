@@ -93,6 +93,14 @@ class Device {
   base::Result<std::shared_ptr<Stream>> create_stream(unsigned flags, int priority);
   hipError_t destroy_stream(Stream* s);
   std::vector<std::shared_ptr<Stream>> streams();  // every live stream incl. the null stream
+  // Whether `pred(stream)` holds for every live stream, under the device's lock (no copy).
+  template <class P>
+  bool all_streams(P&& pred) {
+    std::lock_guard lk(mu_);
+    for (const auto& s : streams_)
+      if (!pred(*s)) return false;
+    return true;
+  }
   Stream* null_stream_if_created() { return null_.load(std::memory_order_acquire); }
 
   // The device's hostcall buffer (device printf), set up with its service thread on first use.
@@ -148,6 +156,10 @@ class Runtime {
   // Streams and events by handle; the null handle, hipStreamLegacy and hipStreamPerThread all
   // mean the current device's null stream. InvalidHandle for unknown handles.
   hipError_t stream(hipStream_t h, std::shared_ptr<Stream>* out);
+  // The same without taking a reference, for the launch path: a per-thread cache answers
+  // repeated handles without a lock. The stream stays valid until hipStreamDestroy, which must
+  // not race with the stream's use (as in HIP).
+  hipError_t stream_ref(hipStream_t h, Stream** out);
   void add_stream_handle(const std::shared_ptr<Stream>& s);
   void remove_stream_handle(Stream* s);
 
@@ -160,6 +172,8 @@ class Runtime {
   std::vector<std::unique_ptr<Device>> devices_;
   std::mutex handles_mu_;
   std::unordered_map<Stream*, std::weak_ptr<Stream>> stream_handles_;
+  // Bumped by every handle removal: a cached handle is valid while this is unchanged.
+  std::atomic<uint64_t> handles_gen_{0};
 };
 
 // Runs `expr`'s usual prologue: the runtime, or return its error from the API function.

@@ -15,8 +15,9 @@ namespace aql = queues::aql;
 namespace {
 
 // Every command runs after the one before it (a managed queue is in order): a stream's commands
-// run one after another even when several streams share a queue. Fence scopes follow
-// seeds/hip-host-memory.txt.
+// run one after another even when several streams share a queue. Fence scopes follow the HIP
+// programming guide's table of synchronisation and visibility ("Visibility of Zero-Copy Host
+// Memory").
 constexpr queues::Fence kNoFence{true, aql::kScopeNone, aql::kScopeNone};
 
 hipError_t submit_error(const char* api, const base::Error& e) {
@@ -64,8 +65,7 @@ Stream::~Stream() {
   }
 }
 
-void Stream::reap() {
-  if (retained_.empty()) return;
+void Stream::drop_retained() {
   uint64_t done = completed();
   while (!retained_.empty() && retained_.front().count <= done) retained_.pop_front();
 }
@@ -75,7 +75,10 @@ void Stream::reap() {
 base::Status Stream::legacy_deps(Deps& deps) {
   if (!may_follow_others()) return {};
   auto depend_on = [&](Stream& o) -> base::Status {
-    if (&o == this || &o.q_ == &q_ || !o.blocking() || !o.pending()) return {};
+    // Streams on one queue are ordered by it, except for engine operations whose barriers
+    // that stream holds back (tail_record pushes them).
+    if (&o == this || !o.blocking() || !o.pending()) return {};
+    if (&o.q_ == &q_ && !o.chained_.load(std::memory_order_acquire)) return {};
     KFD_ASSIGN(auto rec, o.tail_record());
     if (!rec->done()) deps.push_back(std::move(rec));
     return {};
@@ -113,7 +116,8 @@ hipError_t Stream::push(const Deps& deps, std::span<const Command> own, uint32_t
     st = q_.submit(cmds);
   }
   if (!st) return submit_error(api, st.error());
-  submitted_.fetch_add(counted, std::memory_order_acq_rel);
+  // Written under mu_ only: a plain add published with a release store (no locked instruction).
+  submitted_.store(submitted_.load(std::memory_order_relaxed) + counted, std::memory_order_release);
   return hipSuccess;
 }
 
@@ -134,7 +138,16 @@ std::shared_ptr<EventRecord> Stream::new_record(unsigned flags, base::Error* err
 hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Event* completion,
                           const char* api) {
   Deps deps;
-  if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  if (may_follow_others())
+    if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
+  if (!completion && deps.empty()) {  // the common launch: one dispatch completing the timeline
+    std::lock_guard lk(mu_);
+    reap();
+    if (auto st = q_.dispatch(l, fence, count_next(0)); !st) return submit_error(api, st.error());
+    submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    tail_system_.store(false, std::memory_order_release);
+    return hipSuccess;
+  }
   std::shared_ptr<EventRecord> rec;
   if (completion) {
     base::Error e;
@@ -159,7 +172,7 @@ hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Ev
     retained_.push_back({submitted(), rec});
     completion->set_record(std::move(rec));
   }
-  tail_system_ = false;
+  tail_system_.store(false, std::memory_order_release);
   return hipSuccess;
 }
 
@@ -182,13 +195,14 @@ hipError_t Stream::record(Event& ev) {
   // counted command retires.
   for (auto& d : deps) retained_.push_back({submitted() + 1, std::move(d)});
   retained_.push_back({submitted() + 1, rec});
-  tail_system_ = false;
+  tail_system_.store(false, std::memory_order_release);
   ev.set_record(std::move(rec));
   return hipSuccess;
 }
 
 base::Result<std::shared_ptr<EventRecord>> Stream::tail_record() {
   std::lock_guard lk(mu_);
+  if (!chain_.empty()) flush_chain();
   if (tail_rec_ && tail_count_ == submitted()) return tail_rec_;
   base::Error err;
   auto rec = new_record(0, &err);
@@ -230,9 +244,9 @@ hipError_t Stream::wait_for(uint64_t count, const char* api) {
 // agent-scope release, e.g. a kernel followed by hipEventRecord), and the host must not read the
 // memory they wrote before a system-scope release writes the L2 back.
 bool Stream::device_released() {
-  for (const auto& o : dev_.streams())
-    if (o.get() != this && (!o->tail_system_.load(std::memory_order_acquire) || o->pending())) return false;
-  return true;
+  return dev_.all_streams([this](const Stream& o) {
+    return &o == this || (o.tail_system_.load(std::memory_order_acquire) && !o.pending());
+  });
 }
 
 hipError_t Stream::host_op(HostOp op, Mode mode) {
@@ -261,7 +275,7 @@ hipError_t Stream::host_op(HostOp op, Mode mode) {
   if (hipError_t e = push(deps, std::span(own, counted), counted, "stream host operation"); e != hipSuccess)
     return e;
   for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
-  tail_system_ = true;  // the gate adds no GPU writes after the system release
+  tail_system_.store(true, std::memory_order_release);  // the gate adds no GPU writes after the system release
   lk.unlock();
   auto task = [this, wait_count, gate, mode, op = std::move(op)]() -> hipError_t {
     hipError_t e = wait_for(wait_count, "stream host operation");
@@ -298,50 +312,124 @@ static std::mutex& engine_order_mutex() {
 hipError_t Stream::order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
                                    bool* wait, std::shared_ptr<void> keep, const char* api) {
   std::lock_guard lk(mu_);
-  reap();
+  drop_retained();
+  prune_chain();
   const bool released = deps.empty() && device_released();
+  // A gate marker must come after the held-back operations' barrier.
+  if (!released && !chain_.empty()) flush_chain();
   *wait = false;
-  std::shared_ptr<EventRecord> gate;
-  Command own[2];
-  uint32_t n = 0;
-  if (released && tail_system_ && completed() >= submitted()) {
+  Deferred d;
+  d.done = done;
+  if (!chain_.empty()) {
+    // Only the previous engine operation to wait for (nothing was pushed since: that would have
+    // flushed the chain): its signal, whose writes are system-visible. Its entry stays in the
+    // chain until this operation completed.
+    *w = queues::CopyWait{chain_.back().done->sig->handle(), queues::Cond::Lt, 1};
+    *wait = true;
+  } else if (released && tail_system_ && completed() >= submitted()) {
     // Idle and everything released to system scope: the engine may start at once.
   } else if (released && last_engine_ && last_engine_count_ == submitted()) {
-    // Only the previous engine operation to wait for: its signal, whose writes are system-visible.
+    // Only the previous engine operation (its barrier pushed, nothing after it) to wait for.
     *w = queues::CopyWait{last_engine_->sig->handle(), queues::Cond::Lt, 1};
     *wait = true;
+    d.prev = last_engine_;  // the engine reads it
   } else {
     base::Error err;
-    if (!(gate = new_record(0, &err))) return submit_error(api, err);
+    if (!(d.gate = new_record(0, &err))) return submit_error(api, err);
     // The engine reads what earlier commands wrote, on this stream or others (one L2 per device):
-    // a system-scope release before it, as before a host read.
-    own[n++] = Command::marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem},
-                               Completion::to(gate->sig.get(), 0));
-    *w = queues::CopyWait{gate->sig->handle(), queues::Cond::Eq, 0};
+    // a system-scope release before it, as before a host read. Not counted: the barrier after
+    // the operation covers it.
+    const Command marker = Command::marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem},
+                                           Completion::to(d.gate->sig.get(), 0));
+    if (hipError_t e = push(deps, std::span(&marker, 1), 0, api); e != hipSuccess) {
+      d.gate->sig->store(0);
+      return e;
+    }
+    *w = queues::CopyWait{d.gate->sig->handle(), queues::Cond::Eq, 0};
     *wait = true;
   }
-  // Later commands see what the engine wrote: a system-scope acquire once its signal is below 1
-  // (a failed submission stores 0; parts already running may still decrement it).
-  const queues::WaitCondition copied{done->sig.get(), queues::Cond::Lt, 1};
-  own[n++] = Command::barrier(std::span(&copied, 1), queues::Fence{true, aql::kScopeSystem, aql::kScopeNone},
-                              count_next(0));
-  if (hipError_t e = push(deps, std::span(own, n), 1, api); e != hipSuccess) {
-    if (gate) gate->sig->store(0);
-    return e;
-  }
-  for (auto& d : deps) retained_.push_back({submitted(), std::move(d)});
-  retained_.push_back({submitted(), done});
-  if (keep) retained_.push_back({submitted(), std::move(keep)});
-  if (gate) retained_.push_back({submitted(), gate});
-  if (*wait && !gate) retained_.push_back({submitted(), last_engine_});  // the engine reads it
+  d.deps = std::move(deps);
+  d.keep = std::move(keep);
   last_engine_ = done;
   last_engine_count_ = submitted();
-  tail_system_ = true;  // the engine's writes are system-visible once its signal moved
+  tail_system_.store(true, std::memory_order_release);  // the engine's writes are system-visible once its signal moved
+  chain_.push_back(std::move(d));
+  chained_.store(true, std::memory_order_release);
   return hipSuccess;
+}
+
+// Later commands see what the engine wrote: a barrier with a system-scope acquire once its signal
+// is below 1 (a failed submission stores 0; parts already running may still decrement it).
+// `copied` holds the barrier's condition (the command refers to it).
+queues::Command Stream::engine_barrier(const EventRecord& done, queues::WaitCondition* copied) const {
+  *copied = queues::WaitCondition{done.sig.get(), queues::Cond::Lt, 1};
+  return Command::barrier(std::span(copied, 1), queues::Fence{true, aql::kScopeSystem, aql::kScopeNone},
+                          count_next(0));
+}
+
+void Stream::retain(Deferred& d) {
+  const uint64_t n = submitted();
+  for (auto& r : d.deps) retained_.push_back({n, std::move(r)});
+  retained_.push_back({n, std::move(d.done)});
+  if (d.keep) retained_.push_back({n, std::move(d.keep)});
+  if (d.gate) retained_.push_back({n, std::move(d.gate)});
+  if (d.prev) retained_.push_back({n, std::move(d.prev)});
+}
+
+// Entries whose successor completed are read by no one any more (each operation of the chain
+// waited for the one before it): their signals and buffers go.
+void Stream::prune_chain() {
+  while (chain_.size() >= 2 && chain_[1].done->sig->load() < 1) chain_.pop_front();
+  if (chain_.size() == 1 && chain_.front().done->sig->load() < 1 && last_engine_ == chain_.front().done) {
+    // The last one completed too: later commands need no barrier for it (their own acquire sees
+    // its writes); the next engine operation may still wait for its signal (last_engine_).
+    last_engine_count_ = submitted();
+    chain_.clear();
+  }
+  if (chain_.empty()) chained_.store(false, std::memory_order_release);
+}
+
+// Pushes the barrier on the chain's last operation (its completion implies the others') and
+// keeps the chain's records until it passed.
+void Stream::flush_chain() {
+  queues::WaitCondition copied;
+  const Command own = engine_barrier(*chain_.back().done, &copied);
+  // A queue that refuses the barrier has stopped on an error: its later commands fail as well.
+  (void)push({}, std::span(&own, 1), 1, "stream order after a copy");
+  if (last_engine_ == chain_.back().done) last_engine_count_ = submitted();
+  for (Deferred& d : chain_) retain(d);
+  chain_.clear();
+  chained_.store(false, std::memory_order_release);
+}
+
+// An operation that could not be (fully) submitted leaves the chain: the operations before it
+// get their barrier (later commands must still follow them), its own records stay until that
+// barrier passed (its gate marker may still be pending).
+void Stream::drop_failed(const std::shared_ptr<EventRecord>& done) {
+  std::lock_guard lk(mu_);
+  auto it = std::find_if(chain_.begin(), chain_.end(), [&](const Deferred& d) { return d.done == done; });
+  if (it == chain_.end()) return;  // already flushed: its barrier passes (the signal is 0)
+  Deferred failed = std::move(*it);
+  chain_.erase(it);
+  if (last_engine_ == done) last_engine_ = chain_.empty() ? nullptr : chain_.back().done;
+  if (!chain_.empty()) {
+    flush_chain();
+  } else if (failed.gate) {
+    const Command own = timeline_marker(aql::kScopeNone, 0);
+    (void)push({}, std::span(&own, 1), 1, "stream order after a failed copy");
+  }
+  retain(failed);
+  chained_.store(!chain_.empty(), std::memory_order_release);
 }
 
 hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
                              std::shared_ptr<void> keep) {
+  // A GPU fault ends the process's GPU work: every later operation reports it, whether or not
+  // its own wait would have looked (a copy that completes at once would not).
+  if (auto f = dev_.qrt().known_fault(); !f) {
+    report_device_error(api, f.error());
+    return from_error(f.error(), hipErrorLaunchFailure);
+  }
   Deps deps;
   if (auto st = legacy_deps(deps); !st) return submit_error(api, st.error());
   base::Error err;
@@ -361,6 +449,7 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     if (auto st = op(o); !st) {
       // Not (all) submitted: the stream goes on without the operation, whose error is returned.
       done->sig->store(0);
+      drop_failed(done);
       debug_log(api, st.error().message);
       hipError_t h = from_error(st.error(), hipErrorInvalidValue);
       if (h == hipErrorIllegalAddress || h == hipErrorLaunchFailure) report_device_error(api, st.error());
@@ -374,6 +463,8 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
     report_device_error(api, r.error());
     return from_error(r.error(), hipErrorLaunchFailure);
   }
+  std::lock_guard lk(mu_);
+  prune_chain();  // this operation and those before it completed
   return hipSuccess;
 }
 
@@ -383,7 +474,7 @@ hipError_t Stream::synchronize(const char* api) {
   if (!tail_system_) {
     const Command own = timeline_marker(aql::kScopeSystem, 0);
     if (hipError_t e = push({}, std::span(&own, 1), 1, api); e != hipSuccess) return e;
-    tail_system_ = true;
+    tail_system_.store(true, std::memory_order_release);
   }
   uint64_t n = submitted();
   lk.unlock();

@@ -8,9 +8,11 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "api/hip/runtime.h"
+#include "base/fast_mutex.h"
 #include "queues/copy_engine.h"
 #include "queues/managed_queue.h"
 
@@ -87,7 +89,20 @@ class Stream {
   // returns once the operations completed. `keep` (a bounce buffer) lives until they did.
   // `ops` 0: `op` itself completes everything before it returns (a copy into pageable memory),
   // so its order carries no signal and the host completes the stream's one at once.
-  using EngineOp = std::function<base::Status(const queues::CopyOrder&)>;
+  // A reference to the caller's callable, which engine_op calls before it returns (no copy, no
+  // allocation per operation).
+  class EngineOp {
+   public:
+    template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, EngineOp>>>
+    EngineOp(F&& f)  // NOLINT: implicit, from a lambda at the call
+        : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+          call_([](void* o, const queues::CopyOrder& c) { return (*static_cast<std::remove_reference_t<F>*>(o))(c); }) {}
+    base::Status operator()(const queues::CopyOrder& c) const { return call_(obj_, c); }
+
+   private:
+    void* obj_;
+    base::Status (*call_)(void*, const queues::CopyOrder&);
+  };
   hipError_t engine_op(uint32_t ops, bool sync, const EngineOp& op, const char* api,
                        std::shared_ptr<void> keep = nullptr);
   // hipStreamSynchronize: waits for every command and host op, with a system-scope release.
@@ -100,7 +115,7 @@ class Stream {
   // Counted commands completed / submitted.
   uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }
   uint64_t completed() const { return uint64_t(kStart - timeline_->load()); }
-  bool pending() const { return completed() < submitted(); }
+  bool pending() const { return completed() < submitted() || chained_.load(std::memory_order_acquire); }
   const std::shared_ptr<queues::Signal>& timeline() const { return timeline_; }
 
  private:
@@ -117,7 +132,13 @@ class Stream {
   base::Status legacy_deps(Deps& deps);
   bool may_follow_others() const { return blocking() && (is_null_ || dev_.null_stream_if_created()); }
   // All under mu_.
-  void reap();
+  // Before each command: pushes the held-back engine barrier (flush_chain) and drops what the
+  // completed commands no longer need; nothing but two tests while neither is there.
+  void reap() {
+    if (!chain_.empty()) [[unlikely]]
+      flush_chain();
+    if (!retained_.empty()) drop_retained();
+  }
   // The completion of the k-th counted command of the next submission (the timeline's value
   // after it is known).
   queues::Completion count_next(uint32_t k) const;
@@ -126,11 +147,17 @@ class Stream {
   hipError_t push(const Deps& deps, std::span<const queues::Command> own, uint32_t counted, const char* api);
   std::shared_ptr<EventRecord> new_record(unsigned flags, base::Error* err);
   hipError_t wait_for(uint64_t count, const char* api);
-  // The engine_op part under mu_: the gate marker (when there is anything to wait for) and the
-  // barrier on `done`; returns the gate record (nullptr: no wait needed).
-  // The wait the engine evaluates goes into *w (false: nothing to wait for).
+  // The engine_op part under mu_: where the operation waits (*w, when *wait), a gate marker when
+  // it must follow earlier commands; the operation joins the chain of held-back barriers.
   hipError_t order_engine_op(Deps& deps, const std::shared_ptr<EventRecord>& done, queues::CopyWait* w,
                              bool* wait, std::shared_ptr<void> keep, const char* api);
+  struct Deferred;
+  queues::Command engine_barrier(const EventRecord& done, queues::WaitCondition* copied) const;
+  void retain(Deferred& d);  // its records live until the commands so far completed
+  void drop_retained();      // releases what the completed commands no longer need
+  void prune_chain();
+  void flush_chain();
+  void drop_failed(const std::shared_ptr<EventRecord>& done);
   bool device_released();
   void start_worker();
   void worker_loop();
@@ -143,10 +170,12 @@ class Stream {
   std::shared_ptr<queues::Signal> timeline_;
   std::unique_ptr<queues::Signal> host_progress_;
 
-  std::mutex mu_;
-  std::atomic<uint64_t> submitted_{0};
+  base::FastMutex mu_;  // every launch takes it: a pthread mutex costs some fifty instructions more
+  std::atomic<uint64_t> submitted_{0};  // written under mu_, read by any thread
   uint64_t host_ops_ = 0;
-  // The last packet is a timeline packet with a system-scope release (other streams read it).
+  // The last packet is a timeline packet with a system-scope release. Written under mu_ with
+  // release stores (a sequentially consistent store would be a locked exchange, which also waits
+  // for the packet just written to leave the store buffer); other streams read it.
   std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
   // The last engine operation's completion and the count after its barrier: while nothing
@@ -154,6 +183,22 @@ class Stream {
   // command processor in between).
   std::shared_ptr<EventRecord> last_engine_;
   uint64_t last_engine_count_ = 0;
+  // Engine operations (copies, fills) whose barrier is held back, oldest first: each waits on the
+  // engine for the one before it, so consecutive copies need no packet on the stream's queue and
+  // no command processor polls while they run. The stream's next command (reap), a tail_record,
+  // or an operation that must follow other work pushes one barrier on the last (flush_chain); a
+  // synchronous operation that completed drops the chain (the next command's own acquire, a
+  // dispatch's system scope, sees what the engines wrote). An entry goes once its successor
+  // completed (prune_chain): nothing reads its signal any more.
+  struct Deferred {
+    std::shared_ptr<EventRecord> done;
+    // What the operation uses: the records it and its gate wait for, a buffer (peer bounce).
+    std::shared_ptr<EventRecord> gate, prev;
+    std::shared_ptr<void> keep;
+    Deps deps;
+  };
+  std::deque<Deferred> chain_;
+  std::atomic<bool> chained_{false};  // !chain_.empty(), for other streams
   std::shared_ptr<EventRecord> tail_rec_;  // the last tail_record and the count it covers
   uint64_t tail_count_ = 0;
   hipError_t async_error_ = hipSuccess;

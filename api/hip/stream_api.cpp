@@ -4,11 +4,27 @@
 #include <mutex>
 #include <unordered_set>
 
+#include <sched.h>
+
 #include "api/hip/stream.h"
 
 using namespace hip;
 
 namespace {
+
+// The answer to a query that finds work still pending. A caller may poll in a tight loop, and a
+// thread that work waits for (the runtime's hostcall thread, a host-side part of the device) may
+// share this core: from the second "not ready" in a row on, the polling thread yields once per
+// answer, as a waiter past its spin does. A single check costs nothing extra.
+thread_local unsigned t_not_ready_streak = 0;
+hipError_t not_ready() {
+  if (++t_not_ready_streak > 1) sched_yield();
+  return hipErrorNotReady;
+}
+hipError_t ready() {
+  t_not_ready_streak = 0;
+  return hipSuccess;
+}
 
 constexpr unsigned kEventFlags = hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess |
                                  hipEventDisableSystemFence | hipEventReleaseToDevice |
@@ -104,7 +120,8 @@ HIP_EXPORT hipError_t hipStreamQuery(hipStream_t h) {
   std::shared_ptr<Stream> s;
   if (hipError_t e = rt->stream(h, &s); e != hipSuccess) return ret(e);
   hipError_t e = s->query();
-  return e == hipErrorNotReady ? e : ret(e);  // "not ready" is an answer, not an error
+  if (e == hipErrorNotReady) return not_ready();  // "not ready" is an answer, not an error
+  return e == hipSuccess ? ready() : ret(e);
 }
 
 HIP_EXPORT hipError_t hipStreamWaitEvent(hipStream_t h, hipEvent_t e, unsigned int flags) {
@@ -198,12 +215,12 @@ HIP_EXPORT hipError_t hipEventSynchronize(hipEvent_t h) {
 HIP_EXPORT hipError_t hipEventQuery(hipEvent_t h) {
   if (!valid(h)) return ret(hipErrorInvalidHandle);
   auto rec = ev(h)->record();
-  if (!rec || rec->done()) return hipSuccess;
+  if (!rec || rec->done()) return ready();
   if (auto st = rec->dev->qrt().check_device(false); !st) {
     report_device_error("hipEventQuery", st.error());
     return ret(from_error(st.error(), hipErrorLaunchFailure));
   }
-  return hipErrorNotReady;
+  return not_ready();
 }
 
 HIP_EXPORT hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {

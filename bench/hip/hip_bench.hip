@@ -9,6 +9,7 @@
 
 #include "hc/detail/kfdrt_ext.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -108,11 +109,20 @@ BENCHMARK(BM_CopyAsyncSubmit)->Arg(0)->Arg(1)->Iterations(20000);
 void BM_LaunchSync(benchmark::State& state) {
   hipStream_t s;
   BENCH_HIP(hipStreamCreate(&s));
+  std::vector<double> us;  // each round trip: the mean hides the scheduler's rare long gaps
   for (auto _ : state) {
+    timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     hipLaunchKernelGGL(empty_kernel, dim3(1), dim3(64), 0, s);
     BENCH_HIP(hipStreamSynchronize(s));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    us.push_back(double(t1.tv_sec - t0.tv_sec) * 1e6 + double(t1.tv_nsec - t0.tv_nsec) / 1e3);
   }
   BENCH_HIP(hipStreamDestroy(s));
+  if (us.empty()) return;
+  std::sort(us.begin(), us.end());
+  state.counters["median_us"] = us[us.size() / 2];
+  state.counters["p99_us"] = us[std::min(us.size() - 1, us.size() * 99 / 100)];
 }
 BENCHMARK(BM_LaunchSync)->UseRealTime();
 

@@ -56,7 +56,13 @@ class Segments : public loader::SegmentMemory {
     r.alignment = std::max<size_t>(align, 256);
     r.executable = executable;
     r.host_access = true;
-    KFD_ASSIGN(void* p, rt().memory().allocate(r));
+    auto a = rt().memory().allocate(r);
+    if (!a) {  // no host-visible VRAM (a small-BAR GPU): system memory the GPU maps
+      r.heap = mem::Heap::Gtt;
+      r.alignment = std::max<size_t>(r.alignment, 4096);
+      a = rt().memory().allocate(r);
+    }
+    KFD_ASSIGN(void* p, std::move(a));
     std::memset(p, 0, size);
     return loader::Span{static_cast<uint8_t*>(p), size};
   }

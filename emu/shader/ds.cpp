@@ -296,8 +296,10 @@ const AOp kDsAtomics[] = {
 }  // namespace
 
 HandlerList ds_handlers() {
-  static std::vector<std::string> names;
-  static std::vector<HandlerEntry> v = [] {
+  // Never destroyed: an engine thread may still be building its opcode table from these while
+  // the process exits (static destructors would free the names under it).
+  static auto& names = *new std::vector<std::string>;
+  static const auto& v = *new std::vector<HandlerEntry>([] {
     std::vector<HandlerEntry> e;
     for (const Op& op : kDsOps) { names.push_back(op.name); e.push_back({nullptr, op.fn}); }
     for (const AOp& a : kDsAtomics) {
@@ -306,7 +308,7 @@ HandlerList ds_handlers() {
     }
     for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
     return e;
-  }();
+  }());
   return {v.data(), v.data() + v.size()};
 }
 

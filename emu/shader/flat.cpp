@@ -509,14 +509,16 @@ const Op kFlatOps[] = {
 }  // namespace
 
 HandlerList flat_handlers() {
-  static std::vector<std::string> names;
-  static std::vector<HandlerEntry> v = [] {
+  // Never destroyed: an engine thread may still be building its opcode table from these while
+  // the process exits (static destructors would free the names under it).
+  static auto& names = *new std::vector<std::string>;
+  static const auto& v = *new std::vector<HandlerEntry>([] {
     std::vector<HandlerEntry> e;
     for (const char* prefix : {"flat_", "global_", "scratch_"})
       for (const Op& op : kFlatOps) { names.push_back(std::string(prefix) + op.suffix); e.push_back({nullptr, op.fn}); }
     for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
     return e;
-  }();
+  }());
   return {v.data(), v.data() + v.size()};
 }
 

@@ -234,8 +234,10 @@ void add_kind(std::vector<HandlerEntry>& v, std::vector<std::string>& n, std::in
 }  // namespace
 
 HandlerList vopc_handlers() {
-  static std::vector<std::string> names;
-  static std::vector<HandlerEntry> v = [] {
+  // Never destroyed: an engine thread may still be building its opcode table from these while
+  // the process exits (static destructors would free the names under it).
+  static auto& names = *new std::vector<std::string>;
+  static const auto& v = *new std::vector<HandlerEntry>([] {
     std::vector<HandlerEntry> e;
     add_kind<0>(e, names, std::make_integer_sequence<int, 16>{});
     add_kind<1>(e, names, std::make_integer_sequence<int, 16>{});
@@ -255,7 +257,7 @@ HandlerList vopc_handlers() {
     for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
     for (size_t f = 0; f < cmp_fast().size(); ++f) cmp_fast()[f].name = names[cmp_fast_names()[f]].c_str();
     return e;
-  }();
+  }());
   return {v.data(), v.data() + v.size()};
 }
 

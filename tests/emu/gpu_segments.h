@@ -20,7 +20,13 @@ class GpuSegments : public loader::SegmentMemory {
     r.alignment = std::max<size_t>(align, 256);
     r.executable = executable;
     r.host_access = true;  // the loader writes the segments through the CPU
-    KFD_ASSIGN(void* p, ctx_.allocate(r));
+    auto a = ctx_.allocate(r);
+    if (!a) {  // no host-visible VRAM (a small-BAR GPU): system memory the GPU maps
+      r.heap = mem::Heap::Gtt;
+      r.alignment = std::max<size_t>(r.alignment, 4096);
+      a = ctx_.allocate(r);
+    }
+    KFD_ASSIGN(void* p, std::move(a));
     std::memset(p, 0, size);
     return loader::Span{static_cast<uint8_t*>(p), size};
   }

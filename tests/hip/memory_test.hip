@@ -50,14 +50,29 @@ TEST_F(HipMemory, MallocPitchAlignsRows) {
   EXPECT_EQ(hipMallocPitch(&p, nullptr, 10, 10), hipErrorInvalidValue);
 }
 
+bool large_bar() {
+  hipDeviceProp_t prop{};
+  return hipGetDeviceProperties(&prop, 0) == hipSuccess && prop.isLargeBar;
+}
+
+// Fine-grained and uncached device memory is host-visible VRAM: on a small-BAR GPU (the
+// emulator's default) it is refused with hipErrorOutOfMemory, as ROCm has no such pool for the
+// CPU there; coarse-grained memory then is device-only VRAM, as hipMalloc's.
 TEST_F(HipMemory, ExtMallocWithFlagsPicksCoherence) {
   struct {
     unsigned flags;
     int coherence;
   } cases[] = {{hipDeviceMallocDefault, 0}, {hipDeviceMallocFinegrained, 1}, {hipDeviceMallocUncached, 2}};
+  const bool large = large_bar();
   for (auto c : cases) {
     void* p = nullptr;
-    ASSERT_EQ(hipExtMallocWithFlags(&p, 8192, c.flags), hipSuccess) << c.flags;
+    const hipError_t e = hipExtMallocWithFlags(&p, 8192, c.flags);
+    if (!large && c.flags != hipDeviceMallocDefault) {
+      EXPECT_EQ(e, hipErrorOutOfMemory) << c.flags << ": fine-grained VRAM on a small-BAR GPU";
+      EXPECT_EQ(p, nullptr);
+      continue;
+    }
+    ASSERT_EQ(e, hipSuccess) << c.flags;
     int got = -1;
     EXPECT_EQ(kfdrtPointerGetCoherence(p, &got), hipSuccess);
     EXPECT_EQ(got, c.coherence) << c.flags;
@@ -65,6 +80,22 @@ TEST_F(HipMemory, ExtMallocWithFlagsPicksCoherence) {
   }
   void* p = nullptr;
   EXPECT_EQ(hipExtMallocWithFlags(&p, 64, 0x100), hipErrorInvalidValue);
+}
+
+// On a large-BAR GPU fine-grained device memory is shared with the host: the host writes it
+// through its mapping, a kernel adds one, the host reads the result after a synchronize.
+TEST_F(HipMemory, FineGrainedDeviceMemoryIsHostVisibleOnALargeBar) {
+  if (!large_bar()) GTEST_SKIP() << "a small-BAR GPU has no host-visible VRAM (KFDEMU_VISIBLE_VRAM_MB=all: large BAR)";
+  int* p = nullptr;
+  ASSERT_EQ(hipExtMallocWithFlags(reinterpret_cast<void**>(&p), 256 * sizeof(int), hipDeviceMallocFinegrained),
+            hipSuccess);
+  for (int i = 0; i < 256; ++i) p[i] = i;
+  add_one<<<1, 256>>>(p, 256);
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  int ok = 0;
+  for (int i = 0; i < 256; ++i) ok += p[i] == i + 1;
+  EXPECT_EQ(ok, 256);
+  EXPECT_EQ(hipFree(p), hipSuccess);
 }
 
 TEST_F(HipMemory, ManagedMemoryIsSharedWithKernels) {

@@ -70,6 +70,9 @@ base::Result<Buffer> Buffer::make(Device& d, Gpu& g, Kind kind, size_t size, uin
   flags |= kind == Kind::Vram ? KFD_IOC_ALLOC_MEM_FLAGS_VRAM
            : kind == Kind::Gtt ? KFD_IOC_ALLOC_MEM_FLAGS_GTT
                                : KFD_IOC_ALLOC_MEM_FLAGS_USERPTR;
+  // VRAM the CPU maps is host-visible (PUBLIC): only a large-BAR GPU grants it, and without it
+  // amdgpu refuses the CPU mapping of a BO created without CPU access.
+  if (kind == Kind::Vram && cpu) flags |= KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC;
   KFD_ASSIGN(kfd::Allocation a, d.kfd.alloc_memory(g.gpu_id, b.va_, b.size_, flags,
                                                    user ? b.va_ : 0));
   b.handle_ = a.handle;

@@ -45,6 +45,22 @@ TEST(Kfdobj, WritesBytesThatAreNotUtf8AsReplacementCharacters) {
   std::remove((::testing::TempDir() + "/kfdobj_utf8.co").c_str());
 }
 
+// A corrupt input's bytes quoted in kfdobj's text output (listing or error message) are escaped,
+// never written raw: a terminal must not interpret an input's control sequences.
+TEST(Kfdobj, QuotesCorruptInputWithControlBytesEscaped) {
+  const std::string evil = std::string("hipv4-amdgcn-amd-amdhsa--gfx90a\x1b[2J") + '\x07' + '\x00' + "x";
+  auto co = loader_test::read_data("vector_add-gfx90a.co");
+  auto b = loader_test::make_bundle({{"host-x86_64-unknown-linux-gnu-", {}}, {evil, co}});
+  const std::string path = write_temp("kfdobj_control_bytes.bundle", b);
+  std::string out = loader_test::run(loader_test::tool("KFDOBJ") + " '" + path + "' 2>&1");
+  EXPECT_NE(out.find("\\x1b[2J\\x07\\x00x"), std::string::npos) << out;
+  EXPECT_TRUE(std::none_of(out.begin(), out.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\n') || u == 0x7f;
+  })) << "raw control bytes in kfdobj's output";
+  std::remove(path.c_str());
+}
+
 TEST(Kfdobj, ListsEveryBundleOfHostLibrary) {
   std::string out = kfdobj_json(loader_test::data_dir() + "/libtwo_units.so");
   EXPECT_NE(out.find("\"kind\":\"host elf\""), std::string::npos) << out;

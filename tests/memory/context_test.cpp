@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Device tests of mem::Context: allocations of every heap and coherence kind, lookup, pools, bad input.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <linux/kfd_ioctl.h>
 #include <sys/mman.h>
 
 #include <cstring>
 #include <memory>
 
 #include "memory/context.h"
+#include "memory/va.h"
 
 namespace {
 
@@ -35,6 +38,16 @@ mem::Context& ctx() {
   return *c;
 }
 
+// A GPU whose VRAM is not all host-visible (small BAR: the topology reports a private frame
+// buffer): amdkfd refuses host-visible VRAM there.
+bool small_bar() {
+  for (const kfd::MemBank& b : platform().devices().front()->node->mem_banks)
+    if (b.heap_type == uint32_t(kfd::HeapType::FrameBufferPrivate)) return true;
+  return false;
+}
+
+bool emulated() { return dlsym(RTLD_DEFAULT, "kfdemu_present") != nullptr; }
+
 mem::AllocRequest req(mem::Heap h, mem::Coherence c, size_t size) {
   mem::AllocRequest r;
   r.heap = h;
@@ -57,6 +70,7 @@ TEST(MemoryContext, ExposesGpusWithRenderNodesAndApertures) {
 TEST(MemoryContext, AllocatesHostVisibleKindsAtTheSameAddress) {
   for (auto h : {mem::Heap::Gtt, mem::Heap::Vram})
     for (auto c : {mem::Coherence::Coherent, mem::Coherence::NonCoherent, mem::Coherence::Uncached}) {
+      if (h == mem::Heap::Vram && small_bar()) continue;  // no host-visible VRAM (memory_small_bar_*)
       size_t before = ctx().allocation_count();
       auto p = ctx().allocate(req(h, c, 3 * 4096 + 5));
       ASSERT_TRUE(p.ok()) << p.message();
@@ -101,6 +115,40 @@ TEST(MemoryContext, DeviceOnlyVramStaysInaccessibleToTheCpu) {
   EXPECT_TRUE(ctx().free(*p).ok());
 }
 
+// VRAM allocated without PUBLIC has no CPU mapping, whatever the BAR: the render node grants a
+// PROT_NONE mapping (ROCm's thunk makes one for the debugger) and refuses an accessible one
+// with EPERM, as amdgpu_gem_object_mmap refuses a BO without CPU access. PUBLIC VRAM (a large
+// BAR only) maps. Linux >= 5.14 maps non-PUBLIC VRAM too (and moves it into the BAR on a CPU
+// access), so this is the emulator's rule only.
+TEST(MemoryContext, RendersNodeMapsOnlyPublicVramForTheCpu) {
+  if (!emulated()) GTEST_SKIP() << "Linux >= 5.14 maps device-only VRAM and migrates it on a CPU access";
+  const gpu::Device& g = *platform().devices().front();
+  const uint64_t size = 64u << 10;
+  auto va = mem::reserve_va(2 * size, 0);
+  ASSERT_TRUE(va.ok()) << va.message();
+  const uint32_t flags = KFD_IOC_ALLOC_MEM_FLAGS_VRAM | KFD_IOC_ALLOC_MEM_FLAGS_WRITABLE;
+  auto priv = platform().kfd().alloc_memory(g.gpu_id, va->base, size, flags);
+  ASSERT_TRUE(priv.ok()) << priv.message();
+  auto* at = reinterpret_cast<void*>(va->base);
+  EXPECT_TRUE(g.render.mmap(at, size, PROT_NONE, MAP_PRIVATE | MAP_FIXED, priv->mmap_offset).ok());
+  auto rw = g.render.mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, priv->mmap_offset);
+  EXPECT_EQ(rw.err(), EPERM) << (rw ? "mapped VRAM allocated without PUBLIC" : rw.message());
+  EXPECT_TRUE(platform().kfd().free_memory(priv->handle).ok());
+  auto pub = platform().kfd().alloc_memory(g.gpu_id, va->base + size, size, flags | KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC);
+  if (small_bar()) {
+    EXPECT_EQ(pub.err(), EINVAL) << "PUBLIC VRAM on a small-BAR GPU";
+  } else {
+    ASSERT_TRUE(pub.ok()) << pub.message();
+    auto* at2 = reinterpret_cast<void*>(va->base + size);
+    auto m = g.render.mmap(at2, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, pub->mmap_offset);
+    ASSERT_TRUE(m.ok()) << m.message();
+    static_cast<volatile uint8_t*>(at2)[size - 1] = 3;
+    EXPECT_TRUE(platform().kfd().free_memory(pub->handle).ok());
+  }
+  if (pub && small_bar()) (void)platform().kfd().free_memory(pub->handle);
+  mem::release_va(*va);
+}
+
 TEST(MemoryContext, VramIsDeviceOnlyByDefault) {
   mem::AllocRequest r;
   r.heap = mem::Heap::Vram;
@@ -127,6 +175,7 @@ TEST(MemoryContext, MapsToEveryGpu) {
 TEST(MemoryContext, MapsToAListOfGpus) {
   if (platform().devices().size() < 2) GTEST_SKIP() << "needs two GPUs (KFDEMU_GPUS=2 under the emulator)";
   auto r = req(mem::Heap::Vram, mem::Coherence::Coherent, 8192);
+  r.host_access = false;  // device-only VRAM: any BAR
   r.owner_gpu = platform().devices()[1]->gpu_id;
   r.map_to = {platform().devices()[0]->gpu_id, platform().devices()[1]->gpu_id};
   auto p = ctx().allocate(r);

@@ -138,10 +138,12 @@ TEST_F(HipLeak, AllocationsOfEveryKind) {
       case 5: ASSERT_HIP(hipHostRegister(host.data(), size, hipHostRegisterDefault));
               ASSERT_HIP(hipMemcpy(buf_, host.data(), 64, hipMemcpyHostToDevice));
               ASSERT_HIP(hipHostUnregister(host.data())); break;
-      case 6: ASSERT_HIP(hipExtMallocWithFlags(&p, size, hipDeviceMallocFinegrained)); ASSERT_HIP(hipFree(p)); break;
+      case 6: ASSERT_HIP(hipExtMallocWithFlags(&p, size, hipDeviceMallocDefault)); ASSERT_HIP(hipFree(p));
+              if (hipExtMallocWithFlags(&p, size, hipDeviceMallocFinegrained) == hipSuccess) ASSERT_HIP(hipFree(p));
+              break;  // fine-grained VRAM fails on a small-BAR GPU (and must leak nothing then)
       case 7: { size_t pitch = 0; ASSERT_HIP(hipMallocPitch(&p, &pitch, 1000, 1 + size / 4096));
                 ASSERT_HIP(hipFree(p)); break; }
-      case 8: ASSERT_HIP(hipExtMallocWithFlags(&p, size, hipDeviceMallocUncached)); ASSERT_HIP(hipFree(p));
+      case 8: if (hipExtMallocWithFlags(&p, size, hipDeviceMallocUncached) == hipSuccess) ASSERT_HIP(hipFree(p));
               ASSERT_HIP(hipHostMalloc(&p, size, hipHostMallocWriteCombined)); ASSERT_HIP(hipHostFree(p)); break;
     }
   });

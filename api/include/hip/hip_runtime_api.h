@@ -126,6 +126,19 @@ hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch,
 hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                             size_t height, hipMemcpyKind kind, hipStream_t stream __HIP_DEFAULT(0));
 
+// Pitched linear memory only (hipPitchedPtr / hip_Memcpy2D / HIP_MEMCPY3D with host or device
+// pointers); a copy naming an array returns hipErrorNotSupported.
+hipError_t hipMemcpy3D(const struct hipMemcpy3DParms* p);
+hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms* p, hipStream_t stream __HIP_DEFAULT(0));
+hipError_t hipMemcpyParam2D(const hip_Memcpy2D* pCopy);
+hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* pCopy, hipStream_t stream __HIP_DEFAULT(0));
+hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* pCopy);
+hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* pCopy, hipStream_t stream);
+hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent);
+hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent);
+hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
+                            hipStream_t stream __HIP_DEFAULT(0));
+
 hipError_t hipMemset(void* dst, int value, size_t sizeBytes);
 hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream __HIP_DEFAULT(0));
 hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count);

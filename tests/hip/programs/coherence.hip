@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The host-memory coherence table of seeds/hip-host-memory.txt as checks: flags, HIP_HOST_COHERENT,
+// The host-memory coherence table of the HIP programming guide ("Coherency Controls") as checks: flags, HIP_HOST_COHERENT,
 // visibility while a kernel runs (coherent) and after synchronisation (both kinds).
 #include <hip/hip_runtime.h>
 

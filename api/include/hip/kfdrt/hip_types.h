@@ -148,6 +148,110 @@ typedef enum hipMemoryType {
   hipMemoryTypeUnified = 3
 } hipMemoryType;
 
+// Pitched (2-D and 3-D) copies, HIP 5.2's layouts (driver_types.h of HIP 5.2). kfdrt has no
+// arrays (textures): hipArray stays an incomplete type, and a copy naming an array fails with
+// hipErrorNotSupported.
+typedef struct hipArray* hipArray_t;
+typedef hipArray_t hiparray;
+
+typedef struct hipPitchedPtr {
+  void* ptr;
+  size_t pitch;  // bytes between rows
+  size_t xsize;  // the allocation's logical width (bytes for linear memory)
+  size_t ysize;  // rows per slice
+} hipPitchedPtr;
+
+typedef struct hipExtent {
+  size_t width;  // bytes for linear memory (elements for arrays)
+  size_t height;
+  size_t depth;
+} hipExtent;
+
+typedef struct hipPos {
+  size_t x;  // bytes for linear memory
+  size_t y;
+  size_t z;
+} hipPos;
+
+typedef struct hipMemcpy3DParms {
+  hipArray_t srcArray;
+  struct hipPos srcPos;
+  struct hipPitchedPtr srcPtr;
+  hipArray_t dstArray;
+  struct hipPos dstPos;
+  struct hipPitchedPtr dstPtr;
+  struct hipExtent extent;
+  enum hipMemcpyKind kind;
+} hipMemcpy3DParms;
+
+typedef struct hip_Memcpy2D {
+  size_t srcXInBytes;
+  size_t srcY;
+  hipMemoryType srcMemoryType;
+  const void* srcHost;
+  hipDeviceptr_t srcDevice;
+  hipArray_t srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes;
+  size_t dstY;
+  hipMemoryType dstMemoryType;
+  void* dstHost;
+  hipDeviceptr_t dstDevice;
+  hipArray_t dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes;
+  size_t Height;
+} hip_Memcpy2D;
+
+typedef struct HIP_MEMCPY3D {
+  unsigned int srcXInBytes;
+  unsigned int srcY;
+  unsigned int srcZ;
+  unsigned int srcLOD;
+  hipMemoryType srcMemoryType;
+  const void* srcHost;
+  hipDeviceptr_t srcDevice;
+  hipArray_t srcArray;
+  unsigned int srcPitch;
+  unsigned int srcHeight;  // rows per slice
+  unsigned int dstXInBytes;
+  unsigned int dstY;
+  unsigned int dstZ;
+  unsigned int dstLOD;
+  hipMemoryType dstMemoryType;
+  void* dstHost;
+  hipDeviceptr_t dstDevice;
+  hipArray_t dstArray;
+  unsigned int dstPitch;
+  unsigned int dstHeight;
+  unsigned int WidthInBytes;
+  unsigned int Height;
+  unsigned int Depth;
+} HIP_MEMCPY3D;
+
+static inline struct hipPitchedPtr make_hipPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) {
+  struct hipPitchedPtr r;
+  r.ptr = d;
+  r.pitch = p;
+  r.xsize = xsz;
+  r.ysize = ysz;
+  return r;
+}
+static inline struct hipPos make_hipPos(size_t x, size_t y, size_t z) {
+  struct hipPos r;
+  r.x = x;
+  r.y = y;
+  r.z = z;
+  return r;
+}
+static inline struct hipExtent make_hipExtent(size_t w, size_t h, size_t d) {
+  struct hipExtent r;
+  r.width = w;
+  r.height = h;
+  r.depth = d;
+  return r;
+}
+
 typedef struct hipPointerAttribute_t {
 #ifdef __cplusplus
   union {  // HIP 5.2 calls it `memoryType`; `type` is the name HIP 6 and CUDA 11 use
