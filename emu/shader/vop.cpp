@@ -26,8 +26,10 @@ namespace {
 
 // Every op below also gets handlers specialised per operand form (fast32.h), registered here as
 // it is defined: K::f is its lane expression.
+// Never destroyed (as the handler name lists): an engine thread may still be building its opcode
+// table from it while the process exits.
 std::vector<FastFamily>& fast_registry() {
-  static std::vector<FastFamily> v;
+  static auto& v = *new std::vector<FastFamily>;
   return v;
 }
 #define FAST(NAME, N, FIN, FOUT, DECL, EXPR, CONV) \

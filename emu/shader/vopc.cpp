@@ -199,12 +199,14 @@ FastFamily cmp_family(const char* name) {
   constexpr Cond c = static_cast<Cond>(C);
   return {name, 2, {fast_cmp<K, c, X, 0>, fast_cmp<K, c, X, 1>, fast_cmp<K, c, X, 2>, fast_cmp<K, c, X, 3>}};
 }
+// These two are never destroyed, as the name list: an engine thread may still be building its
+// opcode table from them while the process exits.
 std::vector<FastFamily>& cmp_fast() {
-  static std::vector<FastFamily> v;
+  static auto& v = *new std::vector<FastFamily>;
   return v;
 }
 std::vector<size_t>& cmp_fast_names() {  // index of each family's name in vopc_handlers' list
-  static std::vector<size_t> v;
+  static auto& v = *new std::vector<size_t>;
   return v;
 }
 
