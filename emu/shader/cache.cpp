@@ -45,7 +45,7 @@ EMU_GUEST void merge_line(uint8_t* out, const uint8_t* memory, const uint8_t* sh
 // Copies n (1..64) bytes with fixed-size moves, the last one overlapping the one before: only
 // bytes of [dst, dst + n) are written (a write-back must not touch the bytes around a dirty run).
 EMU_GUEST inline void copy_run(uint8_t* dst, const uint8_t* src, unsigned n) {
-  auto two = [&](auto unit) {
+  auto two = [&](auto unit) EMU_GUEST {  // a lambda is a function of its own: marked too
     using U = decltype(unit);
     U a, b;
     std::memcpy(&a, src, sizeof(U));
