@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Shader core throughput over the clang-15 HIP corpus (wave-instructions/s and lane-ops/s) and
-// kfdrt's blit copy kernel (bytes/s), with one worker thread and with one per host core (suffix
-// /0), under the strict memory model (the default: buffers are coarse-grained VRAM, the dispatch
+// kfdrt's blit copy kernel (bytes/s), with one worker thread, two, and one per host core (/0),
+// under the strict memory model (the default: buffers are coarse-grained VRAM, the dispatch
 // acquires and releases at system scope) and, for the corpus, under sc (no caches).
 #include <benchmark/benchmark.h>
 
@@ -110,18 +110,18 @@ void BM_Corpus(benchmark::State& state, size_t work, unsigned workers, bool stri
   double cpu = cpu_now() - cpu0;
   state.counters["wave_insts/cpu_s"] = static_cast<double>(insts) / cpu;
   state.counters["wave_insts/dispatch"] = static_cast<double>(insts) / static_cast<double>(state.iterations());
-  state.SetLabel(std::string(w.kernel) + (workers == 1 ? " 1 worker" : " all workers") +
+  state.SetLabel(std::string(w.kernel) + (workers == 0 ? " all workers" : " " + std::to_string(workers) + " worker(s)") +
                  (strict ? " strict" : " sc"));
   state.counters["wave_insts/s"] = benchmark::Counter(static_cast<double>(insts), benchmark::Counter::kIsRate);
   state.counters["lane_ops/s"] = benchmark::Counter(static_cast<double>(lanes), benchmark::Counter::kIsRate);
 }
 
 // One benchmark per workload, worker count and memory model, named after the kernel so that a
-// filter picks workloads: BM_Corpus/<kernel>/1/strict (one worker), BM_Corpus/<kernel>/0/sc (one
-// per host core, no caches).
+// filter picks workloads: BM_Corpus/<kernel>/1/strict (one worker), BM_Corpus/<kernel>/2/strict
+// (two), BM_Corpus/<kernel>/0/sc (one per host core, no caches).
 const bool kCorpusRegistered = [] {
   for (size_t i = 0; i < std::size(kWork); ++i)
-    for (unsigned workers : {1u, 0u})
+    for (unsigned workers : {1u, 2u, 0u})
       for (bool strict : {false, true}) {
         std::string name = std::string("BM_Corpus/") + kWork[i].kernel + "/" + std::to_string(workers) +
                            (strict ? "/strict" : "/sc");

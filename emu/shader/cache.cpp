@@ -2,6 +2,8 @@
 // GpuCache: the L2's lines (fill, write-back, invalidate, capacity) and the mappings it caches; the L1s are in l1.cpp.
 #include "emu/shader/cache.h"
 
+#include "emu/shader/guest.h"
+
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,8 +16,6 @@
 namespace emu::shader {
 
 namespace {
-
-constexpr unsigned kStripes = 4096;
 
 // Anonymous memory committed only where touched: the model's state costs nothing for the
 // lines a program never uses. Zero bytes are the initial state of every field kept there.
@@ -32,34 +32,44 @@ void release(void* p, uint64_t bytes) {
   if (p) syscall(SYS_munmap, p, bytes ? bytes : 1);
 }
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
+// Guest bytes (guest.h): what the GPU programs read and write, the memory of a mapping and the
+// L2's copy of it; copied by the functions marked EMU_GUEST only.
+
+// A line's piece as the L2 holds it: memory's bytes, the L2's copy where `dirty` (bit i: byte i).
+EMU_GUEST void merge_line(uint8_t* out, const uint8_t* memory, const uint8_t* shadow, unsigned len, uint64_t dirty) {
+  guest_copy(out, memory, len);
+  for (unsigned i = 0; i < len; ++i)
+    if ((dirty >> i) & 1) out[i] = shadow[i];
 }
 
-// Copies `n` bytes of GPU-mapped memory as the device reads it: whole lines of the pages a GPU
-// mapping covers, which may run past the host object a program registered (hipHostRegister of a
-// heap buffer maps its pages), while the host writes neighbouring bytes. That is no access the
-// host program makes, so it is kept out of AddressSanitizer's and ThreadSanitizer's view (the
-// copy is an instruction, not a memcpy call their runtimes intercept).
-__attribute__((no_sanitize("address", "thread"))) void guest_copy(uint8_t* dst, const uint8_t* src, size_t n) {
-#if defined(__x86_64__)
-  if (n > 16) {
-    asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-    return;
-  }
-#endif
-  for (volatile const uint8_t* s = src; n; --n) *dst++ = *s++;  // volatile: never a memcpy call
+// Copies n (1..64) bytes with fixed-size moves, the last one overlapping the one before: only
+// bytes of [dst, dst + n) are written (a write-back must not touch the bytes around a dirty run).
+EMU_GUEST inline void copy_run(uint8_t* dst, const uint8_t* src, unsigned n) {
+  auto two = [&](auto unit) EMU_GUEST {  // a lambda is a function of its own: marked too
+    using U = decltype(unit);
+    U a, b;
+    std::memcpy(&a, src, sizeof(U));
+    std::memcpy(&b, src + n - sizeof(U), sizeof(U));
+    std::memcpy(dst, &a, sizeof(U));
+    std::memcpy(dst + n - sizeof(U), &b, sizeof(U));
+  };
+  struct B16 { uint64_t x[2]; };
+  struct B32 { uint64_t x[4]; };
+  if (n >= 32) two(B32{});
+  else if (n >= 16) two(B16{});
+  else if (n >= 8) two(uint64_t{});
+  else if (n >= 4) two(uint32_t{});
+  else if (n >= 2) two(uint16_t{});
+  else *dst = *src;
 }
 
-// Copies the bytes of `mask` (bit i = byte i) of a line from src to dst; `guest`: src is GPU-mapped
-// memory (guest_copy).
-void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, bool guest = false) {
+// Copies the bytes of `mask` (bit i = byte i) of a line from src to dst; `guest`: src is memory a
+// host program may have mapped around a smaller object (guest_copy, out of AddressSanitizer's view).
+EMU_GUEST void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, bool guest = false) {
   if (len < 64) mask &= (uint64_t{1} << len) - 1;
   if (mask == ~uint64_t{0}) {
     if (guest) guest_copy(dst, src, 64);
-    else std::memcpy(dst, src, 64);
+    else guest_move(dst, src, 64);
     return;
   }
   while (mask) {
@@ -67,7 +77,7 @@ void copy_masked(uint8_t* dst, const uint8_t* src, uint64_t mask, unsigned len, 
     const uint64_t rest = ~(mask >> b);
     const unsigned run = rest ? static_cast<unsigned>(__builtin_ctzll(rest)) : 64 - b;
     if (guest) guest_copy(dst + b, src + b, run);
-    else std::memcpy(dst + b, src + b, run);
+    else copy_run(dst + b, src + b, run);
     mask &= run + b >= 64 ? (b ? (uint64_t{1} << b) - 1 : 0) : ~(((uint64_t{1} << run) - 1) << b);
   }
 }
@@ -192,20 +202,6 @@ void GpuCache::dispatch_end() {
 
 // ---- lines ----------------------------------------------------------------------------------
 
-std::atomic_flag& GpuCache::stripe(const CachedRange& r, uint64_t line) {
-  const uint64_t page = line / kLinesPerPage;
-  const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + page * 0xC2B2AE3D27D4EB4Full;
-  return stripes_[(h >> 40) % kStripes];
-}
-
-void GpuCache::lock(const CachedRange& r, uint64_t line) {
-  std::atomic_flag& f = stripe(r, line);
-  while (f.test_and_set(std::memory_order_acquire))
-    while (f.test(std::memory_order_relaxed)) cpu_relax();
-}
-
-void GpuCache::unlock(const CachedRange& r, uint64_t line) { stripe(r, line).clear(std::memory_order_release); }
-
 static unsigned line_len(const CachedRange& r, uint64_t line) {
   const uint64_t off = line * kLineBytes;
   return static_cast<unsigned>(std::min<uint64_t>(kLineBytes, r.size - off));
@@ -241,21 +237,55 @@ void GpuCache::list_page(CachedRange& r, uint64_t page) {
   }
 }
 
-// The line's dirty bytes, then its page's dirty-line bit, then the page on the dirty list: a
-// write-back clears them in the other order (list, page bits, line bytes), so none is lost.
-void GpuCache::mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
-  LineState& s = r.lines[line];
-  // Always the read-modify-write: a check first could miss a write-back that took the bytes
-  // while this store's data was not yet visible to it.
-  const uint64_t old = s.dirty.fetch_or(mask, std::memory_order_seq_cst);
-  if (old != 0) return;
-  const uint64_t page = line / kLinesPerPage;
-  r.pages[page].dirty_lines.fetch_or(uint64_t{1} << (line % kLinesPerPage), std::memory_order_seq_cst);
-  list_page(r, page);
-  if (cfg_.l2_lines) {
-    std::lock_guard lk(resident_mu_);
-    resident_.emplace_back(&r, line);  // evicted by settle(): callers may hold a line lock
+// A line's dirty bytes, then its page's dirty-line bit, then the page on the dirty list, all under
+// the page's lock; a write-back clears them in the other order (list, page bits, then the line
+// bytes under that lock), so none is lost: a line whose bits it already took gets its page bit
+// and listing again here.
+void GpuCache::mark_lines(CachedRange& r, const LineMask* lm, unsigned n) {
+  for (unsigned i = 0; i < n;) {
+    const uint64_t page = lm[i].line / kLinesPerPage;
+    uint64_t fresh = 0;  // the page's lines that had no dirty bytes
+    lock(r, lm[i].line);
+    for (; i < n && lm[i].line / kLinesPerPage == page; ++i)
+      if (mark_locked(r, lm[i].line, lm[i].mask)) fresh |= uint64_t{1} << (lm[i].line % kLinesPerPage);
+    if (fresh) page_dirtied(r, page, fresh);
+    unlock(r, page * kLinesPerPage);
+    if (fresh && cfg_.l2_lines) resident_lines(r, page, fresh);
   }
+}
+
+void GpuCache::mark_run(CachedRange& r, uint64_t line, uint64_t n, uint64_t first, uint64_t mid, uint64_t last) {
+  const uint64_t begin = line, end = line + n;
+  auto mark = [](LineState& s, uint64_t m) {
+    const uint64_t old = s.dirty.load(std::memory_order_relaxed);
+    if ((old | m) != old) s.dirty.store(old | m, std::memory_order_release);
+    return old == 0 && m != 0;
+  };
+  while (line < end) {
+    const uint64_t page = line / kLinesPerPage, stop = std::min(end, (page + 1) * kLinesPerPage);
+    uint64_t fresh = 0;
+    lock(r, line);
+    uint64_t at = line;
+    if (at == begin) fresh |= uint64_t{mark(r.lines[at], first)} << (at % kLinesPerPage), ++at;
+    const uint64_t to = stop == end && end - begin > 1 ? stop - 1 : stop;  // the last line apart
+    for (; at < to; ++at) fresh |= uint64_t{mark(r.lines[at], mid)} << (at % kLinesPerPage);
+    if (at < stop) fresh |= uint64_t{mark(r.lines[at], last)} << (at % kLinesPerPage);
+    if (fresh) page_dirtied(r, page, fresh);
+    unlock(r, line);
+    if (fresh && cfg_.l2_lines) resident_lines(r, page, fresh);
+    line = stop;
+  }
+}
+
+void GpuCache::page_dirtied(CachedRange& r, uint64_t page, uint64_t fresh) {
+  r.pages[page].dirty_lines.fetch_or(fresh, std::memory_order_seq_cst);
+  list_page(r, page);
+}
+
+void GpuCache::resident_lines(CachedRange& r, uint64_t page, uint64_t fresh) {
+  std::lock_guard lk(resident_mu_);  // evicted by settle(): callers may hold a line lock
+  for (; fresh; fresh &= fresh - 1)
+    resident_.emplace_back(&r, page * kLinesPerPage + static_cast<unsigned>(__builtin_ctzll(fresh)));
 }
 
 // Whole lines: the page's `full` bits, then (for lines not full before) the dirty list, as
@@ -289,7 +319,7 @@ bool GpuCache::store_raced(CachedRange& r, uint64_t line, uint32_t e) {
 uint64_t GpuCache::writeback_line(CachedRange& r, uint64_t line) {
   const uint64_t bit = uint64_t{1} << (line % kLinesPerPage);
   const bool full = r.page_of(line).full.fetch_and(~bit, std::memory_order_acq_rel) & bit;
-  const uint64_t x = r.lines[line].dirty.exchange(0, std::memory_order_acq_rel) | (full ? ~uint64_t{0} : 0);
+  const uint64_t x = take_dirty(r, line) | (full ? ~uint64_t{0} : 0);
   if (!x) return 0;
   const uint64_t off = line * kLineBytes;
   copy_masked(r.memory + off, r.shadow + off, x, line_len(r, line));
@@ -347,14 +377,10 @@ void GpuCache::read(CachedRange& r, uint64_t va, void* dst, uint64_t n, bool all
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
     LineState& s = r.lines[line];
     if (r.mtype == Mtype::NC && allocate) fill(r, line);
-    if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch()) {
-      std::memcpy(out, r.shadow + off, len);
-    } else {  // dirty bytes from the L2, the others from memory
-      const uint64_t d = r.dirty(line) >> in;
-      guest_copy(out, r.memory + off, len);
-      for (unsigned i = 0; i < len; ++i)
-        if ((d >> i) & 1) out[i] = r.shadow[off + i];
-    }
+    if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch())
+      guest_move(out, r.shadow + off, len);
+    else  // dirty bytes from the L2, the others from memory
+      merge_line(out, r.memory + off, r.shadow + off, len, r.dirty(line) >> in);
     out += len;
     off += len;
     n -= len;
@@ -365,7 +391,7 @@ void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
   auto* in_bytes = static_cast<const uint8_t*>(src);
   uint64_t off = va - r.va_begin;
   if (!r.cached()) {
-    std::memcpy(r.memory + off, in_bytes, n);  // UC bypasses the L2, CC writes through
+    guest_move(r.memory + off, in_bytes, n);  // UC bypasses the L2, CC writes through
     return;
   }
   while (n) {
@@ -374,9 +400,9 @@ void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
     const uint64_t mask = (len == 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1)) << in;
     const uint32_t e = r.mtype == Mtype::NC ? fill(r, line) : 0;  // write-allocate
-    std::memcpy(r.shadow + off, in_bytes, len);
+    guest_move(r.shadow + off, in_bytes, len);
     mark_dirty(r, line, mask);
-    if (r.mtype == Mtype::NC && store_raced(r, line, e)) std::memcpy(r.shadow + off, in_bytes, len);
+    if (r.mtype == Mtype::NC && store_raced(r, line, e)) guest_move(r.shadow + off, in_bytes, len);
     in_bytes += len;
     off += len;
     n -= len;
@@ -445,7 +471,7 @@ CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t par
   lock(r, first);
   uint64_t run_from = 0, run_n = 0;  // a run of whole dirty lines, copied at once
   auto flush = [&] {
-    if (run_n) std::memcpy(r.memory + run_from * kLineBytes, r.shadow + run_from * kLineBytes,
+    if (run_n) guest_move(r.memory + run_from * kLineBytes, r.shadow + run_from * kLineBytes,
                            std::min<uint64_t>(run_n * kLineBytes, r.size - run_from * kLineBytes));
     run_n = 0;
   };
@@ -453,7 +479,7 @@ CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t par
     const unsigned i = static_cast<unsigned>(__builtin_ctzll(b));
     const uint64_t line = first + i;
     // A full line's LineState may hold bytes too (a partial store before it): clear them.
-    uint64_t x = ((partial >> i) & 1) ? r.lines[line].dirty.exchange(0, std::memory_order_acq_rel) : 0;
+    uint64_t x = ((partial >> i) & 1) ? take_dirty(r, line) : 0;
     if ((full >> i) & 1) x = ~uint64_t{0};
     if (!x) continue;
     const unsigned len = line_len(r, line);

@@ -16,8 +16,14 @@
 
 namespace emu::shader {
 
+inline void cpu_relax() {  // in spin-wait loops
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // How the GPU's caches treat a page: the PTE's MTYPE as amdgpu programs it per allocation kind
-// (Linux gmc_v9_0.c gmc_v9_0_get_coherence_flags; emu/mtype.cpp has the rules). What each means,
+// (Linux gmc_v9_0.c gmc_v9_0_get_coherence_flags; emu/memory_model.cpp has the rules). What each means,
 // per LLVM AMDGPUUsage "Memory Model GFX90A":
 //   RW  local coarse-grained VRAM: the L2 keeps stores (write-back, dirty until buffer_wbl2 or a
 //       system-scope release); loads are never stale, local memory is probed on remote writes.
@@ -169,7 +175,19 @@ class GpuCache {
   // Line primitives for the CUs' fast paths.
   uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
   uint32_t fill(CachedRange& r, uint64_t line);  // NC: the line's copy complete; returns its epoch
-  void mark_dirty(CachedRange& r, uint64_t line, uint64_t mask);
+  // Dirty bytes of lines (`mask` bit i: byte i). A line's bytes are marked under its page's lock
+  // (the write-back's), so a line that already has them needs no atomic read-modify-write; a
+  // wave's lines are marked a page at a time (one lock per run of `lm` in the same page; any
+  // order is correct, ascending lines take fewest locks).
+  struct LineMask { uint64_t line; uint64_t mask; };
+  void mark_lines(CachedRange& r, const LineMask* lm, unsigned n);
+  // The same for n consecutive lines from `line`: the first gets `first`, the last (n > 1)
+  // `last`, the ones between `mid` (a strided store's pattern).
+  void mark_run(CachedRange& r, uint64_t line, uint64_t n, uint64_t first, uint64_t mid, uint64_t last);
+  void mark_dirty(CachedRange& r, uint64_t line, uint64_t mask) {
+    const LineMask m{line, mask};
+    mark_lines(r, &m, 1);
+  }
   // Every byte of lines [line, line + n) dirty (RW/NC ranges; a page's lines at once).
   void mark_full(CachedRange& r, uint64_t line, uint64_t n);
   // With a capacity: evicts the oldest lines beyond it (call without holding a line's lock).
@@ -221,11 +239,39 @@ class GpuCache {
   void trace(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
 
  private:
-  // Line locks are per page (a write-back copies a page's dirty lines under one).
-  void lock(const CachedRange& r, uint64_t line);
-  void unlock(const CachedRange& r, uint64_t line);
-  std::atomic_flag& stripe(const CachedRange& r, uint64_t line);
+  // Line locks are per page (a write-back copies a page's dirty lines under one): a stripe of
+  // spin locks hashed by range and page.
+  static constexpr unsigned kStripes = 4096;
+  std::atomic_flag& stripe(const CachedRange& r, uint64_t line) {
+    const uint64_t page = line / kLinesPerPage;
+    const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + page * 0xC2B2AE3D27D4EB4Full;
+    return stripes_[(h >> 40) % kStripes];
+  }
+  void lock(const CachedRange& r, uint64_t line) {
+    std::atomic_flag& f = stripe(r, line);
+    while (f.test_and_set(std::memory_order_acquire))
+      while (f.test(std::memory_order_relaxed)) cpu_relax();
+  }
+  void unlock(const CachedRange& r, uint64_t line) { stripe(r, line).clear(std::memory_order_release); }
   void copy_clean(CachedRange& r, uint64_t line);      // memory -> copy, bytes not dirty
+  // Under the line's page lock: adds `mask` to its dirty bytes; true when it had none and now has.
+  static bool mark_locked(CachedRange& r, uint64_t line, uint64_t mask) {
+    std::atomic<uint64_t>& d = r.lines[line].dirty;
+    const uint64_t old = d.load(std::memory_order_relaxed);
+    if ((old | mask) != old) d.store(old | mask, std::memory_order_release);
+    return old == 0 && mask != 0;
+  }
+  // Under the line's page lock: takes its dirty bytes (every writer of them holds that lock, so a
+  // load and a store do what an atomic exchange would).
+  static uint64_t take_dirty(CachedRange& r, uint64_t line) {
+    std::atomic<uint64_t>& d = r.lines[line].dirty;
+    const uint64_t x = d.load(std::memory_order_relaxed);
+    if (x) d.store(0, std::memory_order_relaxed);
+    return x;
+  }
+  // The page's lines in `fresh` became dirty: its dirty-line bits, the dirty list (page lock held).
+  void page_dirtied(CachedRange& r, uint64_t page, uint64_t fresh);
+  void resident_lines(CachedRange& r, uint64_t page, uint64_t fresh);  // capacity bookkeeping
   uint64_t writeback_line(CachedRange& r, uint64_t line);  // caller holds the line's lock
   // Writes back the page's lines in `partial` (LineState bytes) and `full` (whole lines) that
   // the caller took from its PageState; takes the page's lock.
@@ -253,6 +299,13 @@ class GpuCache {
   L1 l1s_[kMaxCus];
 };
 
+// The bytes the L2 does not hold yet of an RW line come from memory (guest bytes, guest.h).
+__attribute__((no_sanitize("thread"))) inline void fill_clean_bytes(uint8_t* shadow, const uint8_t* memory, unsigned n,
+                                                                    uint64_t dirty) {
+  for (unsigned i = 0; i < n; ++i)
+    if (!((dirty >> i) & 1)) shadow[i] = memory[i];
+}
+
 template <class F>
 void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
   const uint64_t off = va - r.va_begin;
@@ -264,14 +317,12 @@ void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
   const uint64_t mask = bytes >= 64 ? ~uint64_t{0} : ((uint64_t{1} << bytes) - 1) << (off & 63);
   if (r.mtype == Mtype::NC) fill(r, line);  // an NC line's copy is complete (maybe stale)
   lock(r, line);
-  if (r.mtype == Mtype::RW) {  // the L2 takes the bytes it does not hold yet from memory
-    const uint64_t dirty = r.dirty(line);
-    for (unsigned i = 0; i < bytes; ++i)
-      if (!((dirty >> ((off & 63) + i)) & 1)) r.shadow[off + i] = r.memory[off + i];
-  }
+  if (r.mtype == Mtype::RW) fill_clean_bytes(r.shadow + off, r.memory + off, bytes, r.dirty(line) >> (off & 63));
   f(r.shadow + off);
-  mark_dirty(r, line, mask);
+  const uint64_t fresh = mark_locked(r, line, mask) ? uint64_t{1} << (line % kLinesPerPage) : 0;
+  if (fresh) page_dirtied(r, line / kLinesPerPage, fresh);
   unlock(r, line);
+  if (fresh && cfg_.l2_lines) resident_lines(r, line / kLinesPerPage, fresh);
   settle();
 }
 

@@ -106,15 +106,29 @@ namespace {
 // sync wait) or has used its time slice: switching waves lets a wave that spins on memory another
 // wave writes make progress. Returns whether the wave gave up the core (slice used or yield).
 constexpr uint64_t kSlice = 1 << 14;
-bool run_wave(Wave& w, DecodeCache& code) {
+// Not inlined into the worker: its loop keeps pc, the page and the count in registers.
+__attribute__((noinline)) bool run_wave(Wave& w, DecodeCache& code) {
   uint64_t n = 0;
   w.yield = false;
-  while (w.state == WaveState::Running && !w.yield && n < kSlice) {
-    const Inst* in = code.fetch(w, w.pc);
-    if (!in) break;
-    w.pc += in->size;
+  // The current code page and its base stay in registers: a handler changes w.pc, never the
+  // page (only fetch_slow does).
+  const CodePage* page = w.page;
+  uint64_t base = page ? page->base : 1;  // 1: no page (bases are 4 KiB aligned)
+  while (w.runs()) {
+    const uint64_t pc = w.pc;
+    const unsigned slot = (pc & 4095) >> 2;
+    const Inst* in;
+    if ((pc & ~uint64_t{4095}) == base && page->ready[slot].load(std::memory_order_acquire)) {
+      in = &page->inst[slot];
+    } else {
+      in = code.fetch_slow(w, pc);
+      if (!in) break;
+      page = w.page;
+      base = page->base;
+    }
+    w.pc = pc + in->size;
     in->exec(w, *in);
-    ++n;
+    if (++n == kSlice) break;
   }
   w.instructions += n;
   return w.state == WaveState::Running && (w.yield || n >= kSlice);
@@ -209,7 +223,7 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
         if (st.serial != ctx.epoch) {
           for (Wave& w : st.waves) {
             for (Range& r : w.cache) r = Range{};
-            w.page = nullptr;
+            w.page = w.page2 = nullptr;
           }
           bind_scratch_slots(l, *ctx.mem, slot, st);
           st.serial = ctx.epoch;

@@ -2,6 +2,8 @@
 // gfx9 instruction decoder: splits each encoding's fields into a pre-decoded Inst (AMD Vega / CDNA2 ISA "Microcode Formats").
 #include "emu/shader/decode.h"
 
+#include "emu/shader/guest.h"
+
 #include <cstdio>
 
 namespace emu::shader {
@@ -315,14 +317,31 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
       if (!(((in.abs | in.neg | in.opsel) >> i) & 1)) in.plain |= static_cast<uint8_t>(1u << i);
   for (unsigned i = 1; i < in.size / 4; ++i) in.raw[i] = dw[i];
   if (in.flags & kLiteral) in.literal = dw[1];
+  if (in.exec != exec_invalid && in.exec != exec_unimplemented)
+    if (ExecFn f = specialize(in)) {
+      in.slow = in.exec;
+      in.exec = f;
+    }
   return true;
 }
+
+namespace {
+
+// A dword of code: guest memory, as the GPU's instruction fetch reads it (guest.h).
+EMU_GUEST uint32_t code_dword(const uint8_t* h) {
+  uint32_t d;
+  std::memcpy(&d, h, 4);
+  return d;
+}
+
+}  // namespace
 
 const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
   uint64_t base = pc & ~uint64_t{4095};
   CodePage* p = w.page;
   if (!p || p->base != base) {
-    p = page_for(base);
+    p = w.page2 && w.page2->base == base ? w.page2 : page_for(base);
+    w.page2 = w.page;
     w.page = p;
     uint64_t epoch = w.group->ctx->epoch;
     if (p->epoch.load(std::memory_order_acquire) != epoch) revalidate(w, p, epoch);
@@ -333,12 +352,12 @@ const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
   uint32_t dw[3] = {};
   uint8_t* h0 = mem_host(w, pc, 4, false);
   if (!h0) return nullptr;  // mem_host recorded the fault
-  std::memcpy(&dw[0], h0, 4);
+  dw[0] = code_dword(h0);
   unsigned avail = 1;
   for (; avail < 3; ++avail) {  // later dwords may be unmapped: the decoder checks the length
     uint8_t* h = mem_try(w, pc + 4 * avail, 4);
     if (!h) break;
-    std::memcpy(&dw[avail], h, 4);
+    dw[avail] = code_dword(h);
   }
   Inst in;
   decode(target_, dw, avail, in);
@@ -368,7 +387,7 @@ void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
   if (p->epoch.load(std::memory_order_relaxed) == epoch) return;
   // Unchanged page bytes: every decoded slot is still valid.
   const uint8_t* whole = mem_try(w, p->base, 4096);
-  if (p->snap && whole && std::memcmp(whole, p->bytes, 4096) == 0) {
+  if (p->snap && whole && guest_equal(whole, p->bytes, 4096)) {
     p->epoch.store(epoch, std::memory_order_release);
     return;
   }
@@ -381,14 +400,14 @@ void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
     for (unsigned i = 0; i < in.size / 4 && same; ++i) {
       const uint8_t* h = mem_try(w, pc + 4 * i, 4);
       uint32_t d = 0;
-      if (h) std::memcpy(&d, h, 4);
+      if (h) d = code_dword(h);
       same = h && d == in.raw[i];
     }
     if (!same) p->ready[slot].store(0, std::memory_order_relaxed);
     else if (4 * slot + in.size > 4096) inside = false;
   }
   p->snap = whole && inside;
-  if (p->snap) std::memcpy(p->bytes, whole, 4096);
+  if (p->snap) guest_move(p->bytes, whole, 4096);
   p->epoch.store(epoch, std::memory_order_release);
 }
 

@@ -18,6 +18,10 @@ struct OpTable {
 };
 const OpTable& op_table(Target t);
 
+// A handler for this instruction's operand form that needs fewer checks at run time than its
+// opcode's (fast64.cpp), or nullptr. It calls in.slow when the wave's state rules it out.
+ExecFn specialize(const Inst& in);
+
 // Decodes the instruction at dw[0..2] (`avail` dwords readable). Returns false if undecodable
 // (then `in` describes the failure via exec_invalid).
 bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in);
@@ -36,10 +40,11 @@ class DecodeCache {
     }
     return fetch_slow(w, pc);
   }
+  // The rest of fetch (also sets w.page to pc's page); nullptr after a fault.
+  const Inst* fetch_slow(Wave& w, uint64_t pc);
   void clear();
 
  private:
-  const Inst* fetch_slow(Wave& w, uint64_t pc);
   CodePage* page_for(uint64_t base);
   void revalidate(Wave& w, CodePage* p, uint64_t epoch);
   Target target_;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "emu/shader/guest.h"
 #include "emu/shader/memmodel.h"
 #include "emu/shader/memops.h"
 #include "emu/shader/transpose.h"
@@ -92,7 +93,7 @@ bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** p
 
 // Runs copy(ptrs) with host pointers for every active lane's store; false: per-lane path.
 template <class F>
-bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) {
+bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) {  // copy: EMU_GUEST
   uint64_t addr[64], lo, hi;
   uint8_t* ptrs[64];
   const Range* r = wave_range(w, in, ex, bytes, true, addr, &lo, &hi);
@@ -149,7 +150,7 @@ inline bool scratch_offsets(const Wave& w, const Inst& in, uint64_t ex, uint32_t
 // + (o/4 + i)*256 + L*4; a wave whose lanes share the offset moves whole 256-byte rows); else
 // false, and the per-lane path does the access (and reports any fault).
 template <unsigned N, bool Write>
-bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
+EMU_GUEST bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
   if (in.seg == kSegGlobal || !w.scratch_host || ex == 0) return false;
   uint32_t o[64];
   if (!scratch_offsets(w, in, ex, o)) return false;
@@ -165,8 +166,8 @@ bool scratch_fast(Wave& w, const Inst& in, uint64_t ex) {
     if (same == 0 && (o[0] & 3) == 0 && rel < size && size - rel >= span + 252) {
       for (unsigned i = 0; i < N; ++i) {
         uint32_t* d = data_row(w, in, reg + i);
-        if (Write) std::memcpy(host + rel + 256 * i, d, 256);
-        else std::memcpy(d, host + rel + 256 * i, 256);
+        if (Write) guest_move(host + rel + 256 * i, d, 256);
+        else guest_move(d, host + rel + 256 * i, 256);
       }
       w.lane_ops += 64;
       return true;
@@ -256,7 +257,7 @@ enum class Ext : uint8_t { None, U8, S8, U16, S16, D16U8, D16S8, D16, D16HiU8, D
 
 // Sub-dword load result: extension and d16 half placement into the destination VGPR.
 template <Ext E>
-inline void place(uint32_t& d, const uint8_t* p) {
+EMU_GUEST inline void place(uint32_t& d, const uint8_t* p) {
   constexpr bool byte = E == Ext::U8 || E == Ext::S8 || E == Ext::D16U8 || E == Ext::D16S8 ||
                         E == Ext::D16HiU8 || E == Ext::D16HiS8;
   uint32_t v;
@@ -277,7 +278,7 @@ constexpr unsigned ext_bytes() {
 // A whole-wave load of evenly spaced lanes (see coalesced): one block from memory or the
 // caches; false: another path (w.state says whether the wave faulted).
 template <unsigned N, Ext E>
-bool load_block(Wave& w, const Inst& in, uint64_t ex) {
+EMU_GUEST bool load_block(Wave& w, const Inst& in, uint64_t ex) {
   constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
   uint64_t va;
   uint32_t st;
@@ -309,7 +310,7 @@ bool load_block(Wave& w, const Inst& in, uint64_t ex) {
 }
 
 template <unsigned N, Ext E>
-void load(Wave& w, const Inst& in) {
+EMU_GUEST void load(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   constexpr unsigned bytes = E == Ext::None ? 4 * N : ext_bytes<E>();
   if (load_block<N, E>(w, in, ex)) return;
@@ -321,7 +322,7 @@ void load(Wave& w, const Inst& in) {
     uint8_t* ptrs[64];
     if (load_ptrs(w, in, ex, bytes, ptrs)) {
       if (N == 1 && unit_stride(ex, ptrs, bytes)) {
-        std::memcpy(data_row(w, in, in.dst), ptrs[0], 256);
+        guest_move(data_row(w, in, in.dst), ptrs[0], 256);
       } else {
         for (unsigned i = 0; i < N; ++i) {
           uint32_t* d = data_row(w, in, in.dst + i);
@@ -358,7 +359,7 @@ void load(Wave& w, const Inst& in) {
 
 // A whole-wave store of evenly spaced lanes (see coalesced) as one block; false: another path.
 template <unsigned N, unsigned Bytes, bool Hi>
-bool store_block(Wave& w, const Inst& in, uint64_t ex) {
+EMU_GUEST bool store_block(Wave& w, const Inst& in, uint64_t ex) {
   constexpr unsigned bytes = Bytes ? Bytes : 4 * N;
   uint64_t va;
   uint32_t st;
@@ -397,7 +398,7 @@ bool store_block(Wave& w, const Inst& in, uint64_t ex) {
   }
   if (st == bytes) {
     if (r->cache) model_store_block(w, *r, va, src, 64 * bytes, in.flags);
-    else std::memcpy(r->host + (va - r->begin), src, 64 * bytes);
+    else guest_move(r->host + (va - r->begin), src, 64 * bytes);
   } else if (r->cache) {
     model_store_strided(w, *r, va, st, src, bytes, in.flags);
   } else {
@@ -410,7 +411,7 @@ bool store_block(Wave& w, const Inst& in, uint64_t ex) {
 
 // Stores N dwords, or `Bytes` bytes from the low (Hi=false) or high half of the data VGPR.
 template <unsigned N, unsigned Bytes, bool Hi>
-void store(Wave& w, const Inst& in) {
+EMU_GUEST void store(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   if (store_block<N, Bytes, Hi>(w, in, ex)) return;
   if (w.state != WaveState::Running) return;
@@ -418,9 +419,9 @@ void store(Wave& w, const Inst& in) {
     // lane by lane below
   } else if constexpr (Bytes == 0) {
     if (scratch_fast<N, true>(w, in, ex)) return;
-    auto copy = [&](uint8_t** ptrs) {
+    auto copy = [&](uint8_t** ptrs) EMU_GUEST {
       if (N == 1 && unit_stride(ex, ptrs, 4)) {
-        std::memcpy(ptrs[0], data_row(w, in, in.vdata), 256);
+        guest_move(ptrs[0], data_row(w, in, in.vdata), 256);
         return;
       }
       for (unsigned i = 0; i < N; ++i) {
@@ -446,7 +447,7 @@ void store(Wave& w, const Inst& in) {
 }
 
 template <AtomicOp Op, bool Wide>
-void atomic(Wave& w, const Inst& in) {
+EMU_GUEST void atomic(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   constexpr unsigned regs = Wide ? 2 : 1;
   for (unsigned l = 0; l < 64; ++l) {

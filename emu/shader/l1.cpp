@@ -2,6 +2,8 @@
 // The CUs' vector L1s: which pages each holds lines of, the private copies that go stale when another CU writes, invalidation and capacity.
 #include "emu/shader/cache.h"
 
+#include "emu/shader/guest.h"
+
 namespace emu::shader {
 
 // A worker owns an L1 for one dispatch; the CP invalidates the L1s at the start of each kernel
@@ -123,7 +125,7 @@ void GpuCache::l1_copy_read(L1& l1, CachedRange& r, uint64_t line, unsigned off,
 void GpuCache::l1_copy_write(L1& l1, CachedRange& r, uint64_t line, unsigned off, const void* src, unsigned n) {
   std::lock_guard lk(l1.mu);
   auto it = l1.copies.find(L1::Key{&r, line});
-  if (it != l1.copies.end()) std::memcpy(it->second.data() + off, src, n);
+  if (it != l1.copies.end()) guest_move(it->second.data() + off, src, n);  // src: maybe the L2's copy
 }
 
 }  // namespace emu::shader

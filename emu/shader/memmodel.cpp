@@ -2,6 +2,7 @@
 // A wave's global memory accesses through the L1 and L2 of the memory model, and the cache instructions.
 #include "emu/shader/memmodel.h"
 
+#include "emu/shader/guest.h"
 #include "emu/shader/valu.h"
 
 #include <cstdio>
@@ -34,6 +35,13 @@ void note_stale(Wave& w, uint64_t va, uint8_t level) {
   ctx.report.first.push_back({va, w.pc - 8, level});  // vector memory instructions are 8 bytes
 }
 
+// Whether bytes a load returned differ from memory's where the L2 holds no dirty byte (guest.h).
+EMU_GUEST bool clean_differ(const uint8_t* got, const uint8_t* memory, unsigned n, uint64_t dirty) {
+  for (unsigned i = 0; i < n; ++i)
+    if (!((dirty >> i) & 1) && got[i] != memory[i]) return true;
+  return false;
+}
+
 // One line's piece of a lane load [va, va+n) (n within the line).
 void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst, unsigned n, bool l1_ok) {
   const uint64_t off = va - cr.va_begin;
@@ -51,14 +59,8 @@ void read_piece(Wave& w, GpuCache& c, CachedRange& cr, uint64_t va, uint8_t* dst
     return;
   }
   c.read(cr, va, dst, n, true);
-  if (report && cr.mtype == Mtype::NC) {  // clean bytes the L2 kept that memory has changed since
-    const uint64_t dirty = cr.dirty(line) >> in;
-    for (unsigned i = 0; i < n; ++i)
-      if (!((dirty >> i) & 1) && dst[i] != cr.memory[off + i]) {
-        note_stale(w, va, 2);
-        break;
-      }
-  }
+  // Clean bytes the L2 kept that memory has changed since.
+  if (report && cr.mtype == Mtype::NC && clean_differ(dst, cr.memory + off, n, cr.dirty(line) >> in)) note_stale(w, va, 2);
 }
 
 void write_back_line(GpuCache& c, CachedRange& cr, uint64_t line) { (void)c.clean_line(cr, line); }
@@ -126,10 +128,11 @@ void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp
     c.write(cr, va, &cur, bytes);
     std::memcpy(now, &cur, bytes);
   } else {
-    c.update(cr, va, bytes, [&](uint8_t* p) {
+    c.update(cr, va, bytes, [&](uint8_t* p) EMU_GUEST {  // the L2's copy (or memory): guest bytes
       *old = bytes == 8 ? atomic64(op, reinterpret_cast<uint64_t*>(p), v, cmp)
                         : atomic32(op, reinterpret_cast<uint32_t*>(p), uint32_t(v), uint32_t(cmp));
-      std::memcpy(now, p, bytes);
+      if (bytes == 8) std::memcpy(now, p, 8);
+      else std::memcpy(now, p, 4);
     });
   }
   if (own) c.l1_copy_write(*w.group->l1, cr, line, in, now, std::min<unsigned>(bytes, kLineBytes - in));
@@ -244,7 +247,7 @@ const uint8_t* model_load_block(Wave& w, const Range& r, uint64_t va, unsigned n
   for (uint64_t at = off, end = off + n; at < end;) {  // line by line: mixed sources
     const uint64_t line = at >> kLineShift;
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(end, (line + 1) << kLineShift) - at);
-    if (const uint8_t* b = src.base(line)) std::memcpy(staging + (at - off), b + at, len);
+    if (const uint8_t* b = src.base(line)) guest_move(staging + (at - off), b + at, len);
     else read_piece(w, c, cr, cr.va_begin + at, staging + (at - off), len, l1_ok);
     at += len;
   }
@@ -293,7 +296,7 @@ void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src,
     model_write(w, r, va, src, n, flags);
     return;
   }
-  std::memcpy(dst, src, n);
+  guest_move(dst, src, n);
   model_store_end(w, r, b, flags);
 }
 
@@ -301,17 +304,77 @@ namespace {
 
 // dst + stride * l <- lane l's `bytes` at src + bytes * l (fixed-size copies for the usual sizes).
 template <unsigned B>
-void scatter_fixed(uint8_t* dst, unsigned stride, const uint8_t* src) {
+EMU_GUEST void scatter_fixed(uint8_t* dst, unsigned stride, const uint8_t* src) {
+#pragma GCC unroll 8
   for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + B * l, B);
 }
-void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned bytes) {
+EMU_GUEST void scatter_lanes(uint8_t* dst, unsigned stride, const uint8_t* src, unsigned bytes) {
   switch (bytes) {
     case 4: return scatter_fixed<4>(dst, stride, src);
     case 8: return scatter_fixed<8>(dst, stride, src);
     case 16: return scatter_fixed<16>(dst, stride, src);
     default:
-      for (unsigned l = 0; l < 64; ++l) std::memcpy(dst + uint64_t{stride} * l, src + bytes * l, bytes);
+      for (unsigned l = 0; l < 64; ++l) guest_copy(dst + uint64_t{stride} * l, src + bytes * l, bytes);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The bytes each of the n lines from `first` gets from a strided store (lane l's `bytes` at `off`
+// + stride * l; stride > bytes, so no line is whole): when the stride divides a line and no lane
+// crosses one, every line gets the same pattern (the first and last only from the first lane
+// and up to the last); else lane by lane.
+// Returns whether the pattern applies (first / mid / last then hold the first line's, the middle
+// lines' and the last line's bytes); else lm holds every line's.
+bool strided_masks(uint64_t off, unsigned stride, unsigned bytes, uint64_t first, uint64_t n, GpuCache::LineMask* lm,
+                   uint64_t m[3]) {
+  const uint64_t rel = off - (first << kLineShift);  // the first lane's byte in the first line
+  if (kLineBytes % stride == 0 && rel % stride + bytes <= stride) {
+    uint64_t pattern = 0;
+    for (unsigned at = static_cast<unsigned>(rel % stride); at < kLineBytes; at += stride) pattern |= bytes_mask(at, bytes);
+    const uint64_t end = rel + uint64_t{63} * stride + bytes - ((n - 1) << kLineShift);  // in the last line: 1..64
+    const uint64_t tail = end < kLineBytes ? (uint64_t{1} << end) - 1 : ~uint64_t{0};
+    m[0] = pattern & (~uint64_t{0} << rel);  // lanes before the first one start below rel and end by it
+    if (n == 1) m[0] &= tail;
+    m[1] = pattern;
+    m[2] = pattern & tail;
+    return true;
+  }
+  m[0] = m[1] = m[2] = 0;
+  for (uint64_t i = 0; i < n; ++i) lm[i] = {first + i, 0};
+  for (unsigned l = 0; l < 64; ++l) {
+    const uint64_t at = rel + uint64_t{stride} * l;
+    const unsigned in = static_cast<unsigned>(at & (kLineBytes - 1)), head = std::min<unsigned>(bytes, unsigned(kLineBytes) - in);
+    lm[at >> kLineShift].mask |= bytes_mask(in, head);
+    if (head < bytes) lm[(at >> kLineShift) + 1].mask |= bytes_mask(0, bytes - head);
+  }
+  return false;
+}
+
+// Other L1s holding the lines' pages take their copies before the store; the lines whose copy
+// our L1 holds (write-through: updated after it) are set in `own`. Pages nobody else reads and
+// our L1 holds no copy in are passed over whole.
+bool store_copies(GpuCache& c, L1* l1, CachedRange& cr, uint64_t first, uint64_t n, const GpuCache::LineMask* lm,
+                  uint64_t* own) {  // lm nullptr: every line gets bytes
+  bool any = false;
+  const uint64_t mine = l1 ? l1->bit : 0;
+  for (uint64_t i = 0; i < n;) {
+    const uint64_t page = (first + i) / kLinesPerPage;
+    const uint64_t stop = std::min(n, (page + 1) * kLinesPerPage - first);
+    const PageState& p = cr.pages[page];
+    if (!(p.readers.load(std::memory_order_acquire) & ~mine) && !(p.copies.load(std::memory_order_acquire) & mine)) {
+      i = stop;
+      continue;
+    }
+    for (; i < stop; ++i)
+      if ((!lm || lm[i].mask) && c.l1_store(l1, cr, first + i)) {
+        own[i / 64] |= uint64_t{1} << (i % 64);
+        any = true;
+      }
+  }
+  return any;
 }
 
 }  // namespace
@@ -327,34 +390,18 @@ void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, 
   L1* l1 = w.group->l1;
   const uint64_t off = va - cr.va_begin, first = off >> kLineShift;
   const uint64_t n = (off + uint64_t{63} * stride + bytes - 1 - (first << kLineShift)) / kLineBytes + 1;
-  uint64_t mask[kMaxStridedLines] = {};
-  for (unsigned l = 0; l < 64; ++l) {  // the bytes each line gets
-    const uint64_t at = off + uint64_t{stride} * l - (first << kLineShift);
-    const unsigned in = static_cast<unsigned>(at & (kLineBytes - 1)), head = std::min<unsigned>(bytes, unsigned(kLineBytes) - in);
-    mask[at >> kLineShift] |= bytes_mask(in, head);
-    if (head < bytes) mask[(at >> kLineShift) + 1] |= bytes_mask(0, bytes - head);
-  }
+  GpuCache::LineMask lm[kMaxStridedLines];
+  uint64_t m[3];
+  const bool uniform = strided_masks(off, stride, bytes, first, n, lm, m);
   uint64_t own[(kMaxStridedLines + 63) / 64] = {};  // lines our L1 holds a copy of (write-through)
-  for (uint64_t i = 0; i < n; ++i)
-    if (mask[i] && c.l1_store(l1, cr, first + i)) own[i / 64] |= uint64_t{1} << (i % 64);
+  const bool any = store_copies(c, l1, cr, first, n, uniform ? nullptr : lm, own);
   scatter_lanes(cr.shadow + off, stride, src, bytes);
-  for (uint64_t i = 0; i < n;) {
-    if (mask[i] != ~uint64_t{0}) {
-      if (mask[i]) c.mark_dirty(cr, first + i, mask[i]);
-      ++i;
-      continue;
-    }
-    uint64_t k = 1;
-    while (i + k < n && mask[i + k] == ~uint64_t{0}) ++k;
-    c.mark_full(cr, first + i, k);
-    i += k;
-  }
+  if (uniform) c.mark_run(cr, first, n, m[0], m[1], m[2]);
+  else c.mark_lines(cr, lm, static_cast<unsigned>(n));
   c.settle();
   if (write_through(w, flags))
     for (uint64_t i = 0; i < n; ++i)
-      if (mask[i]) write_back_line(c, cr, first + i);
-  bool any = false;
-  for (uint64_t o : own) any |= o != 0;
+      if (uniform || lm[i].mask) write_back_line(c, cr, first + i);
   for (unsigned l = 0; any && l < 64; ++l) {  // lane by lane: the copies take contiguous pieces
     const uint64_t at = off + uint64_t{stride} * l;
     for (unsigned done = 0; done < bytes;) {
@@ -412,10 +459,11 @@ bool model_store_commit(Wave& w, const Range& r, StoreLines& sl, uint16_t flags)
   if (!cr.cached()) return false;
   GpuCache& c = *w.group->ctx->cache;
   bool again = false;
-  for (unsigned i = 0; i < sl.n; ++i) {
-    c.mark_dirty(cr, sl.e[i].line, sl.e[i].mask);
-    if (cr.mtype == Mtype::NC) again |= c.store_raced(cr, sl.e[i].line, sl.e[i].epoch);
-  }
+  GpuCache::LineMask lm[std::size(sl.e)];
+  for (unsigned i = 0; i < sl.n; ++i) lm[i] = {sl.e[i].line, sl.e[i].mask};
+  c.mark_lines(cr, lm, sl.n);
+  if (cr.mtype == Mtype::NC)
+    for (unsigned i = 0; i < sl.n; ++i) again |= c.store_raced(cr, sl.e[i].line, sl.e[i].epoch);
   c.settle();
   if (write_through(w, flags))
     for (unsigned i = 0; i < sl.n; ++i) write_back_line(c, cr, sl.e[i].line);

@@ -2,6 +2,7 @@
 // Per-lane memory access: global through Memory, LDS, swizzled scratch; atomic operations.
 #include "emu/shader/memops.h"
 
+#include "emu/shader/guest.h"
 #include "emu/shader/memmodel.h"
 
 #include <cstdio>
@@ -39,7 +40,7 @@ uint8_t* scratch_bytes(Wave& w, const LaneAddr& a, unsigned lane, uint64_t o, un
 }
 
 template <bool Write>
-bool scratch_copy(Wave& w, const LaneAddr& a, unsigned lane, uint8_t* data, unsigned size) {
+EMU_GUEST bool scratch_copy(Wave& w, const LaneAddr& a, unsigned lane, uint8_t* data, unsigned size) {
   uint64_t o = a.addr;
   if (size == 4 && (o & 3) == 0 && w.scratch_host) {  // common case: one aligned dword
     const uint64_t rel = a.wave_base + o * 64 + lane * 4 - w.scratch_lo;
@@ -54,7 +55,7 @@ bool scratch_copy(Wave& w, const LaneAddr& a, unsigned lane, uint8_t* data, unsi
     unsigned chunk = std::min<unsigned>(size - i, 4 - static_cast<unsigned>((o + i) % 4));
     uint8_t* p = scratch_bytes(w, a, lane, o + i, chunk, Write);
     if (!p) return false;
-    if (Write) std::memcpy(p, data + i, chunk); else std::memcpy(data + i, p, chunk);
+    if (Write) guest_move(p, data + i, chunk); else guest_move(data + i, p, chunk);
     i += chunk;
   }
   return true;
@@ -80,37 +81,38 @@ uint8_t* global_at(Wave& w, uint64_t va, uint64_t size, bool write, const Range*
 
 }  // namespace
 
-bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size, uint16_t flags) {
+// A lane's access of global memory without the model, or of the workgroup's LDS (guest.h).
+EMU_GUEST bool lane_read(Wave& w, const LaneAddr& a, unsigned lane, void* data, unsigned size, uint16_t flags) {
   switch (a.space) {
     case Space::Global: {
       const Range* m;
       const uint8_t* h = global_at(w, a.addr, size, false, &m);
       if (m) return model_read(w, *m, a.addr, data, size, flags);
       if (!h) return false;
-      std::memcpy(data, h, size);
+      guest_move(data, h, size);
       return true;
     }
     case Space::Lds:
       if (a.addr + size > w.group->lds_size) std::memset(data, 0, size);
-      else std::memcpy(data, w.group->lds + a.addr, size);
+      else guest_move(data, w.group->lds + a.addr, size);
       return true;
     default:
       return scratch_copy<false>(w, a, lane, static_cast<uint8_t*>(data), size);
   }
 }
 
-bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size, uint16_t flags) {
+EMU_GUEST bool lane_write(Wave& w, const LaneAddr& a, unsigned lane, const void* data, unsigned size, uint16_t flags) {
   switch (a.space) {
     case Space::Global: {
       const Range* m;
       uint8_t* h = global_at(w, a.addr, size, true, &m);
       if (m) return model_write(w, *m, a.addr, data, size, flags);
       if (!h) return false;
-      std::memcpy(h, data, size);
+      guest_move(h, data, size);
       return true;
     }
     case Space::Lds:
-      if (a.addr + size <= w.group->lds_size) std::memcpy(w.group->lds + a.addr, data, size);
+      if (a.addr + size <= w.group->lds_size) guest_move(w.group->lds + a.addr, data, size);
       return true;
     default:
       return scratch_copy<true>(w, a, lane, static_cast<uint8_t*>(const_cast<void*>(data)), size);
@@ -125,8 +127,9 @@ uint8_t* lane_atomic_ptr(Wave& w, const LaneAddr& a, unsigned size) {
 
 namespace {
 
+// On guest memory (or LDS): the GPU program's atomics (guest.h).
 template <class T>
-T atomic_any(AtomicOp op, T* p, T v, T cmp) {
+EMU_GUEST T atomic_any(AtomicOp op, T* p, T v, T cmp) {
   switch (op) {  // the common integer ops map to single host atomics
     case AtomicOp::Swap: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
     case AtomicOp::Add: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
@@ -146,8 +149,8 @@ T atomic_any(AtomicOp op, T* p, T v, T cmp) {
 
 }  // namespace
 
-bool lane_atomic_global(Wave& w, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v, uint64_t cmp,
-                        uint64_t* old, uint16_t flags) {
+EMU_GUEST bool lane_atomic_global(Wave& w, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v, uint64_t cmp,
+                                  uint64_t* old, uint16_t flags) {
   const Range* m;
   uint8_t* p = global_at(w, va, bytes, true, &m);
   if (m) {
@@ -160,9 +163,9 @@ bool lane_atomic_global(Wave& w, uint64_t va, unsigned bytes, AtomicOp op, uint6
   return true;
 }
 
-uint32_t atomic32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { return atomic_any(op, p, v, cmp); }
-uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { return atomic_any(op, p, v, cmp); }
-uint32_t rmw32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { uint32_t o = *p; *p = atomic_apply(op, o, v, cmp); return o; }
-uint64_t rmw64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { uint64_t o = *p; *p = atomic_apply(op, o, v, cmp); return o; }
+EMU_GUEST uint32_t atomic32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { return atomic_any(op, p, v, cmp); }
+EMU_GUEST uint64_t atomic64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { return atomic_any(op, p, v, cmp); }
+EMU_GUEST uint32_t rmw32(AtomicOp op, uint32_t* p, uint32_t v, uint32_t cmp) { uint32_t o = *p; *p = atomic_apply(op, o, v, cmp); return o; }
+EMU_GUEST uint64_t rmw64(AtomicOp op, uint64_t* p, uint64_t v, uint64_t cmp) { uint64_t o = *p; *p = atomic_apply(op, o, v, cmp); return o; }
 
 }  // namespace emu::shader

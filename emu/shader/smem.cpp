@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Scalar memory execution: s_load_dword*, s_buffer_load_dword*, s_store_dword* (SMEM encoding).
 #include "emu/shader/decode.h"
+#include "emu/shader/guest.h"
 #include "emu/shader/memmodel.h"
 
 namespace emu::shader {
@@ -15,8 +16,9 @@ uint64_t smem_offset(const Wave& w, const Inst& in) {
 }
 
 // Scalar memory goes through the L2 (the scalar cache is not modelled: AMDGPUUsage, scalar
-// loads read memory that does not change during the dispatch); false after a fault.
-bool scalar_read(Wave& w, uint64_t addr, void* dst, unsigned n) {
+// loads read memory that does not change during the dispatch); false after a fault. Guest bytes
+// (guest.h).
+EMU_GUEST bool scalar_read(Wave& w, uint64_t addr, void* dst, unsigned n) {
   bool spans = false;
   const Range* r = mem_range(w, addr, n, false, &spans);
   if (r && r->cache) {
@@ -25,7 +27,7 @@ bool scalar_read(Wave& w, uint64_t addr, void* dst, unsigned n) {
     // Memory as it is: an uncached range, or RW lines without dirty bytes in the L2.
     if (!cr.cached() || (cr.mtype == Mtype::RW && ((off + n - 1) >> kLineShift) == (off >> kLineShift) &&
                          cr.dirty(off >> kLineShift) == 0)) {
-      std::memcpy(dst, cr.memory + off, n);
+      guest_move(dst, cr.memory + off, n);
       return true;
     }
     w.group->ctx->cache->read(*r->cache, addr, dst, n, true);
@@ -33,7 +35,7 @@ bool scalar_read(Wave& w, uint64_t addr, void* dst, unsigned n) {
   }
   const uint8_t* h = r ? r->host + (addr - r->begin) : spans ? w.group->ctx->mem->translate(addr, n, false) : nullptr;
   if (!h) return false;
-  std::memcpy(dst, h, n);
+  guest_move(dst, h, n);
   return true;
 }
 
@@ -61,7 +63,7 @@ void s_buffer_load(Wave& w, const Inst& in) {
 }
 
 template <unsigned N>
-void s_store(Wave& w, const Inst& in) {
+EMU_GUEST void s_store(Wave& w, const Inst& in) {
   uint64_t addr = ((w.s64(in.src[0]) + smem_offset(w, in)) & ~uint64_t{3}) & 0xFFFF'FFFF'FFFFull;
   uint32_t tmp[N];
   for (unsigned i = 0; i < N; ++i) tmp[i] = w.s[in.dst + i];
@@ -74,7 +76,7 @@ void s_store(Wave& w, const Inst& in) {
   uint8_t* h = r ? r->host + (addr - r->begin) : spans ? w.group->ctx->mem->translate(addr, sizeof tmp, true) : nullptr;
   if (!h) return;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  std::memcpy(h, tmp, sizeof tmp);
+  guest_move(h, tmp, sizeof tmp);
 }
 
 const HandlerEntry kSmem[] = {

@@ -4,17 +4,19 @@
 
 #include <cstdint>
 #include <cstring>
+
+#include "emu/shader/guest.h"
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
 namespace emu::shader {
 
-// rows[i][l] = dword i of lane l's piece at src + 4*N*l.
+// rows[i][l] = dword i of lane l's piece at src + 4*N*l. The lanes' side is guest memory.
 template <unsigned N>
-inline void rows_from_lanes(uint32_t* const* rows, const uint8_t* src) {
+EMU_GUEST inline void rows_from_lanes(uint32_t* const* rows, const uint8_t* src) {
   if constexpr (N == 1) {
-    std::memcpy(rows[0], src, 256);
+    guest_move(rows[0], src, 256);
 #if defined(__AVX2__)
   } else if constexpr (N == 2) {
     const __m256i idx = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
@@ -27,7 +29,7 @@ inline void rows_from_lanes(uint32_t* const* rows, const uint8_t* src) {
   } else if constexpr (N == 4) {
     for (unsigned l = 0; l < 64; l += 8) {  // A = lanes l and l+4, B = l+1 and l+5, ...
       const uint8_t* p = src + 16 * l;
-      auto pair = [p](unsigned k) {
+      auto pair = [p](unsigned k) EMU_GUEST {
         return _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(p + 16 * (k + 4)), reinterpret_cast<const __m128i*>(p + 16 * k));
       };
       const __m256i a = pair(0), b = pair(1), c = pair(2), d = pair(3);
@@ -47,9 +49,9 @@ inline void rows_from_lanes(uint32_t* const* rows, const uint8_t* src) {
 
 // The inverse: dst + 4*N*l + 4*i = rows[i][l].
 template <unsigned N>
-inline void lanes_from_rows(uint8_t* dst, const uint32_t* const* rows) {
+EMU_GUEST inline void lanes_from_rows(uint8_t* dst, const uint32_t* const* rows) {
   if constexpr (N == 1) {
-    std::memcpy(dst, rows[0], 256);
+    guest_move(dst, rows[0], 256);
 #if defined(__AVX2__)
   } else if constexpr (N == 2) {
     const __m256i idx = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -67,7 +69,7 @@ inline void lanes_from_rows(uint8_t* dst, const uint32_t* const* rows) {
       const __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
       const __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
       uint8_t* p = dst + 16 * l;
-      auto put = [p](unsigned k, __m256i v) {
+      auto put = [p](unsigned k, __m256i v) EMU_GUEST {
         _mm256_storeu2_m128i(reinterpret_cast<__m128i*>(p + 16 * (k + 4)), reinterpret_cast<__m128i*>(p + 16 * k), v);
       };
       put(0, _mm256_unpacklo_epi64(t0, t2));

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cfenv>
 
-#include "emu/shader/valu.h"
+#include <vector>
+
+#include "emu/shader/fast32.h"
+#include "emu/shader/vmath.h"
 
 namespace emu::shader {
 
@@ -20,24 +23,46 @@ namespace {
   if (uint32_t* d = direct32(w, in, ex, T)) { VLOOP_INPLACE { DECL; d[l] = CONV(EXPR); } return; } \
   VLOOP { DECL; r[l] = CONV(EXPR); } store32(w, in, ex, r, T);
 #define ASIS(x) (x)
+
+// Every op below also gets handlers specialised per operand form (fast32.h), registered here as
+// it is defined: K::f is its lane expression.
+// Never destroyed (as the handler name lists): an engine thread may still be building its opcode
+// table from it while the process exits.
+std::vector<FastFamily>& fast_registry() {
+  static auto& v = *new std::vector<FastFamily>;
+  return v;
+}
+#define FAST(NAME, N, FIN, FOUT, DECL, EXPR, CONV) \
+  struct NAME##_k { static uint32_t f(uint32_t x, uint32_t y, uint32_t z) { \
+    (void)x; (void)y; (void)z; DECL; return CONV(EXPR); } }; \
+  const bool NAME##_fast = (fast_registry().push_back(fast_family<NAME##_k, N, FIN, FOUT>(#NAME)), true);
+
 #define F1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  BODY(Ty::F32, float a = f32(A[l]), EXPR, u32) }
+  BODY(Ty::F32, float a = f32(A[l]), EXPR, u32) } \
+  FAST(NAME, 1, true, true, float a = f32(x), EXPR, u32)
 #define F2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::F32) \
-  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]), EXPR, u32) }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]), EXPR, u32) } \
+  FAST(NAME, 2, true, true, float a = f32(x); float b = f32(y), EXPR, u32)
 #define F3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::F32) \
-  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]); float c = f32(C[l]), EXPR, u32) }
+  BODY(Ty::F32, float a = f32(A[l]); float b = f32(B[l]); float c = f32(C[l]), EXPR, u32) } \
+  FAST(NAME, 3, true, true, float a = f32(x); float b = f32(y); float c = f32(z), EXPR, u32)
 #define U1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  BODY(Ty::B32, uint32_t a = A[l], EXPR, ASIS) }
+  BODY(Ty::B32, uint32_t a = A[l], EXPR, ASIS) } \
+  FAST(NAME, 1, false, false, uint32_t a = x, EXPR, ASIS)
 #define U2(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
-  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXPR, ASIS) }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXPR, ASIS) } \
+  FAST(NAME, 2, false, false, uint32_t a = x; uint32_t b = y, EXPR, ASIS)
 #define U3(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH3(Ty::B32) \
-  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c = C[l], EXPR, ASIS) }
+  BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l]; uint32_t c = C[l], EXPR, ASIS) } \
+  FAST(NAME, 3, false, false, uint32_t a = x; uint32_t b = y; uint32_t c = z, EXPR, ASIS)
 // Float result from integer operand.
 #define FU1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::B32) \
-  BODY(Ty::F32, uint32_t a = A[l], EXPR, u32) }
+  BODY(Ty::F32, uint32_t a = A[l], EXPR, u32) } \
+  FAST(NAME, 1, false, true, uint32_t a = x, EXPR, u32)
 // Integer result from float operand.
 #define UF1(NAME, EXPR) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
-  BODY(Ty::B32, float a = f32(A[l]), EXPR, ASIS) }
+  BODY(Ty::B32, float a = f32(A[l]), EXPR, ASIS) } \
+  FAST(NAME, 1, true, false, float a = f32(x), EXPR, ASIS)
 
 inline int32_t i24(uint32_t x) { return static_cast<int32_t>(x << 8) >> 8; }
 inline uint32_t sx(int32_t x) { return static_cast<uint32_t>(x); }
@@ -96,8 +121,19 @@ F1(v_trunc_f32, std::trunc(a))
 F1(v_ceil_f32, std::ceil(a))
 F1(v_rndne_f32, std::nearbyint(a))
 F1(v_floor_f32, std::floor(a))
-F1(v_exp_f32, std::exp2(a))
-F1(v_log_f32, std::log2(a))
+// v_exp_f32 / v_log_f32 (vmath.h): four lanes at a time where the build has AVX2.
+#if defined(__AVX2__)
+#define TRANSCENDENTAL(NAME, F, FV) void NAME(Wave& w, const Inst& in) { FETCH1(Ty::F32) \
+  uint32_t* d = direct32(w, in, ex, Ty::F32); \
+  uint32_t* out = d ? d : r; \
+  for (unsigned l = 0; l < 64; l += 4) \
+    _mm_storeu_ps(reinterpret_cast<float*>(out + l), FV(_mm_loadu_ps(reinterpret_cast<const float*>(A + l)))); \
+  if (!d) store32(w, in, ex, r, Ty::F32); }
+#else
+#define TRANSCENDENTAL(NAME, F, FV) F1(NAME, F(a))
+#endif
+TRANSCENDENTAL(v_exp_f32, exp2_f32, exp2_f32x4)
+TRANSCENDENTAL(v_log_f32, log2_f32, log2_f32x4)
 F1(v_rcp_f32, 1.0f / a)
 F1(v_rcp_iflag_f32, 1.0f / a)
 F1(v_rsq_f32, static_cast<float>(1.0 / std::sqrt(static_cast<double>(a))))
@@ -171,7 +207,8 @@ U2(v_xnor_b32, ~(a ^ b))
 #define U2SAT(NAME, EXACT, LO, HI) void NAME(Wave& w, const Inst& in) { FETCH2(Ty::B32) \
   if (!in.clamp) { BODY(Ty::B32, uint32_t a = A[l]; uint32_t b = B[l], EXACT, static_cast<uint32_t>) return; } \
   VLOOP { uint32_t a = A[l], b = B[l]; r[l] = static_cast<uint32_t>(std::clamp<int64_t>(EXACT, LO, HI)); } \
-  store32(w, in, ex, r, Ty::B32Sat); }
+  store32(w, in, ex, r, Ty::B32Sat); } \
+  FAST(NAME, 2, false, false, uint32_t a = x; uint32_t b = y, EXACT, static_cast<uint32_t>)
 inline int64_t s64(uint32_t x) { return static_cast<int32_t>(x); }
 U2SAT(v_add_u32, int64_t{a} + b, 0, UINT32_MAX)
 U2SAT(v_sub_u32, int64_t{a} - b, 0, UINT32_MAX)
@@ -259,29 +296,44 @@ inline uint32_t carry_lane(uint32_t a, uint32_t b, uint32_t ci, uint32_t& co) {
 }
 
 #if defined(__AVX2__)
-// The same for 8 lanes: carries as a vector of 0 / ~0.
+// Lane-mask bits as 8-lane vectors: the bits of m, broadcast once per 32 lanes, moved by a
+// variable shift so that lane l's bit is the sign of its element (what blendv and movemask read).
+struct MaskBits {
+  __m256i lo, hi;
+  explicit MaskBits(uint64_t m)
+      : lo(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(m)))),
+        hi(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(m >> 32)))) {}
+  // Group g (lanes 8g .. 8g+7): the lanes' bits at bit 31.
+  __m256i sign(unsigned g) const {
+    const int b = 31 - 8 * static_cast<int>(g & 3);
+    return _mm256_sllv_epi32(g < 4 ? lo : hi, _mm256_setr_epi32(b, b - 1, b - 2, b - 3, b - 4, b - 5, b - 6, b - 7));
+  }
+  __m256i all(unsigned g) const { return _mm256_srai_epi32(sign(g), 31); }  // 0 / ~0 per lane
+};
+
+// The same for 8 lanes; ci is the carry-in as 0 / ~0. Returns where there is NO carry (borrow) as
+// 0 / ~0 (one operation fewer than the carries themselves: movemask and invert).
 template <Carry K>
-inline __m256i carry8(__m256i a, __m256i b, __m256i ci, __m256i& co) {
-  auto lt = [](__m256i x, __m256i y) {  // unsigned x < y: max(x, y) != x
-    return _mm256_andnot_si256(_mm256_cmpeq_epi32(_mm256_max_epu32(x, y), x), _mm256_set1_epi32(-1));
-  };
+inline __m256i carry8(__m256i a, __m256i b, __m256i ci, __m256i& nc) {
+  auto ge = [](__m256i x, __m256i y) { return _mm256_cmpeq_epi32(_mm256_max_epu32(x, y), x); };  // unsigned x >= y
+  const __m256i ones = _mm256_set1_epi32(-1);
   switch (K) {
-    case Carry::Add: { const __m256i r = _mm256_add_epi32(a, b); co = lt(r, a); return r; }
-    case Carry::Sub: co = lt(a, b); return _mm256_sub_epi32(a, b);
-    case Carry::SubRev: co = lt(b, a); return _mm256_sub_epi32(b, a);
-    case Carry::AddC: {
-      const __m256i t = _mm256_add_epi32(a, b), r = _mm256_sub_epi32(t, ci);
-      co = _mm256_or_si256(lt(t, a), lt(r, t));
-      return r;
+    case Carry::Add: { const __m256i r = _mm256_add_epi32(a, b); nc = ge(r, a); return r; }
+    case Carry::Sub: nc = ge(a, b); return _mm256_sub_epi32(a, b);
+    case Carry::SubRev: nc = ge(b, a); return _mm256_sub_epi32(b, a);
+    case Carry::AddC: {  // a + b wrapped, or the carry-in wrapped a + b = 0xffffffff
+      const __m256i t = _mm256_add_epi32(a, b);
+      nc = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(t, ones), ci), ge(t, a));
+      return _mm256_sub_epi32(t, ci);
     }
-    case Carry::SubB: {
+    case Carry::SubB: {  // B + ci > A, or B + ci wrapped (B = 0xffffffff with the carry-in)
       const __m256i bb = _mm256_sub_epi32(b, ci);
-      co = _mm256_or_si256(lt(a, bb), lt(bb, b));
+      nc = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(b, ones), ci), ge(a, bb));
       return _mm256_sub_epi32(a, bb);
     }
-    default: {
+    default: {  // SubBRev: A + ci > B, or A + ci wrapped
       const __m256i aa = _mm256_sub_epi32(a, ci);
-      co = _mm256_or_si256(lt(b, aa), lt(aa, a));
+      nc = _mm256_andnot_si256(_mm256_and_si256(_mm256_cmpeq_epi32(a, ones), ci), ge(b, aa));
       return _mm256_sub_epi32(b, aa);
     }
   }
@@ -297,17 +349,14 @@ void carry_op(Wave& w, const Inst& in) {
   uint32_t* out = d ? d : r;
   uint64_t co = 0;
 #if defined(__AVX2__)
-  const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const MaskBits bits(cin);
   for (unsigned g = 0; g < 8; ++g) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
-    __m256i ci = _mm256_setzero_si256(), c;
-    if (with_in) {
-      const __m256i m = _mm256_set1_epi32(static_cast<int>((cin >> (8 * g)) & 0xFF));
-      ci = _mm256_cmpeq_epi32(_mm256_and_si256(m, bit), bit);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), carry8<K>(a, b, ci, c));
-    co |= uint64_t{static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(c)))} << (8 * g);
+    const __m256i ci = with_in ? bits.all(g) : _mm256_setzero_si256();
+    __m256i nc;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * g), carry8<K>(a, b, ci, nc));
+    co |= uint64_t{~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nc))) & 0xFFu} << (8 * g);
   }
 #else
   uint32_t ci[64], c[64];
@@ -336,13 +385,12 @@ void v_cndmask_b32(Wave& w, const Inst& in) {
   const uint64_t m = mask_source(w, in);
   FETCH2(Ty::M32)  // VOP3 abs/neg apply (clang uses them for fabs/fneg selects); no flushing
 #if defined(__AVX2__)
-  if (uint32_t* d = direct32(w, in, ex, Ty::B32)) {  // the selector's bits expanded 8 lanes at a time
-    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  if (uint32_t* d = direct32(w, in, ex, Ty::B32)) {  // the selector's bits 8 lanes at a time
+    const MaskBits bits(m);
     for (unsigned g = 0; g < 8; ++g) {
-      const __m256i sel = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>((m >> (8 * g)) & 0xFF)), bit), bit);
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
-      const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * g), _mm256_blendv_epi8(a, b, sel));
+      const __m256 a = _mm256_loadu_ps(reinterpret_cast<const float*>(A + 8 * g));
+      const __m256 b = _mm256_loadu_ps(reinterpret_cast<const float*>(B + 8 * g));
+      _mm256_storeu_ps(reinterpret_cast<float*>(d + 8 * g), _mm256_blendv_ps(a, b, _mm256_castsi256_ps(bits.sign(g))));
     }
     return;
   }
@@ -351,6 +399,73 @@ void v_cndmask_b32(Wave& w, const Inst& in) {
   mask_lanes(m, sel);
   BODY(Ty::B32, (void)0, (B[l] & sel[l]) | (A[l] & ~sel[l]), ASIS)
 }
+
+#if defined(__AVX2__)
+// Carry ops and v_cndmask specialised at decode (fast32.h): sources a VGPR row or one scalar
+// (Bc), every lane active; the mask in (VCC, or the SGPR pair of the VOP3 form) and the carries out
+// as the general handlers have them.
+EMU_INLINE uint64_t mask_in(const Wave& w, const Inst& in) {
+  return (in.flags & kVop3) ? sread64(w, in, in.src[2], false) : w.vcc();
+}
+template <unsigned Bc>
+EMU_INLINE void fast_sources(const Wave& w, const Inst& in, const uint32_t*& A, const uint32_t*& B, __m256i& a0, __m256i& b0) {
+  if (Bc & 1) a0 = _mm256_set1_epi32(static_cast<int>(sread32(w, in, in.src[0])));
+  else A = w.v[in.src[0] - 256];
+  if (Bc & 2) b0 = _mm256_set1_epi32(static_cast<int>(sread32(w, in, in.src[1])));
+  else B = w.v[in.src[1] - 256];
+}
+template <Carry K, unsigned Bc>
+void fast_carry(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  constexpr bool with_in = K == Carry::AddC || K == Carry::SubB || K == Carry::SubBRev;
+  const MaskBits bits(with_in ? mask_in(w, in) : 0);
+  const uint32_t *A = nullptr, *B = nullptr;
+  __m256i a0, b0;
+  fast_sources<Bc>(w, in, A, B, a0, b0);
+  uint32_t* d = w.v[in.dst];
+  uint64_t co = 0;
+  for (unsigned g = 0; g < 8; ++g) {
+    const __m256i a = (Bc & 1) ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+    const __m256i b = (Bc & 2) ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+    __m256i nc;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * g), carry8<K>(a, b, with_in ? bits.all(g) : _mm256_setzero_si256(), nc));
+    co |= uint64_t{~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nc))) & 0xFFu} << (8 * g);
+  }
+  w.lane_ops += 64;
+  swrite64(w, in.sdst, co);
+}
+template <unsigned Bc>
+void fast_cndmask(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx) return in.slow(w, in);
+  const MaskBits bits(mask_in(w, in));
+  const uint32_t *A = nullptr, *B = nullptr;
+  __m256i a0, b0;
+  fast_sources<Bc>(w, in, A, B, a0, b0);
+  uint32_t* d = w.v[in.dst];
+  for (unsigned g = 0; g < 8; ++g) {
+    const __m256i a = (Bc & 1) ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(A + 8 * g));
+    const __m256i b = (Bc & 2) ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(B + 8 * g));
+    _mm256_storeu_ps(reinterpret_cast<float*>(d + 8 * g), _mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                                                           _mm256_castsi256_ps(bits.sign(g))));
+  }
+  w.lane_ops += 64;
+}
+template <template <unsigned> class H>
+constexpr FastFamily family2(const char* name) { return {name, 2, {H<0>::fn, H<1>::fn, H<2>::fn, H<3>::fn}}; }
+template <Carry K> struct CarryH { template <unsigned Bc> struct H { static constexpr ExecFn fn = fast_carry<K, Bc>; }; };
+template <unsigned Bc> struct CndH { static constexpr ExecFn fn = fast_cndmask<Bc>; };
+const bool carry_fast = [] {
+  auto& r = fast_registry();
+  r.push_back(family2<CarryH<Carry::Add>::H>("v_add_co_u32"));
+  r.push_back(family2<CarryH<Carry::Sub>::H>("v_sub_co_u32"));
+  r.push_back(family2<CarryH<Carry::SubRev>::H>("v_subrev_co_u32"));
+  r.push_back(family2<CarryH<Carry::AddC>::H>("v_addc_co_u32"));
+  r.push_back(family2<CarryH<Carry::SubB>::H>("v_subb_co_u32"));
+  r.push_back(family2<CarryH<Carry::SubBRev>::H>("v_subbrev_co_u32"));
+  r.push_back(family2<CndH>("v_cndmask_b32"));
+  return true;
+}();
+#endif
 
 const HandlerEntry kVop[] = {
 #define E(n) {#n, n},
@@ -380,5 +495,6 @@ const HandlerEntry kVop[] = {
 }  // namespace
 
 HandlerList vop_handlers() { return {std::begin(kVop), std::end(kVop)}; }
+FastList vop_fast_families() { return {fast_registry().data(), fast_registry().data() + fast_registry().size()}; }
 
 }  // namespace emu::shader

@@ -20,14 +20,19 @@ inline double dfract(double a) { return std::isinf(a) ? std::nan("") : std::fmin
 inline double dmant(double a) { int e; return std::isfinite(a) ? std::frexp(a, &e) : a; }
 
 #if defined(__AVX2__) && defined(__FMA__)
-// The hottest ones also in vector form (the same IEEE operations, four lanes at a time).
+// Also in vector form (the same IEEE operations, four lanes at a time: valu64.h).
+#define D1V(NAME, EXPR, VEXPR) void NAME(Wave& w, const Inst& in) { \
+  valu64<1, true>(w, in, [](uint64_t x, uint64_t, uint64_t) { double a = f64(x); return u64(EXPR); }, \
+                  [](__m256d a, __m256d, __m256d) { return VEXPR; }); }
 #define D2V(NAME, EXPR, VEXPR) void NAME(Wave& w, const Inst& in) { \
   valu64<2, true>(w, in, [](uint64_t x, uint64_t y, uint64_t) { double a = f64(x), b = f64(y); return u64(EXPR); }, \
                   [](__m256d a, __m256d b, __m256d) { return VEXPR; }); }
 #define D3V(NAME, EXPR, VEXPR) void NAME(Wave& w, const Inst& in) { \
   valu64<3, true>(w, in, [](uint64_t x, uint64_t y, uint64_t z) { double a = f64(x), b = f64(y), c = f64(z); return u64(EXPR); }, \
                   [](__m256d a, __m256d b, __m256d c) { return VEXPR; }); }
+#define ROUND_PD(a, mode) _mm256_round_pd(a, (mode) | _MM_FROUND_NO_EXC)
 #else
+#define D1V(NAME, EXPR, VEXPR) D1(NAME, EXPR)
 #define D2V(NAME, EXPR, VEXPR) D2(NAME, EXPR)
 #define D3V(NAME, EXPR, VEXPR) D3(NAME, EXPR)
 #endif
@@ -38,14 +43,14 @@ D2(v_min_f64, dmin(a, b))
 D2(v_max_f64, dmax(a, b))
 D3V(v_fma_f64, std::fma(a, b, c), _mm256_fmadd_pd(a, b, c))
 D3V(v_fmac_f64, std::fma(a, b, c), _mm256_fmadd_pd(a, b, c))
-D1(v_trunc_f64, std::trunc(a))
-D1(v_ceil_f64, std::ceil(a))
-D1(v_rndne_f64, std::nearbyint(a))
-D1(v_floor_f64, std::floor(a))
+D1V(v_trunc_f64, std::trunc(a), ROUND_PD(a, _MM_FROUND_TO_ZERO))
+D1V(v_ceil_f64, std::ceil(a), ROUND_PD(a, _MM_FROUND_TO_POS_INF))
+D1V(v_rndne_f64, std::nearbyint(a), ROUND_PD(a, _MM_FROUND_TO_NEAREST_INT))
+D1V(v_floor_f64, std::floor(a), ROUND_PD(a, _MM_FROUND_TO_NEG_INF))
 D1(v_fract_f64, dfract(a))
-D1(v_rcp_f64, 1.0 / a)
-D1(v_rsq_f64, 1.0 / std::sqrt(a))
-D1(v_sqrt_f64, std::sqrt(a))
+D1V(v_rcp_f64, 1.0 / a, _mm256_div_pd(_mm256_set1_pd(1.0), a))
+D1V(v_rsq_f64, 1.0 / std::sqrt(a), _mm256_div_pd(_mm256_set1_pd(1.0), _mm256_sqrt_pd(a)))
+D1V(v_sqrt_f64, std::sqrt(a), _mm256_sqrt_pd(a))
 D1(v_frexp_mant_f64, dmant(a))
 
 // a * 2^b rounded once, as scalbn does it (musl's): steps of 2^1023 up, and of 2^-969 down,
@@ -62,18 +67,55 @@ inline double ldexp_f64(double a, int32_t b) {
   }
   return y * pow2(std::clamp(n, -1022, 1023));
 }
+#if defined(__AVX2__)
+// The same four lanes at a time: b in the low dword of each 64-bit lane (the high dwords stay 0
+// through the 32-bit arithmetic), 2^k built in the high dword.
+inline __m256d pow2v(__m256i k) {
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(1023)), 20), 32));
+}
+inline __m256d ldexp_f64v(__m256d a, __m256d bits) {
+  auto clamp = [](__m256i x, int lo, int hi) {
+    return _mm256_min_epi32(_mm256_max_epi32(x, _mm256_set1_epi32(lo)), _mm256_set1_epi32(hi));
+  };
+  const __m256i low = _mm256_set1_epi64x(0xFFFFFFFF);
+  __m256i n = _mm256_and_si256(clamp(_mm256_castpd_si256(bits), -2200, 2200), low);
+  // Exponents of normal powers of two (the usual case): one multiply, rounded once as above.
+  const __m256i in_range = _mm256_and_si256(_mm256_cmpgt_epi32(n, _mm256_set1_epi32(-1023)),
+                                            _mm256_cmpgt_epi32(_mm256_set1_epi32(1024), n));
+  if (_mm256_movemask_ps(_mm256_castsi256_ps(in_range)) == 0xFF) return _mm256_mul_pd(a, pow2v(n));
+  __m256d y = a;
+  for (int step = 0; step < 2; ++step) {
+    const __m256i up = _mm256_cmpgt_epi32(n, _mm256_set1_epi32(1023)), down = _mm256_cmpgt_epi32(_mm256_set1_epi32(-1022), n);
+    const __m256i k = _mm256_and_si256(_mm256_or_si256(_mm256_and_si256(up, _mm256_set1_epi32(1023)),
+                                                       _mm256_and_si256(down, _mm256_set1_epi32(-969))), low);
+    y = _mm256_mul_pd(y, pow2v(k));
+    n = _mm256_sub_epi32(n, k);
+  }
+  return _mm256_mul_pd(y, pow2v(_mm256_and_si256(clamp(n, -1022, 1023), low)));
+}
+#define LDEXP64V [](__m256d a, __m256d b, __m256d) { return ldexp_f64v(a, b); }
+#else
+#define LDEXP64V NoVector{}
+#endif
 void v_ldexp_f64(Wave& w, const Inst& in) {
   valu64<2, true, 0b01>(w, in, [](uint64_t a, uint64_t b, uint64_t) {
     return u64(ldexp_f64(f64(a), static_cast<int32_t>(b)));
-  });
+  }, LDEXP64V);
 }
 
 // 64-bit results from 32-bit/64-bit integer sources.
+#if defined(__AVX2__)
+inline __m256i shift_count(__m256d a) { return _mm256_and_si256(_mm256_castpd_si256(a), _mm256_set1_epi64x(63)); }
+#define SHIFT64(VOP) [](__m256d a, __m256d b, __m256d) { \
+    return _mm256_castsi256_pd(VOP(_mm256_castpd_si256(b), shift_count(a))); }
+#else
+#define SHIFT64(VOP) NoVector{}
+#endif
 void v_lshlrev_b64(Wave& w, const Inst& in) {
-  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b << (a & 63); });
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b << (a & 63); }, SHIFT64(_mm256_sllv_epi64));
 }
 void v_lshrrev_b64(Wave& w, const Inst& in) {
-  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b >> (a & 63); });
+  valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) { return b >> (a & 63); }, SHIFT64(_mm256_srlv_epi64));
 }
 void v_ashrrev_i64(Wave& w, const Inst& in) {
   valu64<2, false, 0b10>(w, in, [](uint64_t a, uint64_t b, uint64_t) {
@@ -82,38 +124,70 @@ void v_ashrrev_i64(Wave& w, const Inst& in) {
 }
 // v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst. The carries
 // are taken first and written last (sdst may be the SGPR pair S2 reads).
-void v_mad_u64_u32(Wave& w, const Inst& in) {
-  const uint64_t ex = valu_active(w, in);
 #if defined(__AVX2__)
-  if (!in.clamp && !w.gpr_idx) {  // 4 even and 4 odd lanes of 8 at a time: 32x32-bit products
-    uint32_t t0[64], t1[64], t2[128], sel[64];
-    const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
-    const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
-    const Rows64 C = fetch64_rows(w, in, 2, false, t2);
-    uint32_t* dlo = w.v[in.dst];
-    uint32_t* dhi = w.v[(in.dst + 1) & (kVRows - 1)];
-    mask_lanes(ex, sel);
-    const __m256i sign = _mm256_set1_epi64x(INT64_MIN);
-    uint64_t co = 0;
-    for (unsigned l = 0; l < 64; l += 8) {
-      auto ld = [l](const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + l)); };
-      const __m256i a = ld(A), b = ld(B), clo = ld(C.lo), chi = ld(C.hi);
-      const __m256i pe = _mm256_mul_epu32(a, b), po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
-      const __m256i ce = _mm256_blend_epi32(clo, _mm256_slli_epi64(chi, 32), 0xAA);
-      const __m256i cd = _mm256_blend_epi32(_mm256_srli_epi64(clo, 32), chi, 0xAA);
-      const __m256i se = _mm256_add_epi64(pe, ce), so = _mm256_add_epi64(po, cd);
+// Eight lanes: the 32x32-bit products of the even and odd lanes, S2 added (a VGPR pair's rows, or
+// one value: CBroadcast), the carries from an unsigned compare through the sign bit (none when
+// S2 is zero), the results blended into the destination unless every lane is active (Full).
+template <bool Full, bool CBroadcast, bool CZero>
+uint64_t mad_u64_u32_lanes(const uint32_t* A, const uint32_t* B, const uint32_t* Clo, const uint32_t* Chi, uint64_t c,
+                           const uint32_t* sel, uint32_t* dlo, uint32_t* dhi) {
+  const __m256i sign = _mm256_set1_epi64x(INT64_MIN), cb = _mm256_set1_epi64x(static_cast<int64_t>(c));
+  uint64_t co = 0;
+  for (unsigned l = 0; l < 64; l += 8) {
+    const __m256i a = get8(A + l), b = get8(B + l);
+    __m256i se = _mm256_mul_epu32(a, b), so = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32));
+    if (!CZero) {
+      __m256i ce = cb, cd = cb;
+      if (!CBroadcast) {
+        const __m256i clo = get8(Clo + l), chi = get8(Chi + l);
+        ce = _mm256_blend_epi32(clo, _mm256_slli_epi64(chi, 32), 0xAA);
+        cd = _mm256_blend_epi32(_mm256_srli_epi64(clo, 32), chi, 0xAA);
+      }
+      const __m256i pe = se, po = so;
+      se = _mm256_add_epi64(pe, ce);
+      so = _mm256_add_epi64(po, cd);
       // carried: sum < product (unsigned 64-bit compare through the sign bit)
       const __m256i ke = _mm256_cmpgt_epi64(_mm256_xor_si256(pe, sign), _mm256_xor_si256(se, sign));
       const __m256i ko = _mm256_cmpgt_epi64(_mm256_xor_si256(po, sign), _mm256_xor_si256(so, sign));
       const uint32_t me = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ke)));
       const uint32_t mo = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(ko)));
       co |= uint64_t{_pdep_u32(me, 0x55) | _pdep_u32(mo, 0xAA)} << l;
-      const __m256i m = ld(sel);
-      const __m256i lo = _mm256_blend_epi32(se, _mm256_slli_epi64(so, 32), 0xAA);
-      const __m256i hi = _mm256_blend_epi32(_mm256_srli_epi64(se, 32), so, 0xAA);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dlo + l), _mm256_blendv_epi8(ld(dlo), lo, m));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dhi + l), _mm256_blendv_epi8(ld(dhi), hi, m));
     }
+    Lane8 lo = _mm256_blend_epi32(se, _mm256_slli_epi64(so, 32), 0xAA);
+    Lane8 hi = _mm256_blend_epi32(_mm256_srli_epi64(se, 32), so, 0xAA);
+    if (!Full) {
+      const Lane8 m = get8(sel + l);
+      lo = blend8(get8(dlo + l), lo, m);
+      hi = blend8(get8(dhi + l), hi, m);
+    }
+    put8(dlo + l, lo);
+    put8(dhi + l, hi);
+  }
+  return co;
+}
+#endif
+void v_mad_u64_u32(Wave& w, const Inst& in) {
+  const uint64_t ex = valu_active(w, in);
+#if defined(__AVX2__)
+  if (!in.clamp && !w.gpr_idx && !(in.flags & kDpp) && (in.plain & 3) == 3) {
+    uint32_t t0[64], t1[64], sel[64];
+    const uint32_t* A = fetch32(w, in, 0, Ty::B32, t0);
+    const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
+    const unsigned code = in.src[2];
+    const bool bc = code < 256;
+    const uint64_t c = bc ? sread64(w, in, code, false) : 0;
+    const uint32_t* Clo = bc ? nullptr : w.v[code - 256];
+    const uint32_t* Chi = bc ? nullptr : w.v[(code - 255) & (kVRows - 1)];
+    uint32_t* dlo = w.v[in.dst];
+    uint32_t* dhi = w.v[(in.dst + 1) & (kVRows - 1)];
+    const bool full = ex == ~uint64_t{0};
+    if (!full) mask_lanes(ex, sel);
+    uint64_t co;
+    if (full && bc && c == 0) co = mad_u64_u32_lanes<true, true, true>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else if (full && bc) co = mad_u64_u32_lanes<true, true, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else if (full) co = mad_u64_u32_lanes<true, false, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else if (bc) co = mad_u64_u32_lanes<false, true, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
+    else co = mad_u64_u32_lanes<false, false, false>(A, B, Clo, Chi, c, sel, dlo, dhi);
     w.lane_ops += static_cast<unsigned>(std::popcount(ex));
     store_mask(w, in, co & ex);
     return;
@@ -138,31 +212,48 @@ void v_mad_i64_i32(Wave& w, const Inst& in) {
   store_mask(w, in, co & ex);
 }
 
-// Conversions between f64 and 32-bit types.
-template <Ty T, class F>
-void cvt_to32(Wave& w, const Inst& in, F f) {
-  valu64to32<1, true, T>(w, in, [&](uint64_t a, uint64_t, uint64_t) -> uint64_t { return f(f64(a)); });
+// Conversions between f64 and 32-bit types (vector forms: valu64.h; f64 -> int truncates a
+// value clamped to the type's range, NaN selected to 0 first).
+template <Ty T, class F, class FV = NoVector>
+void cvt_to32(Wave& w, const Inst& in, F f, FV fv = {}) {
+  valu64to32<1, true, T>(w, in, [&](uint64_t a, uint64_t, uint64_t) -> uint64_t { return f(f64(a)); }, fv);
 }
 template <Ty T, class F>
 void cvt_to64(Wave& w, const Inst& in, F f) {
   valu64<1, true, 0, T>(w, in, [&](uint64_t a, uint64_t, uint64_t) { return u64(f(static_cast<uint32_t>(a))); });
 }
+#if defined(__AVX2__)
+inline __m256d no_nan(__m256d a) { return _mm256_andnot_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), a); }  // NaN -> +0
+#define CVT_I32V [](__m256d a, __m256d, __m256d) { \
+    return _mm256_cvttpd_epi32(_mm256_min_pd(_mm256_max_pd(no_nan(a), _mm256_set1_pd(-2147483648.0)), _mm256_set1_pd(2147483647.0))); }
+// [0, 2^32 - 1] floored, less 2^31 (exact), converted, plus 2^31 again in 32-bit arithmetic.
+#define CVT_U32V [](__m256d a, __m256d, __m256d) { \
+    const __m256d c = _mm256_floor_pd(_mm256_min_pd(_mm256_max_pd(no_nan(a), _mm256_setzero_pd()), _mm256_set1_pd(4294967295.0))); \
+    return _mm_xor_si128(_mm256_cvttpd_epi32(_mm256_sub_pd(c, _mm256_set1_pd(2147483648.0))), _mm_set1_epi32(INT32_MIN)); }
+#define CVT_F32V [](__m256d a, __m256d, __m256d) { return _mm_castps_si128(_mm256_cvtpd_ps(a)); }
+#else
+#define CVT_I32V NoVector{}
+#define CVT_U32V NoVector{}
+#define CVT_F32V NoVector{}
+#endif
 void v_cvt_i32_f64(Wave& w, const Inst& in) {
   cvt_to32<Ty::B32>(w, in, [](double x) -> uint32_t {
     if (std::isnan(x)) return 0;
     if (x >= 2147483647.0) return INT32_MAX;
     if (x <= -2147483648.0) return static_cast<uint32_t>(INT32_MIN);
     return static_cast<uint32_t>(static_cast<int32_t>(x));
-  });
+  }, CVT_I32V);
 }
 void v_cvt_u32_f64(Wave& w, const Inst& in) {
   cvt_to32<Ty::B32>(w, in, [](double x) -> uint32_t {
     if (std::isnan(x) || x <= 0) return 0;
     if (x >= 4294967295.0) return UINT32_MAX;
     return static_cast<uint32_t>(x);
-  });
+  }, CVT_U32V);
 }
-void v_cvt_f32_f64(Wave& w, const Inst& in) { cvt_to32<Ty::F32>(w, in, [](double x) { return u32(static_cast<float>(x)); }); }
+void v_cvt_f32_f64(Wave& w, const Inst& in) {
+  cvt_to32<Ty::F32>(w, in, [](double x) { return u32(static_cast<float>(x)); }, CVT_F32V);
+}
 void v_frexp_exp_i32_f64(Wave& w, const Inst& in) {
   cvt_to32<Ty::B32>(w, in, [](double x) { int e = 0; if (std::isfinite(x)) std::frexp(x, &e); return static_cast<uint32_t>(e); });
 }
@@ -182,6 +273,12 @@ void v_div_scale_f32(Wave& w, const Inst& in) {
   store_mask(w, in, 0);
 }
 void v_div_scale_f64(Wave& w, const Inst& in) {
+#if defined(__AVX2__)
+  if (valu64v<1, true, 7, Ty::B32>(w, in, [](__m256d a, __m256d, __m256d) { return a; })) {
+    store_mask(w, in, 0);
+    return;
+  }
+#endif
   uint64_t ex = valu_active(w, in), A[64];
   fetch64(w, in, 0, true, A);
   store64(w, in, ex, A, true);
@@ -200,6 +297,20 @@ void v_div_fmas_f32(Wave& w, const Inst& in) {
   store32(w, in, ex, r, Ty::F32);
 }
 void v_div_fmas_f64(Wave& w, const Inst& in) {
+#if defined(__AVX2__)
+  const uint64_t scaled = w.vcc() & w.exec();  // lanes whose result is scaled by 2^64
+  if (valu64v<3, true, 7, Ty::B32>(w, in, [](__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); })) {
+    uint32_t* lo = w.v[in.dst];
+    uint32_t* hi = w.v[(in.dst + 1) & (kVRows - 1)];
+    for (uint64_t m = scaled; m; m &= m - 1) {  // VCC lanes: the result times 2^64
+      const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+      const uint64_t r = u64(std::ldexp(f64(lo[l] | (uint64_t{hi[l]} << 32)), 64));
+      lo[l] = static_cast<uint32_t>(r);
+      hi[l] = static_cast<uint32_t>(r >> 32);
+    }
+    return;
+  }
+#endif
   uint64_t ex = valu_active(w, in), vcc = w.vcc(), A[64], B[64], C[64], R[64];
   fetch64(w, in, 0, true, A); fetch64(w, in, 1, true, B); fetch64(w, in, 2, true, C);
   VLOOP {
@@ -217,6 +328,9 @@ void v_div_fixup_f32(Wave& w, const Inst& in) {
   store32(w, in, ex, r, Ty::F32);
 }
 void v_div_fixup_f64(Wave& w, const Inst& in) {
+#if defined(__AVX2__)
+  if (valu64v<3, true, 7, Ty::B32>(w, in, [](__m256d, __m256d b, __m256d c) { return _mm256_div_pd(c, b); })) return;
+#endif
   uint64_t ex = valu_active(w, in), B[64], C[64], R[64];
   fetch64(w, in, 1, true, B); fetch64(w, in, 2, true, C);
   VLOOP R[l] = u64(f64(C[l]) / f64(B[l]));

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "emu/shader/fast32.h"
 #include "emu/shader/valu64.h"
 
 namespace emu::shader {
@@ -33,6 +34,13 @@ bool fcmp(Cond c, T a, T b) {
     default: return true;
   }
 }
+
+#if defined(__AVX2__)
+// The conditions as AVX compare predicates (quiet: no FP flags are read).
+constexpr int kCmpPd[16] = {_CMP_FALSE_OQ, _CMP_LT_OQ, _CMP_EQ_OQ, _CMP_LE_OQ, _CMP_GT_OQ, _CMP_NEQ_OQ, _CMP_GE_OQ,
+                            _CMP_ORD_Q, _CMP_UNORD_Q, _CMP_NGE_UQ, _CMP_EQ_UQ, _CMP_NGT_UQ, _CMP_NLE_UQ, _CMP_NEQ_UQ,
+                            _CMP_NLT_UQ, _CMP_TRUE_UQ};
+#endif
 
 // Integer conditions use the same slots: F LT EQ LE GT NE(=LG) GE T(=O).
 template <class T>
@@ -72,9 +80,14 @@ void cmp(Wave& w, const Inst& in) {
     }
   } else if constexpr (K == 2) {
     (void)c;
+#if defined(__AVX2__)
+    auto fv = [](__m256d a, __m256d b, __m256d) { return _mm256_cmp_pd(a, b, kCmpPd[static_cast<int>(C)]); };
+#else
+    NoVector fv;
+#endif
     finish(w, in, ex, valu64mask<2, K == 2, 3>(w, in, [](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
       return fcmp(C, f64(a), f64(b));
-    }), X);
+    }, fv), X);
     return;
   } else {
     constexpr Ty t = K == 0 ? Ty::F16 : K == 1 ? Ty::F32 : (K == 3 || K == 4) ? Ty::B16 : Ty::B32;
@@ -116,12 +129,30 @@ inline uint32_t fp_class_bits32(uint32_t x) {
   const uint32_t low = m ? denorm : zero, high = m ? nan : inf;
   return e == 0 ? low : e == 0xFF ? high : normal;
 }
+// The same for an f64 from its high and low dwords.
+inline uint32_t fp_class_bits64(uint32_t hi, uint32_t lo) {
+  const uint32_t e = (hi >> 20) & 0x7FF, m = (hi & 0xFFFFF) | lo, neg = hi >> 31;
+  const uint32_t normal = neg ? 3 : 8, denorm = neg ? 4 : 7, zero = neg ? 5 : 6, inf = neg ? 2 : 9;
+  const uint32_t nan = (hi >> 19) & 1;  // quiet bit
+  const uint32_t low = m ? denorm : zero, high = m ? nan : inf;
+  return e == 0 ? low : e == 0x7FF ? high : normal;
+}
 template <int K, bool X>
 void cmp_class(Wave& w, const Inst& in) {
   uint64_t ex = valu_active(w, in), m = 0;
   uint32_t t1[64];
   const uint32_t* B = fetch32(w, in, 1, Ty::B32, t1);
   if constexpr (K == 2) {
+    if (in.src[0] >= 256 && !(in.flags & kDpp) && !w.gpr_idx) {  // a VGPR pair: from its rows' bits
+      const unsigned row = in.src[0] - 256;
+      const uint32_t* L = w.v[row];
+      const uint32_t* H = w.v[(row + 1) & (kVRows - 1)];
+      const uint32_t clear = (in.abs & 1) ? 0x80000000u : 0, flip = (in.neg & 1) ? 0x80000000u : 0;
+      uint32_t c[64];
+      VLOOP c[l] = (B[l] >> fp_class_bits64((H[l] & ~clear) ^ flip, L[l])) & 1;
+      finish(w, in, ex, lanes_mask(c), X);
+      return;
+    }
     uint64_t A[64];
     uint32_t saved = w.mode;  // classify sees denormals: abs/neg apply but no flushing
     w.mode |= 0xC0;
@@ -144,6 +175,41 @@ void cmp_class(Wave& w, const Inst& in) {
   finish(w, in, ex, m, X);
 }
 
+// Compares of f32, i32 and u32 specialised at decode (fast32.h): sources a VGPR row or one scalar
+// (Bc), every lane active.
+template <int K, Cond C, bool X, unsigned Bc>
+void fast_cmp(Wave& w, const Inst& in) {
+  if (w.exec() != ~uint64_t{0} || w.gpr_idx || (K == 1 && !(w.mode & 0x10))) return in.slow(w, in);
+  const uint32_t* A = (Bc & 1) ? nullptr : w.v[in.src[0] - 256];
+  const uint32_t* B = (Bc & 2) ? nullptr : w.v[in.src[1] - 256];
+  const uint32_t a0 = (Bc & 1) ? sread32(w, in, in.src[0]) : 0, b0 = (Bc & 2) ? sread32(w, in, in.src[1]) : 0;
+  uint32_t c[64];
+  VLOOP {
+    const uint32_t a = (Bc & 1) ? a0 : A[l], b = (Bc & 2) ? b0 : B[l];
+    bool r;
+    if constexpr (K == 1) r = fcmp(C, f32(a), f32(b));
+    else if constexpr (K == 5) r = icmp(C, static_cast<int32_t>(a), static_cast<int32_t>(b));
+    else r = icmp(C, a, b);
+    c[l] = r;
+  }
+  finish(w, in, ~uint64_t{0}, lanes_mask(c), X);
+}
+template <int K, int C, bool X>
+FastFamily cmp_family(const char* name) {
+  constexpr Cond c = static_cast<Cond>(C);
+  return {name, 2, {fast_cmp<K, c, X, 0>, fast_cmp<K, c, X, 1>, fast_cmp<K, c, X, 2>, fast_cmp<K, c, X, 3>}};
+}
+// These two are never destroyed, as the name list: an engine thread may still be building its
+// opcode table from them while the process exits.
+std::vector<FastFamily>& cmp_fast() {
+  static auto& v = *new std::vector<FastFamily>;
+  return v;
+}
+std::vector<size_t>& cmp_fast_names() {  // index of each family's name in vopc_handlers' list
+  static auto& v = *new std::vector<size_t>;
+  return v;
+}
+
 const char* const kFCond[16] = {"f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru"};
 const char* const kICond[8] = {"f", "lt", "eq", "le", "gt", "ne", "ge", "t"};
 const char* const kKind[9] = {"f16", "f32", "f64", "i16", "u16", "i32", "u32", "i64", "u64"};
@@ -155,6 +221,12 @@ void add_cmp(std::vector<HandlerEntry>& v, std::vector<std::string>& names) {
   v.push_back({nullptr, cmp<K, static_cast<Cond>(C), false>});
   names.push_back(std::string("v_cmpx_") + cond + "_" + kKind[K]);
   v.push_back({nullptr, cmp<K, static_cast<Cond>(C), true>});
+  if constexpr (K == 1 || K == 5 || K == 6) {  // named once the name list is complete
+    cmp_fast().push_back(cmp_family<K, C, false>(nullptr));
+    cmp_fast_names().push_back(names.size() - 2);
+    cmp_fast().push_back(cmp_family<K, C, true>(nullptr));
+    cmp_fast_names().push_back(names.size() - 1);
+  }
 }
 template <int K, int... C>
 void add_kind(std::vector<HandlerEntry>& v, std::vector<std::string>& n, std::integer_sequence<int, C...>) {
@@ -185,9 +257,15 @@ HandlerList vopc_handlers() {
     names.push_back("v_cmp_class_f64"); e.push_back({nullptr, cmp_class<2, false>});
     names.push_back("v_cmpx_class_f64"); e.push_back({nullptr, cmp_class<2, true>});
     for (size_t i = 0; i < e.size(); ++i) e[i].name = names[i].c_str();
+    for (size_t f = 0; f < cmp_fast().size(); ++f) cmp_fast()[f].name = names[cmp_fast_names()[f]].c_str();
     return e;
   }());
   return {v.data(), v.data() + v.size()};
+}
+
+FastList vopc_fast_families() {
+  (void)vopc_handlers();  // names the families
+  return {cmp_fast().data(), cmp_fast().data() + cmp_fast().size()};
 }
 
 }  // namespace emu::shader

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -37,6 +38,7 @@ enum : uint8_t { kSegFlat = 0, kSegScratch = 1, kSegGlobal = 2 };
 // One decoded instruction: decoded once per code address, then executed through `exec`.
 struct Inst {
   ExecFn exec = nullptr;
+  ExecFn slow = nullptr;    // a handler specialised at decode (specialize): the general one
   const char* name = "";
   uint32_t raw[3] = {};     // the instruction's dwords (incl. literal / DPP / SDWA word)
   uint32_t literal = 0;
@@ -88,10 +90,10 @@ struct Wave {
   uint64_t pc = 0;
   bool scc = false;
   WaveState state = WaveState::Running;
+  bool yield = false;              // s_sleep: give the other waves of the workgroup a turn
   uint32_t mode = 0;               // HW_REG_MODE
   uint32_t trapsts = 0;
   bool gpr_idx = false;            // s_set_gpr_idx_on: VGPR operands offset by M0[7:0]
-  bool yield = false;              // s_sleep: give the other waves of the workgroup a turn
   bool gws_wait = false;           // waiting at ds_gws_barrier for generation gws_gen to end
   uint64_t gws_gen = 0;
   uint32_t wave_id = 0;            // index in the workgroup
@@ -108,8 +110,9 @@ struct Wave {
   static constexpr unsigned kCachedRanges = 8;
   Range cache[kCachedRanges];
   unsigned cache_next = 0;
-  // Code lookup cache.
+  // Code lookup cache: the page being executed and the one before (kernels cross pages).
   CodePage* page = nullptr;
+  CodePage* page2 = nullptr;
 
   // VGPR row of operand slot `which` (0..2 sources, 3 destination) under gpr index mode:
   // M0[15:12] selects the slots, M0[7:0] is the offset (AMD Vega ISA "GPR indexing").
@@ -122,7 +125,15 @@ struct Wave {
   uint64_t vcc() const { uint64_t e; std::memcpy(&e, &s[106], 8); return e; }
   void set_vcc(uint64_t e) { std::memcpy(&s[106], &e, 8); }
   uint64_t s64(unsigned code) const { uint64_t e; std::memcpy(&e, &s[code], 8); return e; }
+  // Whether the wave goes on: running and not yielding (state and yield read at once).
+  bool runs() const {
+    uint16_t v;
+    std::memcpy(&v, &state, 2);
+    return v == 0;
+  }
 };
+static_assert(static_cast<int>(WaveState::Running) == 0 && offsetof(Wave, yield) == offsetof(Wave, state) + 1,
+              "Wave::runs reads state and yield as one 16-bit word");
 
 // Per-dispatch state shared by all waves of all workgroups.
 struct DispatchCtx {
