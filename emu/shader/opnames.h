@@ -41,4 +41,10 @@ const OpNameGeneration& op_name_generation(Target t);
 // Pointers stay valid for the program's lifetime.
 const char* op_name(Target t, unsigned row, unsigned op);
 
+// Every opcode's mnemonic on target t at once, as op_name answers it: out[row][op] for all
+// kNameRows rows (the MIMG row's opcodes past kMimgOpcodes are nullptr). One pass over the base
+// table and the deltas, for building a target's opcode table (op_name per opcode searches the
+// deltas each time).
+void op_names(Target t, const char* (*out)[kRowOpcodes]);
+
 }  // namespace emu::shader

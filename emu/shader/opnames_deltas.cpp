@@ -265,4 +265,25 @@ const char* op_name(Target t, unsigned row, unsigned op) {
   return base_table().names[row][op];
 }
 
+void op_names(Target t, const char* (*out)[kRowOpcodes]) {
+  const BaseTable& base = base_table();
+  for (unsigned r = 0; r < kNameRows; ++r)
+    for (unsigned op = 0; op < kRowOpcodes; ++op) out[r][op] = base.names[r][op];
+  // From the generation farthest from t to t's own, so that a nearer one overrides; within one
+  // generation the first delta naming an opcode decides (as in op_name), so its deltas go last
+  // to first.
+  const OpNameGeneration* chain[8];
+  unsigned n = 0;
+  for (const OpNameGeneration* g = &op_name_generation(t); g && n < 8; g = g->parent) chain[n++] = g;
+  while (n-- > 0) {
+    const std::span<const OpNameDelta> deltas = chain[n]->deltas;
+    for (size_t i = deltas.size(); i-- > 0;) {
+      const OpNameDelta& d = deltas[i];
+      if (d.row >= kNameRows) continue;
+      const unsigned limit = d.row == kMimgRow ? kMimgOpcodes : kRowOpcodes;
+      for (unsigned op = d.first; op <= d.last && op < limit; ++op) out[d.row][op] = d.name;
+    }
+  }
+}
+
 }  // namespace emu::shader

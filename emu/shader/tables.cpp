@@ -2,8 +2,10 @@
 // Builds each target's opcode table: names from the base table and its deltas (opnames.h),
 // handlers looked up by name.
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "emu/shader/decode.h"
@@ -13,9 +15,11 @@ namespace emu::shader {
 
 namespace {
 
-const std::unordered_map<std::string, ExecFn>& registry() {
+// Keys point at the handler lists' names, which live as long as the program.
+const std::unordered_map<std::string_view, ExecFn>& registry() {
   static const auto* map = [] {
-    auto* m = new std::unordered_map<std::string, ExecFn>;
+    auto* m = new std::unordered_map<std::string_view, ExecFn>;
+    m->reserve(2048);
     for (HandlerList l : {sop2_handlers(), sop1_handlers(), sopp_handlers(), smem_handlers(),
                           vop_handlers(), vop3_handlers(), vop16_handlers(), vop_media_handlers(),
                           vopc_handlers(), ds_handlers(), gws_handlers(), flat_handlers(), mubuf_handlers()})
@@ -27,23 +31,27 @@ const std::unordered_map<std::string, ExecFn>& registry() {
 
 OpTable* build(Target t) {
   auto* tab = new OpTable;
+  std::unique_ptr<const char* [][kRowOpcodes]> names(new const char* [kNameRows][kRowOpcodes]);
+  op_names(t, names.get());
+  const auto& handlers = registry();
   for (unsigned r = 0; r < kEncodingRows; ++r) {
     for (unsigned op = 0; op < kRowOpcodes; ++op) {
-      const char* name = op_name(t, r, op);
+      const char* name = names[r][op];
       if (!name) continue;
       tab->names[r][op] = name;
-      auto it = registry().find(name);
-      tab->fns[r][op] = it == registry().end() ? nullptr : it->second;
+      auto it = handlers.find(std::string_view(name));
+      tab->fns[r][op] = it == handlers.end() ? nullptr : it->second;
     }
   }
-  for (unsigned op = 0; op < kMimgOpcodes; ++op) tab->mimg[op] = op_name(t, kMimgRow, op);
+  for (unsigned op = 0; op < kMimgOpcodes; ++op) tab->mimg[op] = names[kMimgRow][op];
   return tab;
 }
 
 }  // namespace
 
 ExecFn find_handler(const char* name) {
-  auto it = registry().find(name);
+  if (!name) return nullptr;
+  auto it = registry().find(std::string_view(name));
   return it == registry().end() ? nullptr : it->second;
 }
 

@@ -110,6 +110,23 @@ TEST(OpNames, DeltasOnlyListDifferences) {
   }
 }
 
+// The one-pass table a target's opcode table is built from answers what op_name answers.
+TEST(OpNames, AllAtOnceAgreesWithOneByOne) {
+  static const char* all[kNameRows][emu::shader::kRowOpcodes];
+  for (const TargetName& t : kTargets) {
+    emu::shader::op_names(t.t, all);
+    unsigned named = 0;
+    for (unsigned r = 0; r < kNameRows; ++r)
+      for (unsigned op = 0; op < emu::shader::kRowOpcodes; ++op) {
+        const char* one = emu::shader::op_name(t.t, r, op);
+        ASSERT_EQ(all[r][op], one) << t.name << " " << kRowNames[r] << " " << op << ": "
+                                   << (all[r][op] ? all[r][op] : "(none)") << " vs " << (one ? one : "(none)");
+        named += one != nullptr;
+      }
+    EXPECT_GT(named, 1000u) << t.name;
+  }
+}
+
 TEST(OpNames, RejectsOutOfRangeLookups) {
   EXPECT_EQ(emu::shader::op_name(Target::gfx90a, kNameRows, 0), nullptr);
   EXPECT_EQ(emu::shader::op_name(Target::gfx90a, 0, emu::shader::kRowOpcodes), nullptr);
