@@ -121,16 +121,7 @@ void forward_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
 }  // namespace
 
 void dma_copy(const std::vector<HostSpan>& dst, const std::vector<HostSpan>& src) {
-  size_t di = 0, si = 0;
-  uint64_t doff = 0, soff = 0;
-  while (di < dst.size() && si < src.size()) {
-    const uint64_t n = std::min(dst[di].len - doff, src[si].len - soff);
-    forward_copy(dst[di].host + doff, src[si].host + soff, n);
-    doff += n;
-    soff += n;
-    if (doff == dst[di].len) { ++di; doff = 0; }
-    if (soff == src[si].len) { ++si; soff = 0; }
-  }
+  for_each_span_pair(dst, src, forward_copy);
 }
 
 void dma_fill(const std::vector<HostSpan>& dst, uint64_t pattern, unsigned unit) {

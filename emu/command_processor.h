@@ -2,6 +2,7 @@
 // The emulated GPU's engines: the thread loop every engine runs, and the command processor (AQL and PM4 queues).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -57,6 +58,21 @@ bool gpu_range(const DeviceState& d, uint64_t va, uint64_t size, bool write,
                std::vector<HostSpan>* out, uint64_t* bad);
 // The first byte of [va, va+size) that is not mapped (writable); va + size when all are.
 uint64_t first_bad_byte(const DeviceState& d, uint64_t va, uint64_t size, bool write);
+// Walks two span lists of equal total length in step: copy(dst, src, n) for each run where a
+// destination span and a source span overlap in position (the piece lists of gpu_range).
+template <class Copy>
+void for_each_span_pair(const std::vector<HostSpan>& dst, const std::vector<HostSpan>& src, Copy&& copy) {
+  size_t di = 0, si = 0;
+  uint64_t doff = 0, soff = 0;
+  while (di < dst.size() && si < src.size()) {
+    const uint64_t n = std::min(dst[di].len - doff, src[si].len - soff);
+    copy(dst[di].host + doff, src[si].host + soff, n);
+    doff += n;
+    soff += n;
+    if (doff == dst[di].len) { ++di; doff = 0; }
+    if (soff == src[si].len) { ++si; soff = 0; }
+  }
+}
 // Copies as a DMA engine does, reading ascending addresses: where the ranges overlap with the
 // destination above the source, the result is that of a forward copy (the source's first bytes
 // repeat), not memmove's.

@@ -67,16 +67,7 @@ bool stream_spans(const std::vector<HostSpan>& dst, const std::vector<HostSpan>&
   for (const HostSpan& d : dst)
     for (const HostSpan& s : src)
       if (d.host < s.host + s.len && s.host < d.host + d.len) return false;
-  size_t di = 0, si = 0;
-  uint64_t doff = 0, soff = 0;
-  while (di < dst.size() && si < src.size()) {
-    const uint64_t n = std::min(dst[di].len - doff, src[si].len - soff);
-    stream_copy(dst[di].host + doff, src[si].host + soff, n);
-    doff += n;
-    soff += n;
-    if (doff == dst[di].len) { ++di; doff = 0; }
-    if (soff == src[si].len) { ++si; soff = 0; }
-  }
+  for_each_span_pair(dst, src, stream_copy);
   return true;
 }
 
