@@ -2,6 +2,8 @@
 // The engine thread loop, the memory helpers every engine uses, and the command processor's AQL queues.
 #include "emu/trace_emu.h"
 #include "emu/command_processor.h"
+#include "emu/host_watch.h"
+#include "emu/shader/guest.h"
 
 #include <sched.h>
 #include <sys/prctl.h>
@@ -190,7 +192,12 @@ EngineThread::EngineThread(Process& p, DeviceState& d)
 
 EngineThread::~EngineThread() { stop(); }
 
-void EngineThread::start() { thread_ = std::thread([this] { run(); }); }
+void EngineThread::start() {
+  thread_ = std::thread([this] {
+    shader::t_emulator_thread = true;  // the GPU's accesses (emu/host_watch.h)
+    run();
+  });
+}
 
 void EngineThread::stop() {
   {
@@ -500,6 +507,8 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
   if (header_type(header) == kTypeKernelDispatch) stats::bump(stats::counters().aql_dispatches);
   if (is_barrier) acquire();
   cp_release(d_, header_release(header), packet_kind(header, pkt), pkt_va);
+  // KFDEMU_REPORT_STALE: the host may wake on this signal and read what a GPU's L2 still holds.
+  if (signal && model().config.report_stale) host_watch_arm(d_, packet_kind(header, pkt), pkt_va, signal);
   if (signal && !complete(q, signal, start)) return Step::Failed;
   return Step::Done;
 }

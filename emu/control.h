@@ -24,7 +24,8 @@
 //   KFDEMU_TRACE_FENCES=1 print every cache write-back and invalidate and every fence with its
 //                         scope on stderr
 //   KFDEMU_REPORT_STALE=1 after each kernel, report the loads that returned stale data (kernel name,
-//                         addresses, the fence that was missing)
+//                         addresses, the fence that was missing); and the host's accesses to lines
+//                         a GPU's L2 still holds after a completion signal (emu/host_watch.h)
 //   KFDEMU_ARENA_GB=N     host address space for all emulated GPU memory (default 1024; pages
 //                         exist only once touched). Allocations beyond it fail with ENOMEM.
 //   KFDEMU_STATS=path     at exit, write the engines' statistics (kfdemu_get_stats) to `path` as a

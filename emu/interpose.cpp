@@ -27,6 +27,7 @@
 
 #include "emu/drm.h"
 #include "emu/fd_table.h"
+#include "emu/host_watch.h"
 #include "emu/interpose.h"
 #include "emu/kfd_process.h"
 #include "emu/sysfs.h"
@@ -305,6 +306,7 @@ int ioctl(int fd, unsigned long request, ...) {
 }
 
 static void* mmap_impl(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) host_watch_unmapped(addr, len);  // replaced pages
   if (ours(fd)) {
     if (fd_kind(fd) == FdKind::Kfd) return Process::get().mmap_kfd(addr, len, prot, flags, uint64_t(off));
     return Process::get().mmap_render(unsigned(render_minor_of_fd(fd)), addr, len, prot, flags, uint64_t(off));
@@ -318,6 +320,7 @@ static void* mmap_impl(void* addr, size_t len, int prot, int flags, int fd, off_
 
 int munmap(void* addr, size_t len) {
   REAL(munmap, int (*)(void*, size_t));
+  host_watch_unmapped(addr, len);  // KFDEMU_REPORT_STALE's watched pages there end
   int r = real_munmap_fn(addr, len);
   if (r == 0) Process::get().svm_unmapped(reinterpret_cast<uint64_t>(addr), len);
   if (r == 0) tsan_unmapped(addr, len);

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "emu/host_watch.h"
 #include "emu/command_processor.h"
 #include "emu/kfd_process.h"
 #include "emu/stats.h"
@@ -150,6 +151,7 @@ void Process::on_last_close() {
 // the child's memory copy, but its command-processor threads did not: leak it rather than join.
 void Process::abandon_for_child_locked() {
   for (auto& [gid, d] : devices_) (void)d->cp.release();
+  for (auto& [gid, d] : devices_) host_watch_gpu_gone(*d);
   for (auto& [gid, d] : devices_) (void)d.release();
   devices_.clear();
   for (auto& [id, q] : queues_) new std::shared_ptr<Queue>(q);  // its mutex may be held
@@ -197,6 +199,7 @@ void Process::reset_locked() {
   }
   if (internal_event_page_ != UINT64_MAX) Arena::get().release(internal_event_page_, kfd::uapi::kEventPageSize);
   internal_event_page_ = UINT64_MAX;
+  for (auto& [gid, d] : devices_) host_watch_gpu_gone(*d);
   devices_.clear();
   runtime_enabled_ = false;
   xnack_ = 0;

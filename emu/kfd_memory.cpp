@@ -9,6 +9,7 @@
 #include "emu/fd_table.h"
 #include "emu/interpose.h"
 #include "emu/kfd_process.h"
+#include "emu/host_watch.h"
 #include "emu/memory_model.h"
 #include "emu/tsan_sync.h"
 #include "emu/user_copy.h"
@@ -79,6 +80,7 @@ void Process::unmap_locked(DeviceState& d, Bo& bo) {
 }
 
 void Process::free_bo_locked(Bo& bo) {
+  host_watch_freed(bo.va, bo.size);
   for (auto& [gid, d] : devices_)
     if (bo.mapped.count(gid)) unmap_locked(*d, bo);
   if (bo.kind == BoKind::Vram) {
@@ -152,6 +154,9 @@ int Process::alloc_memory_locked(kfd_ioctl_alloc_memory_of_gpu_args* a) {
     bo->kind = BoKind::Userptr;
     bo->host = reinterpret_cast<uint8_t*>(addr);
     bo->mmap_offset = addr;
+    // KFDEMU_REPORT_STALE: the program's own pages (readable and writable: hipHostMalloc's, a
+    // registered buffer's).
+    host_watch_view(bo->va, bo->host, bo->size, PROT_READ | PROT_WRITE);
   } else {
     bool vram = f & KFD_IOC_ALLOC_MEM_FLAGS_VRAM;
     if (vram && d->vram_used + a->size > d->model->vram_bytes) return -ENOMEM;
@@ -249,7 +254,9 @@ void* Process::mmap_render(uint32_t minor, void* addr, size_t len, int prot, int
     if (offset != bo->mmap_offset || len > bo->size) continue;
     if (bo->kind == BoKind::Vram && !(bo->flags & KFD_IOC_ALLOC_MEM_FLAGS_PUBLIC))
       return mmap_private_vram_locked(*bo, addr, len, prot, flags);
-    return real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo->arena_offset));
+    void* p = real_mmap(addr, len, prot, flags, Arena::get().fd(), off_t(bo->arena_offset));
+    if (p != MAP_FAILED) host_watch_view(bo->va, p, len, prot);  // KFDEMU_REPORT_STALE
+    return p;
   }
   errno = EINVAL;
   return MAP_FAILED;

@@ -2,6 +2,7 @@
 // The memory model on the device side: configuration from the environment, MTYPE per buffer, each GPU's caches, the CP's accesses and fences.
 #include "emu/trace_emu.h"
 #include "emu/memory_model.h"
+#include "emu/host_watch.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -101,6 +102,7 @@ shader::CachedRange* cache_mapping(DeviceState& d, const Bo& bo) {
     cc.report_stale = c.report_stale;
     cc.label = "GPU " + hex(d.model->gpu_id);
     d.l2 = std::make_unique<shader::GpuCache>(std::move(cc));
+    host_watch_gpu(d);
   }
   const bool local = bo.kind == BoKind::Vram && bo.gpu_id == d.model->gpu_id;
   const shader::Mtype m = mtype_for(bo.kind, bo.flags, local, d.model->target->gfx_target_version);
@@ -108,7 +110,7 @@ shader::CachedRange* cache_mapping(DeviceState& d, const Bo& bo) {
 }
 
 void uncache_mapping(DeviceState& d, shader::CachedRange* r) {
-  if (d.l2 && r) d.l2->remove(r);
+  host_watch_uncache(d, r);  // the host's watches of its lines end first
 }
 
 // ---- the command processor's accesses --------------------------------------------------------

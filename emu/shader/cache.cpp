@@ -179,6 +179,10 @@ void GpuCache::remove(CachedRange* r) {
     std::lock_guard lk(resident_mu_);
     std::erase_if(resident_, [r](const auto& p) { return p.first == r; });
   }
+  {
+    std::lock_guard lk(writers_mu_);
+    std::erase_if(writers_, [r](const auto& w) { return w.first.first == r; });
+  }
   std::unique_lock lk(ranges_mu_);
   if (keep && active_dispatches_.load() > 0) retired_.push_back(std::move(keep));
 }
@@ -515,6 +519,42 @@ void GpuCache::invalidate(uint64_t va, uint64_t size) {
     for (uint64_t line = lo; line < hi; ++line)
       if (r->lines[line].filled.load(std::memory_order_relaxed)) r->lines[line].filled.store(0, std::memory_order_release);
   }
+}
+
+// ---- who wrote the dirty lines (KFDEMU_REPORT_STALE) ----------------------------------------
+
+template <class F>
+void GpuCache::for_each_dirty(F&& f) {
+  std::lock_guard lk(dirty_mu_);
+  for (auto [r, page] : dirty_pages_) {
+    const PageState& ps = r->pages[page];
+    for (uint64_t b = ps.dirty_lines.load(std::memory_order_acquire) | ps.full.load(std::memory_order_acquire); b;
+         b &= b - 1) {
+      const uint64_t line = page * kLinesPerPage + static_cast<unsigned>(__builtin_ctzll(b));
+      if (line < r->nlines() && r->dirty(line)) f(*r, line);
+    }
+  }
+}
+
+void GpuCache::note_writer(const std::string& kernel) {
+  auto name = std::make_shared<const std::string>(kernel);
+  std::vector<std::pair<CachedRange*, uint64_t>> now;
+  for_each_dirty([&](CachedRange& r, uint64_t line) { now.emplace_back(&r, line); });
+  std::lock_guard lk(writers_mu_);
+  // Lines written back since they were noted lose their writer (remove() drops a range's first).
+  std::erase_if(writers_, [](const auto& w) { return w.first.first->dirty(w.first.second) == 0; });
+  for (const auto& key : now) writers_.try_emplace(key, name);
+}
+
+std::vector<GpuCache::DirtyLine> GpuCache::dirty_now(size_t max) {
+  std::vector<DirtyLine> out;
+  for_each_dirty([&](CachedRange& r, uint64_t line) {
+    if (out.size() < max) out.push_back({&r, line, nullptr});
+  });
+  std::lock_guard lk(writers_mu_);
+  for (DirtyLine& d : out)
+    if (auto it = writers_.find({d.range, d.line}); it != writers_.end()) d.writer = it->second;
+  return out;
 }
 
 }  // namespace emu::shader

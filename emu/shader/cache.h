@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -232,6 +233,18 @@ class GpuCache {
   void l1_copy_write(L1& l1, CachedRange& r, uint64_t line, unsigned off, const void* src, unsigned n);
   void l1_invalidate(L1& l1);
 
+  // KFDEMU_REPORT_STALE: after a dispatch, the lines dirty now that no earlier kernel is known to
+  // have written are the kernel's (lines written back since lose their writer), so a host access
+  // to a line the L2 still holds can name the kernel that wrote it.
+  void note_writer(const std::string& kernel);
+  struct DirtyLine {
+    CachedRange* range;
+    uint64_t line;
+    std::shared_ptr<const std::string> writer;  // null when unknown (the CP wrote it)
+  };
+  // The lines dirty now (at most `max`), with their writers.
+  std::vector<DirtyLine> dirty_now(size_t max);
+
   // Dispatch bracket: removed ranges are freed once none runs.
   void dispatch_begin();
   void dispatch_end();
@@ -282,6 +295,9 @@ class GpuCache {
   void l1_forget(L1& l1, CachedRange& r, uint64_t page);  // caller holds l1.mu
   void give_copies(CachedRange& r, uint64_t line, uint64_t l1s);
   void view_line(CachedRange& r, uint64_t line, uint8_t* out);  // the L2's view of a whole line
+  // Calls f(range, line) for each line dirty now (under dirty_mu_: listed ranges are alive).
+  template <class F>
+  void for_each_dirty(F&& f);
 
   CacheConfig cfg_;
   std::atomic<uint32_t> epoch_{1};
@@ -297,6 +313,8 @@ class GpuCache {
   std::deque<std::pair<CachedRange*, uint64_t>> resident_;
   std::mutex l1_mu_;
   L1 l1s_[kMaxCus];
+  std::mutex writers_mu_;  // KFDEMU_REPORT_STALE: the kernel that wrote each dirty line
+  std::map<std::pair<CachedRange*, uint64_t>, std::shared_ptr<const std::string>> writers_;
 };
 
 // The bytes the L2 does not hold yet of an RW line come from memory (guest bytes, guest.h).

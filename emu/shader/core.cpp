@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "emu/shader/cache.h"
+#include "emu/shader/guest.h"
 #include "emu/shader/decode.h"
 #include "emu/shader/dispatch.h"
 #include "emu/shader/gws.h"
@@ -297,6 +298,7 @@ Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
       std::min<uint64_t>(std::min<uint64_t>(core.nworkers, l.resident), l.total_groups));
   std::vector<WorkerResult> res(std::max(1u, n));
   std::function<void(unsigned)> job = [&](unsigned i) {
+    EmulatorThreadScope gpu_work;
     worker(l, ctx, core.code, i, std::max(1u, n), next, res[i]);
   };
   std::unique_lock busy(core.pool.busy, std::try_to_lock);

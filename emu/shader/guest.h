@@ -17,6 +17,18 @@ namespace emu::shader {
 // sanitizer's interceptor, which checks it whatever the caller.
 #define EMU_GUEST __attribute__((no_sanitize("thread")))
 
+// Set while a thread does the emulated GPU's work (engines, command processors, shader workers):
+// the host-side watches of KFDEMU_REPORT_STALE (emu/host_watch.h) tell the GPU's accesses to a
+// watched page from the program's by it.
+inline thread_local bool t_emulator_thread __attribute__((tls_model("initial-exec"))) = false;
+struct EmulatorThreadScope {
+  bool was = t_emulator_thread;
+  EmulatorThreadScope() { t_emulator_thread = true; }
+  ~EmulatorThreadScope() { t_emulator_thread = was; }
+  EmulatorThreadScope(const EmulatorThreadScope&) = delete;
+  EmulatorThreadScope& operator=(const EmulatorThreadScope&) = delete;
+};
+
 // Copies n bytes without a call the sanitizers intercept (AddressSanitizer also skips it: a
 // device access may touch whole lines of a page a program mapped around a smaller host object).
 __attribute__((no_sanitize("address", "thread"))) inline void guest_copy(void* dst, const void* src, size_t n) {

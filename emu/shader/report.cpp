@@ -113,8 +113,9 @@ void report_memory(GpuCache& cache, Memory& mem, const Launch& l, MemoryReport& 
   const CacheConfig& c = cache.config();
   const uint64_t ops = r.wbl2 + r.invl2 + r.wbinvl1;
   const bool stale = c.report_stale && r.stale_loads;
-  if (!stale && !(c.trace && ops)) return;
+  if (!stale && !(c.trace && ops) && !c.report_stale) return;
   r.kernel = kernel_name(mem, l.kernel_object, l.entry);
+  if (c.report_stale) cache.note_writer(r.kernel);  // for host reads of what it left in the L2
   if (c.trace && ops)
     cache.trace("kernel %s executed buffer_wbl2 %llu, buffer_invl2 %llu, buffer_wbinvl1 %llu times (waves)",
                 r.kernel.c_str(), static_cast<unsigned long long>(r.wbl2), static_cast<unsigned long long>(r.invl2),

@@ -11,6 +11,8 @@
 #include <hip/hip_runtime.h>
 
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -357,6 +359,95 @@ TEST_F(Visibility, ReportNamesTheKernelThatReadStaleData) {
   release(Mem::Device, data);
   release(Mem::Coherent, flags);
   release(Mem::Coherent, out);
+}
+
+// KFDEMU_REPORT_STALE on the host side: the host reads what a kernel left in the L2 of
+// non-coherent memory after an event without hipEventReleaseToSystem (a fence missing): the
+// emulator names the address, the kernel and the missing system-scope release. After
+// hipDeviceSynchronize (the data written back) and with the documented synchronisation, no report.
+TEST_F(Visibility, ReportNamesTheKernelWhoseWritesTheHostReadStale) {
+  auto get = reinterpret_cast<void (*)(kfdemu_config*)>(dlsym(RTLD_DEFAULT, "kfdemu_get_config"));
+  kfdemu_config c{};
+  if (get) get(&c);
+  if (!get || !c.report_stale || c.memory_model != KFDEMU_MEMORY_MODEL_STRICT)
+    GTEST_SKIP() << "needs the emulator with KFDEMU_REPORT_STALE=1 and the strict model";
+  int* p = alloc(Mem::NonCoherent);
+  host_fill(p, 0);
+  hipEvent_t e;
+  ASSERT_EQ(hipEventCreate(&e), hipSuccess);
+  write(p, 1000);
+  ASSERT_EQ(hipEventRecord(e, s_), hipSuccess);
+  ASSERT_EQ(hipEventSynchronize(e), hipSuccess);
+  testing::internal::CaptureStderr();
+  const int stale = host_read(p, 5);
+  std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(stale, 5) << "the host reads memory: the old value";
+  char addr[64];
+  std::snprintf(addr, sizeof addr, "the host read 0x%llx (non-coherent memory)",
+                static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(p + 5)));
+  EXPECT_NE(log.find(addr), std::string::npos) << "names the address: " << addr << "\n" << log;
+  EXPECT_NE(log.find("kernel write_values(int*, int, int) wrote"), std::string::npos) << log;
+  EXPECT_NE(log.find("the host reads stale data"), std::string::npos) << log;
+  EXPECT_NE(log.find("needs a system-scope release"), std::string::npos) << log;
+  // Reported once: later reads of the page run on.
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(matching(p, 0), kN) << "still stale";
+  log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("the host read"), std::string::npos) << log;
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(matching(p, 1000), kN) << "written back";
+  log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("the host read"), std::string::npos) << "nothing stale after a system-scope release\n" << log;
+  // The same with hipEventReleaseToSystem: no report.
+  hipEvent_t sys;
+  ASSERT_EQ(hipEventCreateWithFlags(&sys, hipEventReleaseToSystem), hipSuccess);
+  write(p, 2000);
+  ASSERT_EQ(hipEventRecord(sys, s_), hipSuccess);
+  ASSERT_EQ(hipEventSynchronize(sys), hipSuccess);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(matching(p, 2000), kN);
+  log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(log.find("the host read"), std::string::npos) << log;
+  // A host write into a line the L2 still holds is named too (the write-back will overwrite it).
+  write(p, 3000);
+  ASSERT_EQ(hipEventRecord(e, s_), hipSuccess);
+  ASSERT_EQ(hipEventSynchronize(e), hipSuccess);
+  testing::internal::CaptureStderr();
+  __atomic_store_n(p + 7, -1, __ATOMIC_RELEASE);
+  log = testing::internal::GetCapturedStderr();
+#if defined(__x86_64__)
+  EXPECT_NE(log.find("the host wrote"), std::string::npos) << log;
+  EXPECT_NE(log.find("write-back will overwrite"), std::string::npos) << log;
+#endif
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  EXPECT_EQ(host_read(p, 7), 3007) << "the write-back overwrote the host's store, as on hardware";
+  EXPECT_EQ(hipEventDestroy(e), hipSuccess);
+  EXPECT_EQ(hipEventDestroy(sys), hipSuccess);
+  release(Mem::NonCoherent, p);
+}
+
+// The watch's SIGSEGV handler takes only faults on watched pages: a program's own bad access
+// still ends it with SIGSEGV while pages are watched.
+int* volatile g_bad = nullptr;
+TEST_F(Visibility, ReportLeavesOtherFaultsFatal) {
+  auto get = reinterpret_cast<void (*)(kfdemu_config*)>(dlsym(RTLD_DEFAULT, "kfdemu_get_config"));
+  kfdemu_config c{};
+  if (get) get(&c);
+  if (!get || !c.report_stale || c.memory_model != KFDEMU_MEMORY_MODEL_STRICT)
+    GTEST_SKIP() << "needs the emulator with KFDEMU_REPORT_STALE=1 and the strict model";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        int* p = alloc(Mem::NonCoherent);
+        hipEvent_t e;
+        if (hipEventCreate(&e) != hipSuccess) std::exit(3);
+        write(p, 1);
+        if (hipEventRecord(e, s_) != hipSuccess || hipEventSynchronize(e) != hipSuccess) std::exit(4);
+        *g_bad = 1;  // not a watched page
+        std::exit(0);
+      },
+      testing::KilledBySignal(SIGSEGV), "");
 }
 
 }  // namespace
