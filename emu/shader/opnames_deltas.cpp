@@ -4,9 +4,6 @@
 // what differs from the parent generation.
 #include <cstring>
 #include <mutex>
-#include <string>
-#include <unordered_map>
-#include <memory>
 
 #include "emu/shader/opnames.h"
 
@@ -209,37 +206,35 @@ constexpr OpNameGeneration kGfx942Gen{Target::gfx942, &kGfx90aGen, kGfx942};
 // The base rows split into names (interned: they live as long as the program).
 struct BaseTable {
   const char* names[kNameRows][kRowOpcodes] = {};
+  const char* rows[kNameRows] = {};  // the rows' copies the names point into
 };
 
-// Splits one space-separated row ("-" is no opcode) into row_names[0..max_ops).
-void split_row(const char* p, unsigned max_ops, const char** row_names,
-               std::unordered_map<std::string, std::unique_ptr<char[]>>& pool) {
+// Splits one space-separated row ("-" is no opcode) into row_names[0..max_ops): the names point
+// into a copy of the row whose spaces became NULs (one allocation per row, never freed).
+const char* split_row(const char* row, unsigned max_ops, const char** row_names) {
+  const size_t n = std::strlen(row);
+  char* const copy = new char[n + 1];
+  char* p = copy;
+  std::memcpy(p, row, n + 1);
   unsigned op = 0;
   while (*p && op < max_ops) {
-    const char* q = std::strchr(p, ' ');
-    std::string name = q ? std::string(p, q) : std::string(p);
-    if (name != "-" && !name.empty()) {
-      auto& s = pool[name];
-      if (!s) {
-        s.reset(new char[name.size() + 1]);
-        std::memcpy(s.get(), name.c_str(), name.size() + 1);
-      }
-      row_names[op] = s.get();
-    }
+    char* q = std::strchr(p, ' ');
+    if (q) *q = 0;
+    if (std::strcmp(p, "-") != 0 && *p) row_names[op] = p;
     ++op;
     if (!q) break;
     p = q + 1;
   }
+  return copy;
 }
 
 const BaseTable& base_table() {
   // Never destroyed, names included: engine threads may still decode (and name) instructions
   // while the process runs its exit handlers.
   static const BaseTable* table = [] {
-    static auto* pool = new std::unordered_map<std::string, std::unique_ptr<char[]>>;  // reachable: not a leak
     auto* t = new BaseTable;
-    for (unsigned r = 0; r < kEncodingRows; ++r) split_row(kBaseOpNames[r], kRowOpcodes, t->names[r], *pool);
-    split_row(kBaseMimgNames, kMimgOpcodes, t->names[kMimgRow], *pool);
+    for (unsigned r = 0; r < kEncodingRows; ++r) t->rows[r] = split_row(kBaseOpNames[r], kRowOpcodes, t->names[r]);
+    t->rows[kMimgRow] = split_row(kBaseMimgNames, kMimgOpcodes, t->names[kMimgRow]);
     return t;
   }();
   return *table;
