@@ -23,7 +23,10 @@ namespace emu {
 
 namespace {
 
-std::once_flag g_once;
+// The tree's root, then each part when a path in it is first translated: a process that never
+// looks at the DRM or module entries (kfdrt's runtime reads the topology only) does not make them.
+std::once_flag g_once, g_once_topology, g_once_drm, g_once_module;
+std::mutex g_build_mu;  // one part built at a time (g_made)
 std::string g_root;
 pid_t g_root_owner = 0;
 
@@ -107,8 +110,7 @@ void sweep_stale_trees(const char* dir) {
   closedir(d);
 }
 
-void build_tree() {
-  const Model& m = model();
+void make_root() {
   // On a memory file system when there is one (/dev/shm): the tree is built and removed by every
   // process, and on a disk file system (ext4 /tmp) that was most of a program's start-up time.
   sweep_stale_trees("/dev/shm");
@@ -123,6 +125,10 @@ void build_tree() {
   g_root = root;
   g_root_owner = getpid();
   g_made.insert(g_root);  // mkdtemp made it
+}
+
+// /proc/modules and /sys/module/amdgpu.
+void build_module() {
   // /proc/modules as a runtime's driver check sees it (rocminfo looks for amdgpu there): the real
   // list, if any, plus the amdgpu module.
   std::string modules;
@@ -143,6 +149,11 @@ void build_tree() {
   put(g_root + "/module/amdgpu/initsize", "0\n");
   put(g_root + "/module/amdgpu/taint", "\n");
   mkdirs(g_root + "/module/amdgpu/holders");
+}
+
+// /sys/class/kfd/kfd/topology.
+void build_topology() {
+  const Model& m = model();
   std::string topo = g_root + "/kfd/topology";
   put(topo + "/generation_id", "1\n");
   put(topo + "/system_properties", "platform_oem 0\nplatform_id 0\nplatform_rev 0\n");
@@ -170,6 +181,12 @@ void build_tree() {
     for (const auto& h : m.gpus)
       if (h.node_id != g.node_id)
         put(n + "/p2p_links/" + std::to_string(k++) + "/properties", io_link(g.node_id, h.node_id, 40));
+  }
+}
+
+// /sys/dev/char/226:<minor> and /dev/dri.
+void build_drm() {
+  for (const auto& g : model().gpus) {
     // DRM side: /sys/dev/char/226:<minor>/device/{drm,vendor,device,...} for libdrm.
     std::string dev = g_root + "/dev/char/226:" + std::to_string(g.render_minor) + "/device";
     mkdirs(dev + "/drm/renderD" + std::to_string(g.render_minor));
@@ -200,7 +217,7 @@ bool has_prefix(const char* s, const char* p, size_t* n) {
 }  // namespace
 
 const std::string& sysfs_root() {
-  std::call_once(g_once, build_tree);
+  std::call_once(g_once, make_root);
   return g_root;
 }
 
@@ -232,6 +249,15 @@ bool sysfs_translate(const char* path, std::string* out) {
   }
   const std::string& root = sysfs_root();
   if (root.empty()) return false;
+  auto build = [](std::once_flag& once, void (*part)()) {
+    std::call_once(once, [part] {
+      std::lock_guard lk(g_build_mu);
+      part();
+    });
+  };
+  if (sub == "/kfd") build(g_once_topology, build_topology);
+  else if (sub == "/proc/modules" || sub == "/module/amdgpu") build(g_once_module, build_module);
+  else build(g_once_drm, build_drm);
   *out = root + sub + rest;
   return true;
 }
