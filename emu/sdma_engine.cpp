@@ -3,10 +3,12 @@
 #include "emu/sdma_engine.h"
 #include "emu/stats.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "pm4/sdma.h"
@@ -32,19 +34,19 @@ std::string op_label(uint32_t dw0) {
 
 void charge(uint64_t* budget, uint64_t bytes) { *budget = bytes >= *budget ? 0 : *budget - bytes; }
 
-// A COPY_LINEAR at least this long followed by one that continues it (the next source and
-// destination bytes, also this long) is part of a copy larger than the host's caches.
+// A COPY_LINEAR at least this long streams: source and destination together (4 MiB) fill a
+// core's L2 on the development host (BENCHMARKS.md: from 2 MiB up, non-temporal stores beat the
+// cached copy there, 16-17 GB/s against 12; at 1 MiB the cached one wins, 26 against 18).
 constexpr uint64_t kStreamingBytes = 2u << 20;
 
-// dst <- src with stores that bypass the host's caches (as a DMA engine's writes to memory do),
-// fenced so that the completion the engine writes next is seen after the data. The ranges must
-// not overlap.
-void stream_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
 #if defined(__x86_64__) || defined(__i386__)
-  const uint64_t head = std::min<uint64_t>(n, (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15);
-  std::memcpy(dst, src, head);
-  uint64_t i = head;
-  for (; i + 64 <= n; i += 64) {
+// The streaming loops: dst 64-byte aligned, n a multiple of 256. Non-temporal stores (Intel SDM
+// vol. 1, 10.4.6.2 "Caching of Temporal vs. Non-Temporal Data", and MOVNTDQ / VMOVNTDQ in vol. 2)
+// go to memory through the write-combining buffers without reading the destination's lines first;
+// a whole 64-byte line per VMOVNTDQ zmm fills a buffer with one store. The wider forms are compiled
+// for their instruction set only and called only where the CPU has it (chosen once, below).
+void stream_loop_sse2(uint8_t* dst, const uint8_t* src, uint64_t n) {
+  for (uint64_t i = 0; i < n; i += 64) {
     const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
     const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
@@ -54,7 +56,68 @@ void stream_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
     _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
     _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
   }
-  std::memcpy(dst + i, src + i, n - i);
+}
+
+__attribute__((target("avx2"))) void stream_loop_avx2(uint8_t* dst, const uint8_t* src, uint64_t n) {
+  for (uint64_t i = 0; i < n; i += 128) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 32));
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 64));
+    const __m256i d = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 96));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), a);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), b);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), c);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), d);
+  }
+  _mm256_zeroupper();  // no AVX-SSE transition penalty in the SSE code that follows
+}
+
+__attribute__((target("avx512f"))) void stream_loop_avx512(uint8_t* dst, const uint8_t* src, uint64_t n) {
+  for (uint64_t i = 0; i < n; i += 256) {
+    const __m512i a = _mm512_loadu_si512(src + i);
+    const __m512i b = _mm512_loadu_si512(src + i + 64);
+    const __m512i c = _mm512_loadu_si512(src + i + 128);
+    const __m512i d = _mm512_loadu_si512(src + i + 192);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), a);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 64), b);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 128), c);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i + 192), d);
+  }
+  _mm256_zeroupper();
+}
+
+using StreamLoop = void (*)(uint8_t*, const uint8_t*, uint64_t);
+
+// The widest loop this CPU (and its OS: __builtin_cpu_supports checks XCR0 for the AVX states)
+// runs; KFDEMU_SDMA_STORES=sse2|avx2|avx512 narrows it (tests run every form the host has).
+StreamLoop pick_stream_loop() {
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2"), avx512 = __builtin_cpu_supports("avx512f");
+  const char* want = std::getenv("KFDEMU_SDMA_STORES");
+  const std::string w = want ? want : "";
+  if (w == "sse2") return stream_loop_sse2;
+  if (w == "avx2") return avx2 ? stream_loop_avx2 : stream_loop_sse2;
+  if (avx512) return stream_loop_avx512;
+  return avx2 ? stream_loop_avx2 : stream_loop_sse2;
+}
+
+StreamLoop stream_loop() {
+  static const StreamLoop f = pick_stream_loop();
+  return f;
+}
+#endif
+
+// dst <- src with stores that bypass the host's caches (as a DMA engine's writes to memory do),
+// fenced so that the completion the engine writes next is seen after the data. The ranges must
+// not overlap. Only [dst, dst + n) is written and only [src, src + n) read: the unaligned head and
+// the tail are plain copies.
+void stream_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+  const uint64_t head = std::min<uint64_t>(n, (64 - (reinterpret_cast<uintptr_t>(dst) & 63)) & 63);
+  std::memcpy(dst, src, head);
+  const uint64_t body = (n - head) & ~uint64_t(255);
+  if (body) stream_loop()(dst + head, src + head, body);
+  std::memcpy(dst + head + body, src + head + body, n - head - body);
   _mm_sfence();
 #else
   std::memcpy(dst, src, n);
@@ -196,17 +259,6 @@ bool SdmaEngine::service(Queue& q) {
       std::memcpy(s.wrapped.data() + first, ring, (len - first) * 4);
       pk = s.wrapped.data();
     }
-    streaming_ = false;
-    if (op_of(head[0]) == kOpCopy && sub_op_of(head[0]) == kSubCopyLinear && avail >= 2 * kCopyLinearDwords) {
-      uint32_t next[kCopyLinearDwords];
-      for (uint32_t i = 0; i < kCopyLinearDwords; ++i)
-        next[i] = __atomic_load_n(&ring[(pos + len + i) % ndw], __ATOMIC_ACQUIRE);
-      if (op_of(next[0]) == kOpCopy && sub_op_of(next[0]) == kSubCopyLinear && !next[2]) {
-        const CopyLinear a = decode_copy_linear(pk, *family_), b = decode_copy_linear(next, *family_);
-        streaming_ = a.bytes >= kStreamingBytes && b.bytes >= kStreamingBytes && b.src == a.src + a.bytes &&
-                     b.dst == a.dst + a.bytes;
-      }
-    }
     const Step st = packet(q, pk, len, va, false, &budget);
     if (st == Step::Yield) return true;
     if (st != Step::Done) return progressed;
@@ -298,11 +350,10 @@ Step SdmaEngine::copy_linear(Queue& q, const uint32_t* p, uint64_t* budget) {
   std::vector<HostSpan>& dst = dst_spans_;
   if (!range(q, c.src, c.bytes, false, "source", &src) || !range(q, c.dst, c.bytes, true, "destination", &dst))
     return Step::Failed;
-  // Packets of a copy larger than the host's caches stream past them (the reference for the
-  // engine's speed is a host memcpy of the whole copy, which does so too); others stay cached.
-  const bool stream = streaming_;
-  streaming_ = false;  // set per ring packet by service()
-  if (!stream || !stream_spans(dst, src)) dma_copy(dst, src);
+  // A copy whose source and destination together fill a core's cache streams past it, as a DMA
+  // engine's writes bypass the CPU's caches; smaller ones stay cached (a host memcpy of that size
+  // runs from the cache, and so does the engine's, next to the CPU that uses the data).
+  if (c.bytes < kStreamingBytes || !stream_spans(dst, src)) dma_copy(dst, src);
   charge(budget, c.bytes);
   return Step::Done;
 }

@@ -56,7 +56,6 @@ class SdmaEngine final : public EngineThread {
   uint32_t index_;
   // The host pieces of a packet's source and destination (kept: no allocation per packet).
   std::vector<HostSpan> src_spans_, dst_spans_;
-  bool streaming_ = false;  // the COPY_LINEAR being executed continues into the next one
   std::string where() const;  // "SDMA COPY_LINEAR at 0x...": the packet being executed
   bool where_set_ = false;
   uint32_t where_dw0_ = 0;

@@ -162,7 +162,7 @@ base::Status CopyEngine::copy_to_pageable(void* dst, uint64_t src, uint64_t byte
   auto* d = static_cast<uint8_t*>(dst);
   Staging& st = staging(false);
   std::lock_guard lk(st.mu);
-  KFD_TRY(st.init(policy_.staging_chunk, policy_.staging_buffers));
+  KFD_TRY(st.init(policy_.staging_drain_chunk, policy_.staging_buffers));
   const size_t k = st.buffers.size();
   const uint64_t piece = piece_bytes(bytes, st.chunk, st.buffers.size());
   const uint64_t chunks = (bytes + piece - 1) / piece;

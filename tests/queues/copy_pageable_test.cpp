@@ -24,6 +24,7 @@ class Pageable : public testing::TestWithParam<PageableCase> {
   void SetUp() override {
     queues::CopyPolicy p;
     p.staging_chunk = 1 * kMiB;  // many chunks per copy: the pipeline wraps around its buffers
+    p.staging_drain_chunk = 1 * kMiB;
     p.staging_buffers = 3;
     p.userptr_min_bytes = GetParam().registered ? kMiB : 0;
     e_ = engine(GetParam().path, 0, p);
@@ -91,6 +92,24 @@ TEST_P(Pageable, CopyToPageableWaitsForItsOrder) {
     return e_->copy_to_pageable(back.data(), dev.va(), bytes, queues::CopyOrder{{&w, 1}, o.done});
   }));
   EXPECT_EQ(first_mismatch(back.data(), bytes, 8), bytes);
+}
+
+// The default pieces: toward the device a quarter of a copy the buffers hold per piece (up to
+// 4 MiB), from the device at most 1 MiB per piece, so that each is still in the CPU's caches when
+// the CPU drains it.
+TEST(PageableDefaults, PiecesFromTheDeviceStayCacheSized) {
+  auto e = engine(CopyPath::Sdma);
+  ASSERT_TRUE(e);
+  if (!has(*e, CopyPath::Sdma)) GTEST_SKIP() << "SDMA not available";
+  const uint64_t bytes = 8 * kMiB + 1;
+  std::vector<uint8_t> src(bytes), back(bytes);
+  fill_pattern(src.data(), bytes, 9);
+  Mem dev = Mem::device(bytes);
+  ASSERT_OK(run([&](auto o) { return e->copy_from_pageable(dev.va(), src.data(), bytes, o); }));
+  EXPECT_EQ(e->stats().staged_chunks, 5u) << "8 MiB + 1 toward the device: 4 x 2 MiB + 1 byte";
+  ASSERT_OK(run([&](auto o) { return e->copy_to_pageable(back.data(), dev.va(), bytes, o); }));
+  EXPECT_EQ(e->stats().staged_chunks, 5u + 9u) << "8 MiB + 1 from the device: 8 x 1 MiB + 1 byte";
+  EXPECT_EQ(first_mismatch(back.data(), bytes, 9), bytes);
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, Pageable,
