@@ -180,7 +180,8 @@ void GpuCache::remove(CachedRange* r) {
     std::erase_if(resident_, [r](const auto& p) { return p.first == r; });
   }
   {
-    std::lock_guard lk(writers_mu_);
+    std::lock_guard lk(writers_mu_);  // note_writer may hold r from the dirty list: it checks `removed`
+    r->removed = true;
     std::erase_if(writers_, [r](const auto& w) { return w.first.first == r; });
   }
   std::unique_lock lk(ranges_mu_);
@@ -543,7 +544,8 @@ void GpuCache::note_writer(const std::string& kernel) {
   std::lock_guard lk(writers_mu_);
   // Lines written back since they were noted lose their writer (remove() drops a range's first).
   std::erase_if(writers_, [](const auto& w) { return w.first.first->dirty(w.first.second) == 0; });
-  for (const auto& key : now) writers_.try_emplace(key, name);
+  for (const auto& key : now)
+    if (!key.first->removed) writers_.try_emplace(key, name);  // (a removed range is alive until dispatch_end)
 }
 
 std::vector<GpuCache::DirtyLine> GpuCache::dirty_now(size_t max) {

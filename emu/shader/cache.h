@@ -114,6 +114,7 @@ class CachedRange {
   uint8_t* shadow = nullptr;  // RW/NC: the L2's copy, indexed like memory
   LineState* lines = nullptr;
   PageState* pages = nullptr;
+  bool removed = false;  // GpuCache::remove ran (under the cache's writers lock)
 };
 
 // One CU's vector L1, in use by one worker for one dispatch. It holds lines of the pages whose
