@@ -70,10 +70,9 @@ struct CopyPolicy {
   // copy is slower than the CPU's).
   // A copy from the device stages through buffers of `staging_drain_chunk` bytes instead: the
   // CPU reads each piece right after the engine wrote it, so a piece should still be in the CPU's
-  // caches then (Intel DDIO allocates a device's writes to system memory in the LLC, "Intel Data
-  // Direct I/O Technology (Intel DDIO): A Primer", 2012; the emulated SDMA engine streams copies
-  // from 2 MiB up past the caches, emu/sdma_engine.cpp). A copy toward the device keeps large
-  // pieces: the CPU does not read what the engine writes there.
+  // caches then (Intel DDIO places a device's writes to system memory in a part of the LLC:
+  // "Intel Data Direct I/O Technology (Intel DDIO): A Primer", 2012). A copy toward the device
+  // keeps large pieces: the CPU does not read what the engine writes there.
   uint64_t staging_chunk = 4u << 20;
   uint64_t staging_drain_chunk = 1u << 20;
   uint32_t staging_buffers = 4;

@@ -113,7 +113,7 @@ void report_memory(GpuCache& cache, Memory& mem, const Launch& l, MemoryReport& 
   const CacheConfig& c = cache.config();
   const uint64_t ops = r.wbl2 + r.invl2 + r.wbinvl1;
   const bool stale = c.report_stale && r.stale_loads;
-  if (!stale && !(c.trace && ops) && !c.report_stale) return;
+  if (!c.report_stale && !(c.trace && ops)) return;
   r.kernel = kernel_name(mem, l.kernel_object, l.entry);
   if (c.report_stale) cache.note_writer(r.kernel);  // for host reads of what it left in the L2
   if (c.trace && ops)
