@@ -469,7 +469,8 @@ Step CommandProcessor::execute(Queue& q, uint8_t* pkt, uint64_t index) {
     cp_acquire(d_, header_acquire(header), packet_kind(header, pkt), pkt_va);
   };
   if (!is_barrier) acquire();
-  uint64_t start = p_.gpu_clock();
+  // The start stamp only where it is wanted (a clock read costs tens of nanoseconds per packet).
+  const uint64_t start = profiling(q) ? p_.gpu_clock() : 0;
   Step s;
   uint64_t signal = 0;
   switch (header_type(header)) {
@@ -532,7 +533,7 @@ Step CommandProcessor::kernel_dispatch(Queue& q, uint8_t* pkt, uint64_t index) {
   }
   const uint64_t pkt_va = q.ring_va + (index % (q.ring_size / kPacketSize)) * kPacketSize;
   DispatchResult r =
-      run_kernel_dispatch(p_, d_, q, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index);
+      run_kernel_dispatch(p_, d_, q, pkt_va, q.rptr_va - offsetof(AmdQueue, read_dispatch_id), index, &lookups_);
   if (r.preempted) return Step::Blocked;  // the queue is being destroyed: the packet never retires
   if (r.memory_fault) {
     fault(q, r.message, r.fault_va, r.fault_write);
@@ -566,7 +567,7 @@ uint8_t* CommandProcessor::signal_at(Queue& q, uint64_t signal_va, bool write, c
   }
   Mapping m;  // translate(), keeping the mapping
   uint8_t* s = nullptr;
-  if (d_.lookup(signal_va, &m) && sizeof(AmdSignal) <= m.end - signal_va && (!write || m.writable))
+  if (d_.lookup(signal_va, &m, &lookups_) && sizeof(AmdSignal) <= m.end - signal_va && (!write || m.writable))
     s = m.host + (signal_va - m.va);
   if (s && mp) *mp = m;
   if (!s)
@@ -636,8 +637,9 @@ bool CommandProcessor::complete(Queue& q, uint64_t signal_va, uint64_t start_ts)
   if (!s) return false;
   // The CP writes signals through the L2 (their memory is normally uncached: then to memory).
   if (profiling(q)) {  // the CP stamps start/end only on queues with ENABLE_PROFILING set
-    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, start_ts), start_ts, true);
-    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, end_ts), p_.gpu_clock(), true);
+    const uint64_t end_ts = p_.gpu_clock();  // (profiling turned on during the packet: it ends as it starts)
+    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, start_ts), start_ts ? start_ts : end_ts, true);
+    cp_store_at<uint64_t>(d_, m, signal_va + offsetof(AmdSignal, end_ts), end_ts, true);
   }
   tsan_release_gpu(signal_va + offsetof(AmdSignal, value));
   cp_atomic_at(d_, m, signal_va + offsetof(AmdSignal, value), 8, [](uint8_t* p) {
@@ -662,7 +664,7 @@ bool CommandProcessor::signal_event(Queue& q, uint8_t* s) {
   uint64_t mailbox = __atomic_load_n(reinterpret_cast<uint64_t*>(s + offsetof(AmdSignal, event_mailbox_ptr)), __ATOMIC_ACQUIRE);
   if (!mailbox) return true;
   Mapping m;  // translate(mailbox, 8, true), keeping the mapping for the store
-  if (!d_.lookup(mailbox, &m) || 8 > m.end - mailbox || !m.writable) {
+  if (!d_.lookup(mailbox, &m, &lookups_) || 8 > m.end - mailbox || !m.writable) {
     fault(q, "signal mailbox " + hex(mailbox) + " is not mapped to the GPU", mailbox, true);
     return false;
   }

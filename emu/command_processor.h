@@ -31,8 +31,9 @@ struct DispatchResult {
   std::string message;
 };
 // One AQL kernel dispatch packet of queue `q` (its waves stop once q.dead is set).
+// `lookups`: the calling thread's mapping cache, for the dispatch set-up it does itself.
 DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, uint64_t packet_va,
-                                   uint64_t queue_va, uint64_t dispatch_id);
+                                   uint64_t queue_va, uint64_t dispatch_id, LookupCache* lookups = nullptr);
 // One PM4 DISPATCH_DIRECT: the kernel the COMPUTE_* registers describe.
 DispatchResult run_register_dispatch(Process& p, DeviceState& d, const shader::RegisterDispatch& r);
 // Builds the device's shader core (its decode tables) ahead of the first dispatch.
@@ -168,6 +169,7 @@ class CommandProcessor final : public EngineThread {
 
   // PM4 queues (cp_pm4_queue.cpp)
   bool service_pm4(Queue& q);
+  LookupCache lookups_;  // this thread's: signals, mailboxes, dispatch set-up
   // A PM4 stream cannot go on (bad packet, unsupported form): an AQL queue stops with an invalid
   // packet error; a PM4 queue stops and, as amdkfd does for CP_BAD_OPCODE without a debugger,
   // HW_EXCEPTION events are set.

@@ -33,6 +33,7 @@ int Process::inject_fault(uint32_t gpu_id, uint64_t va, uint64_t size, std::stri
   std::unique_lock<std::shared_mutex> mk(d->map_mu);  // DeviceState::lookup reads the list
   if (size == 0) d->injected_faults.clear();
   else d->injected_faults.emplace_back(va, size);
+  d->maps_changed();
   return 0;
 }
 

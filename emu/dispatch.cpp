@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Bridges the command processor to the shader core: GPU memory, interrupts and dispatch outcomes.
+#include <pthread.h>
+
 #include <mutex>
 #include <shared_mutex>
 
@@ -15,9 +17,15 @@ namespace {
 // The shader core's view of one GPU's page mappings.
 class DeviceMemory final : public shader::Memory {
  public:
-  explicit DeviceMemory(DeviceState& d) : d_(d) {}
+  // `lookups`: the creating thread's mapping cache (the dispatch set-up runs there; the shader
+  // core's workers, other threads, look up without it).
+  explicit DeviceMemory(DeviceState& d, LookupCache* lookups = nullptr)
+      : d_(d), lookups_(lookups), owner_(pthread_self()) {}
   uint8_t* translate(uint64_t va, uint64_t size, bool write) override {
-    return d_.translate(va, size, write);
+    Mapping m;
+    if (!d_.lookup(va, &m, lookups_ && pthread_equal(pthread_self(), owner_) ? lookups_ : nullptr)) return nullptr;
+    if (size > m.end - va || (write && !m.writable)) return nullptr;
+    return m.host + (va - m.va);
   }
   // The waves cache the range they get: it must stop short of any injected fault inside the
   // mapping (lookup() checks only `va`), or accesses past the first would never fault.
@@ -38,6 +46,8 @@ class DeviceMemory final : public shader::Memory {
 
  private:
   DeviceState& d_;
+  LookupCache* lookups_;
+  pthread_t owner_;
 };
 
 class DeviceHooks final : public shader::Hooks {
@@ -109,8 +119,8 @@ DispatchResult result_of(const shader::Outcome& o) {
 }  // namespace
 
 DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, uint64_t packet_va,
-                                   uint64_t queue_va, uint64_t dispatch_id) {
-  DeviceMemory mem(d);
+                                   uint64_t queue_va, uint64_t dispatch_id, LookupCache* lookups) {
+  DeviceMemory mem(d, lookups);
   DeviceHooks hooks(p, d.model->gpu_id);
   // SH_HIDDEN_PRIVATE_BASE as SET_SCRATCH_BACKING_VA programmed it (in 64 KiB units).
   const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;

@@ -14,7 +14,7 @@ DispatchResult missing() {
 }
 }  // namespace
 
-DispatchResult run_kernel_dispatch(Process&, DeviceState&, const Queue&, uint64_t, uint64_t, uint64_t) {
+DispatchResult run_kernel_dispatch(Process&, DeviceState&, const Queue&, uint64_t, uint64_t, uint64_t, LookupCache*) {
   return missing();
 }
 

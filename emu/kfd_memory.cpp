@@ -2,6 +2,7 @@
 // Emulated amdkfd memory ioctls (ALLOC/FREE/MAP/UNMAP) and the mmaps of BOs, doorbells and events.
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -38,7 +39,19 @@ uint8_t* DeviceState::translate(uint64_t va, uint64_t size, bool write) const {
   return m.host + (va - m.va);
 }
 
-bool DeviceState::lookup(uint64_t va, Mapping* out) const {
+uint64_t DeviceState::next_map_gen() {
+  static std::atomic<uint64_t> gens{0};
+  return gens.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+bool DeviceState::lookup(uint64_t va, Mapping* out, LookupCache* cache) const {
+  if (cache && cache->gen == map_gen.load(std::memory_order_acquire)) {
+    for (unsigned i = 0; i < cache->n; ++i)
+      if (va - cache->lo[i] < cache->size[i]) {
+        *out = cache->m[i];
+        return true;
+      }
+  }
   std::shared_lock<std::shared_mutex> lk(map_mu);
   auto it = maps.upper_bound(va);
   if (it == maps.begin()) return false;
@@ -47,6 +60,17 @@ bool DeviceState::lookup(uint64_t va, Mapping* out) const {
   for (const auto& [fva, fsize] : injected_faults)
     if (va >= fva && va < fva + fsize) return false;
   *out = it->second;
+  // A mapping with an injected fault inside is never cached: a hit checks only the range.
+  if (cache && injected_faults.empty()) {
+    const uint64_t gen = map_gen.load(std::memory_order_relaxed);
+    if (cache->gen != gen) cache->gen = gen, cache->n = cache->next = 0;
+    const unsigned i = cache->next;
+    cache->lo[i] = it->second.va;
+    cache->size[i] = it->second.end - it->second.va;
+    cache->m[i] = it->second;
+    cache->next = (i + 1) % LookupCache::kEntries;
+    cache->n = std::max(cache->n, i + 1);
+  }
   return true;
 }
 
@@ -65,6 +89,7 @@ void Process::map_locked(DeviceState& d, Bo& bo) {
   Mapping m{bo.va, bo.va + bo.size, bo.host, bo.writable()};
   m.cache = cache;
   d.maps[bo.va] = m;
+  d.maps_changed();
 }
 
 void Process::unmap_locked(DeviceState& d, Bo& bo) {
@@ -75,6 +100,7 @@ void Process::unmap_locked(DeviceState& d, Bo& bo) {
     auto it = d.maps.find(bo.va);
     if (it != d.maps.end()) cache = it->second.cache;
     d.maps.erase(bo.va);
+    d.maps_changed();
   }
   uncache_mapping(d, cache);  // its dirty lines go with it
 }

@@ -57,6 +57,19 @@ struct Mapping {
   shader::CachedRange* cache = nullptr;  // the memory model's state (emu/memory_model.h), or none
 };
 
+// A few mappings one thread looked up last, each valid while its DeviceState's map generation
+// is the one it was found in (every change to the maps or the injected faults takes a new,
+// process-wide unique generation). Owned by one thread (an engine's command processor); saves
+// the map lock and tree walk on the addresses an engine touches on every packet (its ring, the
+// completion signals and their mailboxes, kernel descriptors).
+struct LookupCache {
+  static constexpr unsigned kEntries = 8;
+  uint64_t gen = 0;  // the generation the entries are of (0: none; no generation is 0)
+  unsigned n = 0, next = 0;
+  uint64_t lo[kEntries], size[kEntries];  // each mapping's range, apart: a scan reads only these
+  Mapping m[kEntries];
+};
+
 struct Queue {
   uint32_t id = 0;
   uint32_t gpu_id = 0;
@@ -120,6 +133,11 @@ struct DeviceState {
   std::vector<bool> doorbell_used = std::vector<bool>(1024, false);
   mutable std::shared_mutex map_mu;      // guards `maps`
   std::map<uint64_t, Mapping> maps;      // by va, what this GPU can access
+  // The generation of `maps` and `injected_faults`: renewed (maps_changed) under map_mu's
+  // exclusive lock by every change to them (LookupCache).
+  std::atomic<uint64_t> map_gen{next_map_gen()};
+  void maps_changed() { map_gen.store(next_map_gen(), std::memory_order_release); }
+  static uint64_t next_map_gen();
   // The GPU's L2 and L1s under the strict memory model (created with its first mapping);
   // destroyed after the engines that use it, before the mappings that point into it.
   std::unique_ptr<shader::GpuCache> l2;
@@ -138,7 +156,8 @@ struct DeviceState {
 
   // Host pointer for [va, va+size) when mapped to this GPU, else nullptr.
   uint8_t* translate(uint64_t va, uint64_t size, bool write) const;
-  bool lookup(uint64_t va, Mapping* out) const;
+  // With a cache (owned by the calling thread): a hit needs no lock.
+  bool lookup(uint64_t va, Mapping* out, LookupCache* cache = nullptr) const;
 };
 
 class Process {

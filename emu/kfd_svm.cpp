@@ -144,6 +144,7 @@ void Process::svm_remap_locked() {
       m.svm = true;
       d->maps[va] = m;
     }
+    d->maps_changed();
   }
   svm_any_.store(!svm_.empty(), std::memory_order_release);
 }

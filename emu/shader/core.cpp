@@ -201,12 +201,22 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
   // Register files and LDS are reused across dispatches on this thread; the translation caches,
   // code pages and scratch slot views only within the dispatch (mappings may have changed since
   // the last one): a storage is bound to a dispatch (its serial) once.
-  thread_local std::vector<std::unique_ptr<WorkerStorage>> storage;
+  // The resident list and free slots too are this thread's, kept between dispatches (no
+  // allocation per dispatch; a worker runs one dispatch at a time).
+  struct ThreadState {
+    std::vector<std::unique_ptr<WorkerStorage>> storage;
+    std::vector<Resident> resident;
+    std::vector<unsigned> free_slots;
+  };
+  thread_local ThreadState ts;
+  std::vector<std::unique_ptr<WorkerStorage>>& storage = ts.storage;
   const unsigned cap = std::max(1u, worker_slots(l, index, workers));
   // The worker stands for a share of the CUs: its workgroups share an L1, empty at the start.
   L1* l1 = ctx.cache ? ctx.cache->acquire_l1() : nullptr;
-  std::vector<Resident> resident;
-  std::vector<unsigned> free_slots;
+  std::vector<Resident>& resident = ts.resident;
+  std::vector<unsigned>& free_slots = ts.free_slots;
+  resident.clear();
+  free_slots.clear();
   for (unsigned k = cap; k-- > 0;) free_slots.push_back(k);
   bool admit = true;
   for (;;) {
@@ -296,25 +306,34 @@ Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
   // own (dispatch.h).
   const unsigned n = static_cast<unsigned>(
       std::min<uint64_t>(std::min<uint64_t>(core.nworkers, l.resident), l.total_groups));
-  std::vector<WorkerResult> res(std::max(1u, n));
-  std::function<void(unsigned)> job = [&](unsigned i) {
-    EmulatorThreadScope gpu_work;
-    worker(l, ctx, core.code, i, std::max(1u, n), next, res[i]);
-  };
-  std::unique_lock busy(core.pool.busy, std::try_to_lock);
-  if (n <= 1) {
-    job(0);
-  } else if (busy) {
-    core.pool.run(n, job);
-  } else {  // another dispatch holds the pool: use short-lived threads
-    std::vector<std::thread> threads;
-    for (unsigned i = 1; i < n; ++i) threads.emplace_back(job, i);
-    job(0);
-    for (auto& t : threads) t.join();
-  }
   Outcome out;
-  if (ctx.have_error.load()) out = ctx.error;
-  for (auto& r : res) { out.wave_instructions += r.insts; out.lane_ops += r.lane_ops; }
+  if (n <= 1) {  // one worker, this thread: no job object, no pool
+    WorkerResult res;
+    {
+      EmulatorThreadScope gpu_work;
+      worker(l, ctx, core.code, 0, 1, next, res);
+    }
+    if (ctx.have_error.load()) out = ctx.error;
+    out.wave_instructions += res.insts;
+    out.lane_ops += res.lane_ops;
+  } else {
+    std::vector<WorkerResult> res(n);
+    std::function<void(unsigned)> job = [&](unsigned i) {
+      EmulatorThreadScope gpu_work;
+      worker(l, ctx, core.code, i, n, next, res[i]);
+    };
+    std::unique_lock busy(core.pool.busy, std::try_to_lock);
+    if (busy) {
+      core.pool.run(n, job);
+    } else {  // another dispatch holds the pool: use short-lived threads
+      std::vector<std::thread> threads;
+      for (unsigned i = 1; i < n; ++i) threads.emplace_back(job, i);
+      job(0);
+      for (auto& t : threads) t.join();
+    }
+    if (ctx.have_error.load()) out = ctx.error;
+    for (auto& r : res) { out.wave_instructions += r.insts; out.lane_ops += r.lane_ops; }
+  }
   if (ctx.cache) {
     out.memory = std::move(ctx.report);
     report_memory(*ctx.cache, mem, l, out.memory);

@@ -4,6 +4,7 @@
 
 #include "emu/shader/guest.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace emu::shader {
@@ -367,6 +368,8 @@ const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
     // The snapshot vouches only for slots inside the page whose bytes it holds.
     const unsigned n = in.size ? in.size : 4;
     if (p->snap && (4 * slot + n > 4096 || std::memcmp(p->bytes + 4 * slot, dw, n) != 0)) p->snap = false;
+    p->lo = std::min(p->lo, (4 * slot) & ~7u);
+    p->hi = std::max(p->hi, std::min(4096u, (4 * slot + n + 7) & ~7u));
     p->ready[slot].store(1, std::memory_order_release);
   }
   return &p->inst[slot];
@@ -385,12 +388,16 @@ CodePage* DecodeCache::page_for(uint64_t base) {
 void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
   std::lock_guard lock(mu_);
   if (p->epoch.load(std::memory_order_relaxed) == epoch) return;
-  // Unchanged page bytes: every decoded slot is still valid.
-  const uint8_t* whole = mem_try(w, p->base, 4096);
-  if (p->snap && whole && guest_equal(whole, p->bytes, 4096)) {
-    p->epoch.store(epoch, std::memory_order_release);
-    return;
+  // Unchanged bytes under the decoded slots: every decoded slot is still valid. (Only those are
+  // compared: a page holding a few short kernels is mostly bytes no wave decoded.)
+  if (p->snap) {
+    const uint8_t* span = p->lo < p->hi ? mem_try(w, p->base + p->lo, p->hi - p->lo) : nullptr;
+    if (p->lo >= p->hi || (span && guest_equal(span, p->bytes + p->lo, p->hi - p->lo))) {
+      p->epoch.store(epoch, std::memory_order_release);
+      return;
+    }
   }
+  const uint8_t* whole = mem_try(w, p->base, 4096);
   bool inside = true;
   for (unsigned slot = 0; slot < 1024; ++slot) {
     if (!p->ready[slot].load(std::memory_order_relaxed)) continue;

@@ -70,6 +70,9 @@ struct CodePage {
   // slot lies inside it and matches them (`snap`): revalidation is then one comparison. Guarded
   // by the DecodeCache's mutex.
   bool snap = false;
+  // The bytes the decoded slots span, [lo, hi) (8-byte aligned): with `snap`, revalidation
+  // compares only those, since no other byte of the page affects what was decoded.
+  uint32_t lo = 4096, hi = 0;
   uint8_t bytes[4096];
   CodePage() { for (auto& r : ready) r.store(0, std::memory_order_relaxed); }
 };

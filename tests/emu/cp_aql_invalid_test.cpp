@@ -113,6 +113,49 @@ TEST_F(AqlSignalAlignment, EightByteAlignedSignalsCompleteMisalignedOnesFault) {
   EXPECT_NE(log.find("is not 8-byte aligned"), std::string::npos) << log;
 }
 
+// The command processor remembers the mappings it looked up last (no lock per signal): a signal
+// whose buffer was unmapped since faults on its next use, as on hardware (the GPU's page table
+// entry is gone); a signal mapped again completes again.
+class AqlSignalMapping : public AqlInvalidDispatch {};
+
+TEST_F(AqlSignalMapping, ASignalUnmappedAfterUseFaultsOnItsNextUse) {
+  RawQueue& q = queue(KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096);
+  Buffer& buf = buffer(4096, Kind::Gtt, KFD_IOC_ALLOC_MEM_FLAGS_COHERENT);  // signals are fine-grained
+  auto* s = static_cast<AmdSignal*>(buf.ptr());
+  s->kind = kSignalKindUser;
+  s->value = 2;
+  BarrierPacket b{};
+  b.header = make_header(kTypeBarrierAnd, true, kScopeSystem, kScopeSystem);
+  b.completion_signal = buf.va();
+  q.submit_aql(&b);
+  q.submit_aql(&b);
+  ASSERT_TRUE(eventually([&] { return __atomic_load_n(&s->value, __ATOMIC_ACQUIRE) == 0; }))
+      << "the completion signal was not decremented twice";
+
+  const uint32_t ids[] = {gpu0().gpu_id};
+  auto un = kfd().unmap_memory(buf.handle(), ids);
+  ASSERT_TRUE(un.ok()) << un.message();
+  const uint32_t mem = memory_event();
+  __atomic_store_n(&s->value, 1, __ATOMIC_RELEASE);
+  testing::internal::CaptureStderr();
+  q.submit_aql(&b);
+  kfd_hsa_memory_exception_data d{};
+  const bool got = wait_memory_event(mem, 10000, &d);
+  const std::string log = testing::internal::GetCapturedStderr();
+  auto re = kfd().map_memory(buf.handle(), ids);  // (the fixture unmaps it at the end)
+  ASSERT_TRUE(re.ok()) << re.message();
+  ASSERT_TRUE(got) << "no memory fault for a completion signal unmapped since its last use\n" << log;
+  EXPECT_EQ(d.va, buf.va() & ~uint64_t{4095});
+  EXPECT_NE(log.find("is not mapped"), std::string::npos) << log;
+  EXPECT_EQ(__atomic_load_n(&s->value, __ATOMIC_ACQUIRE), 1) << "the unmapped signal was written";
+
+  // Mapped again: a new queue's packet completes on it.
+  RawQueue& q2 = queue(KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, 4096);
+  q2.submit_aql(&b);
+  EXPECT_TRUE(eventually([&] { return __atomic_load_n(&s->value, __ATOMIC_ACQUIRE) == 0; }))
+      << "the signal mapped again was not decremented";
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Packets, AqlInvalidDispatch,
     ::testing::Values(
