@@ -44,14 +44,8 @@ uint64_t DeviceState::next_map_gen() {
   return gens.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-bool DeviceState::lookup(uint64_t va, Mapping* out, LookupCache* cache) const {
-  if (cache && cache->gen == map_gen.load(std::memory_order_acquire)) {
-    for (unsigned i = 0; i < cache->n; ++i)
-      if (va - cache->lo[i] < cache->size[i]) {
-        *out = cache->m[i];
-        return true;
-      }
-  }
+// The map walk under the lock (DeviceState::lookup when its cache has no entry for va).
+bool DeviceState::lookup_locked(uint64_t va, Mapping* out, LookupCache* cache) const {
   std::shared_lock<std::shared_mutex> lk(map_mu);
   auto it = maps.upper_bound(va);
   if (it == maps.begin()) return false;

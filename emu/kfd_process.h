@@ -156,8 +156,20 @@ struct DeviceState {
 
   // Host pointer for [va, va+size) when mapped to this GPU, else nullptr.
   uint8_t* translate(uint64_t va, uint64_t size, bool write) const;
-  // With a cache (owned by the calling thread): a hit needs no lock.
-  bool lookup(uint64_t va, Mapping* out, LookupCache* cache = nullptr) const;
+  // With a cache (owned by the calling thread): a hit needs no lock (and no call).
+  bool lookup(uint64_t va, Mapping* out, LookupCache* cache = nullptr) const {
+    if (cache && cache->gen == map_gen.load(std::memory_order_acquire)) {
+      for (unsigned i = 0; i < cache->n; ++i)
+        if (va - cache->lo[i] < cache->size[i]) {
+          *out = cache->m[i];
+          return true;
+        }
+    }
+    return lookup_locked(va, out, cache);
+  }
+
+ private:
+  bool lookup_locked(uint64_t va, Mapping* out, LookupCache* cache) const;
 };
 
 class Process {
