@@ -149,9 +149,10 @@ SdmaEngine::SdmaEngine(Process& p, DeviceState& d, uint32_t index)
 }
 
 // A DMA engine is hardware of its own: it never takes a CPU from the thread that gave it work.
-// The emulated one is a host thread, and the scheduler tends to wake it on the CPU of the thread
-// that woke it (sched(7), "wake-affine"): then the host's part of a pipelined copy (filling or
-// draining staging buffers) and the engine's part take turns on one CPU while another idles.
+// The emulated one is a host thread, and Linux's scheduler may wake it on the CPU of the thread
+// that woke it (wake_affine() in kernel/sched/fair.c): then the host's part of a pipelined copy
+// (filling or draining staging buffers) and the engine's part take turns on one CPU while
+// another idles.
 // So, when the process may run on two CPUs or more, the engine runs on all of them but the one
 // its creator ran on; the host thread is not restricted, and the scheduler moves it to that CPU
 // once the engine runs elsewhere. A process confined to one CPU keeps the engine there.
