@@ -34,6 +34,9 @@ class SdmaEngine final : public EngineThread {
 
  private:
   bool service(Queue& q) override;
+  // Keeps the engine's thread off the CPU its creator (the host thread that made the engine's
+  // first queue) ran on, when the process may use at least two CPUs.
+  void warm_up() override;
   // Dwords of the packet at `p` (the `avail` dwords published from it), 0 after stopping the
   // queue when the op is unknown, ~0u when more dwords must be published first.
   uint32_t packet_dwords(Queue& q, const uint32_t* p, uint32_t avail, uint64_t va);
@@ -54,6 +57,7 @@ class SdmaEngine final : public EngineThread {
   Step error(Queue& q, const std::string& why);
 
   uint32_t index_;
+  int creator_cpu_ = -1;  // sched_getcpu() of the thread that created the engine
   // The host pieces of a packet's source and destination (kept: no allocation per packet).
   std::vector<HostSpan> src_spans_, dst_spans_;
   std::string where() const;  // "SDMA COPY_LINEAR at 0x...": the packet being executed

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The SDMA engines on raw SDMA queues made with CREATE_QUEUE: every packet ROCm and kfdtest use, ring wrap, polls that do not hold an engine, concurrent queues, errors and page faults on each engine.
+#include <dirent.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <set>
 #include <random>
 #include <thread>
 
@@ -414,6 +418,58 @@ TEST_F(Sdma, DestroyWithPendingWorkIsSafe) {
   RawQueue& q = queue(kSdma);
   q.submit(fence(out, 1));
   EXPECT_TRUE(fenced(out, 1));
+}
+
+// The kfdemu-engine threads of this process (thread ids).
+std::set<pid_t> engine_threads() {
+  std::set<pid_t> out;
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "kfdemu-engine") out.insert(pid_t(std::stoi(e->d_name)));
+  }
+  closedir(d);
+  return out;
+}
+
+// An SDMA engine's thread keeps off the CPU of the thread that created it (a DMA engine never
+// takes the host's CPU), when the process may use two CPUs or more.
+TEST_F(Sdma, EngineThreadRunsOffItsCreatorsCpu) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU: the engine shares it";
+  // A fresh engine made from a thread that stays on one CPU while it makes it: the creator's
+  // mask is the whole set (the engine inherits it), and the CPU it ran on is read before and after.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    queues_.clear();
+    const std::set<pid_t> before = engine_threads();
+    const int cpu = sched_getcpu();
+    RawQueue& q = queue(kSdma);
+    if (sched_getcpu() != cpu) continue;
+    auto* out = host<uint32_t>(1);
+    q.submit(fence(out, 1));
+    ASSERT_TRUE(fenced(out, 1));  // the engine served the queue: its thread set its affinity first
+    // The new threads: the SDMA engine's, and others the emulator may start with it.
+    int fresh = 0, off = 0;
+    std::string masks;
+    for (pid_t t : engine_threads()) {
+      if (before.count(t)) continue;
+      ++fresh;
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      ASSERT_EQ(sched_getaffinity(t, sizeof set, &set), 0);
+      masks += " " + std::to_string(t) + ":" + std::to_string(CPU_COUNT(&set)) + (CPU_ISSET(cpu, &set) ? "+" : "-");
+      if (!CPU_ISSET(cpu, &set) && CPU_COUNT(&set) == CPU_COUNT(&all) - 1) ++off;
+    }
+    if (fresh == 0) GTEST_SKIP() << "no new SDMA engine thread: the engine outlived its queues";
+    EXPECT_EQ(off, 1) << "new engine threads (id:CPUs, +/- creator's CPU " << cpu << " allowed):" << masks;
+    return;
+  }
+  GTEST_SKIP() << "the test thread kept moving between CPUs";
 }
 
 // allocate_sdma_queue: engines x queues-per-engine slots of each type; then ENOMEM.

@@ -94,9 +94,9 @@ TEST_P(Pageable, CopyToPageableWaitsForItsOrder) {
   EXPECT_EQ(first_mismatch(back.data(), bytes, 8), bytes);
 }
 
-// The default pieces: toward the device a quarter of a copy the buffers hold per piece (up to
-// 4 MiB), from the device at most 1 MiB per piece, so that each is still in the CPU's caches when
-// the CPU drains it.
+// The default pieces: an eighth of a copy the buffers hold per piece (toward the device up to
+// 2 MiB), from the device at most 512 KiB per piece, so that each is still in the CPU's caches
+// when the CPU drains it.
 TEST(PageableDefaults, PiecesFromTheDeviceStayCacheSized) {
   auto e = engine(CopyPath::Sdma);
   ASSERT_TRUE(e);
@@ -106,10 +106,27 @@ TEST(PageableDefaults, PiecesFromTheDeviceStayCacheSized) {
   fill_pattern(src.data(), bytes, 9);
   Mem dev = Mem::device(bytes);
   ASSERT_OK(run([&](auto o) { return e->copy_from_pageable(dev.va(), src.data(), bytes, o); }));
-  EXPECT_EQ(e->stats().staged_chunks, 5u) << "8 MiB + 1 toward the device: 4 x 2 MiB + 1 byte";
+  EXPECT_EQ(e->stats().staged_chunks, 9u) << "8 MiB + 1 toward the device: 8 x 1 MiB + 1 byte";
   ASSERT_OK(run([&](auto o) { return e->copy_to_pageable(back.data(), dev.va(), bytes, o); }));
-  EXPECT_EQ(e->stats().staged_chunks, 5u + 9u) << "8 MiB + 1 from the device: 8 x 1 MiB + 1 byte";
+  EXPECT_EQ(e->stats().staged_chunks, 9u + 17u) << "8 MiB + 1 from the device: 16 x 512 KiB + 1 byte";
   EXPECT_EQ(first_mismatch(back.data(), bytes, 9), bytes);
+}
+
+// A 1 MiB copy goes in 8 pieces of 128 KiB each way (one per buffer), so that the host's copy
+// and the engine's overlap for all but an eighth of it.
+TEST(PageableDefaults, SplitsOneMebibyteInEightPieces) {
+  auto e = engine(CopyPath::Sdma);
+  ASSERT_TRUE(e);
+  if (!has(*e, CopyPath::Sdma)) GTEST_SKIP() << "SDMA not available";
+  ASSERT_EQ(e->policy().staging_buffers, 8u);
+  std::vector<uint8_t> src(kMiB), back(kMiB);
+  fill_pattern(src.data(), kMiB, 21);
+  Mem dev = Mem::device(kMiB);
+  ASSERT_OK(run([&](auto o) { return e->copy_from_pageable(dev.va(), src.data(), kMiB, o); }));
+  EXPECT_EQ(e->stats().staged_chunks, 8u) << "1 MiB toward the device";
+  ASSERT_OK(run([&](auto o) { return e->copy_to_pageable(back.data(), dev.va(), kMiB, o); }));
+  EXPECT_EQ(e->stats().staged_chunks, 16u) << "1 MiB from the device";
+  EXPECT_EQ(first_mismatch(back.data(), kMiB, 21), kMiB);
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, Pageable,
