@@ -262,27 +262,39 @@ base::Status Context::free(void* ptr) {
   return pool->free(p);
 }
 
-base::Result<AllocationInfo> Context::lookup(const void* ptr) const {
+bool Context::find_impl(const void* ptr, AllocationInfo* out, std::string* why) const {
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-  AllocationInfo info;
+  AllocationInfo& info = *out;
   Pool* pool = nullptr;
   {
     std::shared_lock lk(map_mu_);
     auto it = find_containing(allocations_, p);
-    if (it == allocations_.end())
-      return base::Error::msg("lookup: no allocation contains " + base::hex(p), ENOENT);
+    if (it == allocations_.end()) {
+      if (why) *why = "lookup: no allocation contains " + base::hex(p);
+      return false;
+    }
     info = it->second.info;
     pool = it->second.pool;
   }
-  if (!pool) return info;
+  if (!pool) return true;
   Pool::Block b{};
-  if (!pool->find(p, &b))
-    return base::Error::msg("lookup: " + base::hex(p) + " is in a " + pool->name() +
-                           " pool chunk but not in a live block", ENOENT);
+  if (!pool->find(p, &b)) {
+    if (why) *why = "lookup: " + base::hex(p) + " is in a " + pool->name() + " pool chunk but not in a live block";
+    return false;
+  }
   info.pooled = true;
   info.base = b.base;
   info.size = b.size;
   info.tag = std::move(b.tag);
+  return true;
+}
+
+bool Context::find(const void* ptr, AllocationInfo* out) const { return find_impl(ptr, out, nullptr); }
+
+base::Result<AllocationInfo> Context::lookup(const void* ptr) const {
+  AllocationInfo info;
+  std::string why;
+  if (!find_impl(ptr, &info, &why)) return base::Error::msg(why, ENOENT);
   return info;
 }
 

@@ -46,6 +46,9 @@ class Context {
   base::Status free(void* ptr);
   // The allocation containing `ptr` (any interior pointer); ENOENT if none.
   base::Result<AllocationInfo> lookup(const void* ptr) const;
+  // The same as a test, without building an error (a caller for whom "no allocation" is an
+  // answer, not a failure: HIP telling pinned from pageable host memory on every copy).
+  bool find(const void* ptr, AllocationInfo* out) const;
   // The same, without the GPU list and the tag (no copy of either: a copy engine's per-operation
   // check), and whether GPU `gpu_id` maps it.
   base::Result<Placement> locate(const void* ptr, uint32_t gpu_id) const;
@@ -64,6 +67,8 @@ class Context {
   size_t allocation_count() const;  // live top-level allocations (chunks count once)
 
  private:
+  // lookup/find: `why` (when given) says why there is none.
+  bool find_impl(const void* ptr, AllocationInfo* out, std::string* why) const;
   struct Record {
     AllocationInfo info;
     VaRange va;             // reserved range (empty for userptr)

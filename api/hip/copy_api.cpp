@@ -34,8 +34,9 @@ struct Side {
 // One allocator lookup: its record carries HIP's entry as its tag (AllocTable).
 Side side(Runtime* rt, const void* p, size_t n) {
   Side s;
-  auto info = rt->memory().lookup(p);
-  if (!info) return s;
+  mem::AllocationInfo found;
+  if (!rt->memory().find(p, &found)) return s;  // pageable (no error built: an answer, not a failure)
+  mem::AllocationInfo* info = &found;
   s.pinned = true;
   s.vram = info->heap == mem::Heap::Vram;
   s.owner = info->owner_gpu;
@@ -54,9 +55,12 @@ Side side(Runtime* rt, const void* p, size_t n) {
 bool host_mapped(const void* p, size_t n, const char* api) {
   static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
   const uintptr_t ends[2] = {reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + n - 1};
-  for (uintptr_t a : ends) {
-    unsigned char v;
-    if (mincore(reinterpret_cast<void*>(a & ~(page - 1)), 1, &v) != 0 && errno == ENOMEM) {
+  // First and last page the same or neighbours (every small copy): one system call for both.
+  const uintptr_t first = ends[0] & ~(page - 1), last = ends[1] & ~(page - 1);
+  unsigned char v[2];
+  if (last - first <= page && mincore(reinterpret_cast<void*>(first), last - first + page, v) == 0) return true;
+  for (uintptr_t a : ends) {  // each end on its own: the message names the one that is not mapped
+    if (mincore(reinterpret_cast<void*>(a & ~(page - 1)), 1, v) != 0 && errno == ENOMEM) {
       debug_log(api, "address " + base::hex(a) + " is neither in an allocation of this process's GPUs nor mapped "
                      "host memory (a freed or invalid pointer)");
       return false;

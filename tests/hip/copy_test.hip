@@ -2,6 +2,7 @@
 // GoogleTest suite (compiled as HIP): copies and fills on the copy engines at edge sizes and offsets, memmove, stream order.
 #include <gtest/gtest.h>
 #include <hip/hip_runtime.h>
+#include <sys/mman.h>
 
 #include <dlfcn.h>
 
@@ -372,6 +373,17 @@ TEST_F(HipCopy, RejectsBadRanges) {
   EXPECT_EQ(hipMemcpy(gone, h.data(), 4096, hipMemcpyHostToDevice), hipErrorInvalidValue);
   EXPECT_EQ(hipMemcpy(d, gone, 4096, hipMemcpyDefault), hipErrorInvalidValue);
   EXPECT_EQ(hipMemset(gone, 0, 16), hipErrorInvalidValue);
+  // Host memory whose second page is not mapped (a range across the end of a mapping): refused
+  // whichever end is the missing one, also when the two pages are neighbours (one mincore call
+  // checks both) or when the whole range is gone.
+  auto* two = static_cast<unsigned char*>(mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(two, MAP_FAILED);
+  ASSERT_EQ(munmap(two + 4096, 4096), 0);
+  EXPECT_EQ(hipMemcpy(d, two + 4000, 200, hipMemcpyHostToDevice), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemcpy(two + 4000, d, 200, hipMemcpyDeviceToHost), hipErrorInvalidValue);
+  EXPECT_EQ(hipMemcpy(d, two + 4000, 96, hipMemcpyHostToDevice), hipSuccess);  // inside the mapped page
+  ASSERT_EQ(munmap(two, 4096), 0);
+  EXPECT_EQ(hipMemcpy(d, two + 100, 200, hipMemcpyHostToDevice), hipErrorInvalidValue);
   // The stream still works after the failures.
   ASSERT_EQ(hipMemset(d, 7, 4096), hipSuccess);
   ASSERT_EQ(hipMemcpy(h.data(), d, 4096, hipMemcpyDeviceToHost), hipSuccess);
