@@ -60,8 +60,8 @@ struct Mapping {
 // A few mappings one thread looked up last, each valid while its DeviceState's map generation
 // is the one it was found in (every change to the maps or the injected faults takes a new,
 // process-wide unique generation). Owned by one thread (an engine's command processor); saves
-// the map lock and tree walk on the addresses an engine touches on every packet (its ring, the
-// completion signals and their mailboxes, kernel descriptors).
+// the map lock and tree walk on the addresses an engine touches on every packet (the packet,
+// the completion signals and their mailboxes, kernel descriptors).
 struct LookupCache {
   static constexpr unsigned kEntries = 8;
   uint64_t gen = 0;  // the generation the entries are of (0: none; no generation is 0)
