@@ -22,10 +22,7 @@ class DeviceMemory final : public shader::Memory {
   explicit DeviceMemory(DeviceState& d, LookupCache* lookups = nullptr)
       : d_(d), lookups_(lookups), owner_(pthread_self()) {}
   uint8_t* translate(uint64_t va, uint64_t size, bool write) override {
-    Mapping m;
-    if (!d_.lookup(va, &m, lookups_ && pthread_equal(pthread_self(), owner_) ? lookups_ : nullptr)) return nullptr;
-    if (size > m.end - va || (write && !m.writable)) return nullptr;
-    return m.host + (va - m.va);
+    return d_.translate(va, size, write, lookups_ && pthread_equal(pthread_self(), owner_) ? lookups_ : nullptr);
   }
   // The waves cache the range they get: it must stop short of any injected fault inside the
   // mapping (lookup() checks only `va`), or accesses past the first would never fault.

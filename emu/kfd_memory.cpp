@@ -31,9 +31,9 @@ constexpr uint32_t kMaxMapDevices = 1u << 16;
 int popcount(uint32_t v) { return __builtin_popcount(v); }
 }  // namespace
 
-uint8_t* DeviceState::translate(uint64_t va, uint64_t size, bool write) const {
+uint8_t* DeviceState::translate(uint64_t va, uint64_t size, bool write, LookupCache* cache) const {
   Mapping m;
-  if (!lookup(va, &m)) return nullptr;
+  if (!lookup(va, &m, cache)) return nullptr;
   if (size > m.end - va) return nullptr;
   if (write && !m.writable) return nullptr;
   return m.host + (va - m.va);

@@ -154,8 +154,8 @@ struct DeviceState {
   // destroyed (threads joined) before the mappings they read.
   std::vector<std::shared_ptr<SdmaEngine>> sdma;
 
-  // Host pointer for [va, va+size) when mapped to this GPU, else nullptr.
-  uint8_t* translate(uint64_t va, uint64_t size, bool write) const;
+  // Host pointer for [va, va+size) when mapped to this GPU, else nullptr (`cache` as lookup's).
+  uint8_t* translate(uint64_t va, uint64_t size, bool write, LookupCache* cache = nullptr) const;
   // With a cache (owned by the calling thread): a hit needs no lock (and no call).
   bool lookup(uint64_t va, Mapping* out, LookupCache* cache = nullptr) const {
     if (cache && cache->gen == map_gen.load(std::memory_order_acquire)) {
