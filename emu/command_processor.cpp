@@ -580,6 +580,7 @@ bool CommandProcessor::load_signal(Queue& q, uint64_t signal_va, int64_t* value)
   uint8_t* s = signal_at(q, signal_va, false, "signal");
   if (!s) return false;
   *value = cp_load<int64_t>(d_, signal_va + offsetof(AmdSignal, value), s + offsetof(AmdSignal, value), true);
+  tsan_acquire_gpu(signal_va + offsetof(AmdSignal, value));  // what its signaller released (emu/tsan_sync.h)
   return true;
 }
 

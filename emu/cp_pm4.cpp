@@ -2,6 +2,7 @@
 // The PM4 packet executor: the compute subset of the gfx9 MEC's type-3 packets, every address checked against the GPU's mappings.
 #include "emu/cp_pm4.h"
 #include "emu/stats.h"
+#include "emu/tsan_sync.h"
 
 #include "emu/memory_model.h"
 
@@ -110,6 +111,7 @@ bool Pm4Executor::range(uint64_t va, uint64_t size, bool write, const char* what
 bool Pm4Executor::store(uint64_t va, uint64_t value, unsigned bytes, const char* what, bool l2) {
   uint8_t* h = mem(va, bytes, true, what);
   if (!h) return false;
+  tsan_release_gpu(va);  // a waiter may read it through the process's mapping (emu/tsan_sync.h)
   if (bytes == 8) cp_store<uint64_t>(cp_.d_, va, h, value, l2);
   else cp_store<uint32_t>(cp_.d_, va, h, uint32_t(value), l2);
   return true;
@@ -237,6 +239,7 @@ Step Pm4Executor::write_data(const uint32_t* p, uint32_t n) {
   const bool l2 = w.dst_sel == kWriteDstTcL2;  // else the memory path, not the L2
   uint64_t va = dst;
   for (uint32_t i = 0; i < w.count; ++i) {
+    tsan_release_gpu(va);
     cp_store<uint32_t>(cp_.d_, va, spans[piece].host + off, p[4 + i], l2);
     if (w.one_address) continue;
     va += 4;
@@ -256,7 +259,9 @@ Step Pm4Executor::wait_reg_mem(const uint32_t* p) {
   const uint8_t* h = mem(w.address & ~3ull, 4, false, "poll address");  // POLL_ADDRESS_LO [31:2]
   if (!h) return Step::Failed;
   const uint32_t v = cp_load<uint32_t>(cp_.d_, w.address & ~3ull, h, false);  // MEM_SPACE memory
-  return compare_holds(w.function, v & w.mask, w.reference) ? Step::Done : Step::Blocked;
+  if (!compare_holds(w.function, v & w.mask, w.reference)) return Step::Blocked;
+  tsan_acquire_gpu(w.address & ~3ull);  // what the process released there (emu/tsan_sync.h)
+  return Step::Done;
 }
 
 Step Pm4Executor::copy_data(const uint32_t* p) {
@@ -358,7 +363,9 @@ Step Pm4Executor::atomic_mem(const uint32_t* p) {
   uint8_t* h = mem(a.address, bytes, true, "atomic address");
   if (!h) return Step::Failed;
   bool swapped = false;  // a TC atomic: performed in the L2 (RW/NC pages) or memory
+  tsan_release_gpu(a.address);
   cp_atomic(cp_.d_, a.address, h, bytes, [&](uint8_t* at) { swapped = tc_atomic(at, a.atomic, a.src, a.cmp); });
+  tsan_acquire_gpu(a.address);
   // Looping until the compare holds must not hold the CP: retry on the next turn.
   return (!swapped && a.command == kAtomicCommandLoopUntilCompare) ? Step::Blocked : Step::Done;
 }

@@ -2,6 +2,7 @@
 // The SDMA engine's queue service and its SDMA v4 packets, every byte range checked against the GPU's mappings.
 #include "emu/sdma_engine.h"
 #include "emu/stats.h"
+#include "emu/tsan_sync.h"
 
 #include <sched.h>
 
@@ -348,6 +349,7 @@ Step SdmaEngine::packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bo
       const uint64_t addr = (uint64_t(p[2]) << 32 | p[1]) & ~3ull;
       uint8_t* h = mem(q, addr, 4, true, "fence address");
       if (!h) return Step::Failed;
+      tsan_release_gpu(addr);  // a waiter may read it through the process's mapping (emu/tsan_sync.h)
       __atomic_store_n(reinterpret_cast<uint32_t*>(h), p[3], __ATOMIC_RELEASE);
       return Step::Done;
     }
@@ -406,6 +408,7 @@ Step SdmaEngine::write_untiled(Queue& q, const uint32_t* p, uint32_t n) {
   size_t piece = 0;
   uint64_t off = 0;
   for (uint32_t i = 0; i < count; ++i) {
+    tsan_release_gpu(dst + uint64_t(i) * 4);
     __atomic_store_n(reinterpret_cast<uint32_t*>(spans[piece].host + off), p[4 + i], __ATOMIC_RELEASE);
     off += 4;
     if (off == spans[piece].len) { ++piece; off = 0; }
@@ -426,6 +429,7 @@ Step SdmaEngine::poll_regmem(Queue& q, const uint32_t* p) {
   if (!h) return Step::Failed;
   const uint32_t v = __atomic_load_n(reinterpret_cast<const uint32_t*>(h), __ATOMIC_ACQUIRE);
   if (pm4::compare_holds(r.function, v & r.mask, r.value)) {
+    tsan_acquire_gpu(r.address & ~3ull);  // what the process released there (emu/tsan_sync.h)
     q.poll_retries = 0;
     return Step::Done;
   }
@@ -446,7 +450,9 @@ Step SdmaEngine::atomic(Queue& q, const uint32_t* p) {
   if (a.address % bytes) return error(q, std::string(name) + " at " + hex(a.address) + ": not naturally aligned");
   uint8_t* h = mem(q, a.address, bytes, true, "atomic address");
   if (!h) return Step::Failed;
+  tsan_release_gpu(a.address);
   const bool swapped = tc_atomic(h, a.op, a.src, a.cmp);
+  tsan_acquire_gpu(a.address);
   return (!swapped && a.loop) ? Step::Blocked : Step::Done;  // a loop retries without holding the engine
 }
 

@@ -13,8 +13,12 @@
 // The same holds for AQL packets: the producer publishes a packet with a release store of its
 // header, the CP reads the header with an acquire load, each through its own mapping. A runtime
 // that maps GPU memory at its GPU address (kfdrt does, for every buffer) writes the header at the
-// packet's GPU address, so there the CP acquires too; and it releases at a completion signal's
-// GPU address before decrementing it, where the waiter's acquire load reads it.
+// packet's GPU address, so there the CP acquires too. Every engine write a waiter may poll (an AQL
+// completion signal's decrement, SDMA FENCE, WRITE and ATOMIC, PM4 WRITE_DATA, RELEASE_MEM, COPY_DATA
+// and ATOMIC_MEM) also releases at its GPU address, where the process's acquire load reads it;
+// every engine wait that passes (AQL barriers, SDMA POLL_REGMEM, PM4 WAIT_REG_MEM, the atomics)
+// acquires there what the process released. Without that, two engines ordered through the host
+// (engine A signals, the host sees it and submits to engine B) look unordered to TSan.
 //
 // Left undetected, and documented rather than modelled: the GPU's accesses to user memory (rings,
 // signals, kernel arguments, buffers) go through the emulator's mapping, the process's through its

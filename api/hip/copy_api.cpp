@@ -115,6 +115,7 @@ class BouncePool {
   base::Result<void*> acquire(mem::Context& m, size_t n, uint32_t owner, size_t* size) {
     {
       std::lock_guard lk(mu_);
+      memory_ = &m;  // under the lock: copies on several threads acquire at once
       auto it = free_.lower_bound(n);
       if (it != free_.end() && it->first <= 2 * n + kGranule) {
         void* p = it->second;
@@ -131,7 +132,6 @@ class BouncePool {
     r.map_all = true;
     r.owner_gpu = owner;
     *size = r.size;
-    memory_ = &m;
     return m.allocate(r);
   }
   void release(void* p, size_t size) {
