@@ -191,6 +191,9 @@ struct Resident {
 
 // Workgroups resident on worker `index` at most: slots index, index + workers, ... below the
 // dispatch's residency (Launch::resident).
+// Workgroups a worker claims at once at most (worker()).
+constexpr uint64_t kClaimRun = 8;
+
 unsigned worker_slots(const Launch& l, unsigned index, unsigned workers) {
   const uint64_t total = std::min<uint64_t>(l.resident, l.total_groups);
   return total > index ? static_cast<unsigned>((total - index + workers - 1) / workers) : 0;
@@ -218,14 +221,31 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
   resident.clear();
   free_slots.clear();
   for (unsigned k = cap; k-- > 0;) free_slots.push_back(k);
+  // Workgroups are claimed in runs of neighbours [claimed, claimed_end): neighbouring workgroups
+  // write neighbouring memory, and a run on one worker keeps the memory model's per-page state
+  // on one core (one at a time, both workers stored into the same pages and its cache lines
+  // moved between the cores on every store). A run is never longer than the worker's free
+  // slots, so every claimed workgroup has a slot to become resident in (what a workgroup waits
+  // for, another worker never holds back), nor than a share of what is left, so the last
+  // workgroups still spread over the workers.
+  uint64_t claimed = 0, claimed_end = 0;
   bool admit = true;
   for (;;) {
     // A workgroup joins the resident ones when the worker has none, or when those it has stall
     // (the hardware keeps every workgroup that fits resident; the emulator brings them in as
     // the ones it runs wait on others).
     if (admit && !free_slots.empty() && !ctx.stop.load(std::memory_order_relaxed) && !preempted(ctx)) {
-      uint64_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i < l.total_groups) {
+      if (claimed == claimed_end) {
+        const uint64_t seen = next.load(std::memory_order_relaxed);
+        const uint64_t left = l.total_groups > seen ? l.total_groups - seen : 0;
+        const uint64_t run = std::clamp<uint64_t>(left / (4 * uint64_t{workers}), 1,
+                                                  std::min<uint64_t>(kClaimRun, free_slots.size()));
+        claimed = next.fetch_add(run, std::memory_order_relaxed);
+        claimed_end = std::min(claimed + run, l.total_groups);
+        if (claimed > claimed_end) claimed = claimed_end;
+      }
+      if (claimed < claimed_end) {
+        const uint64_t i = claimed++;
         const unsigned k = free_slots.back();
         free_slots.pop_back();
         while (storage.size() <= k) storage.push_back(std::make_unique<WorkerStorage>());

@@ -2,8 +2,12 @@
 // Runs the clang-15 HIP corpus (kernels/*.hip) through the shader core against host references.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -406,6 +410,49 @@ TEST(CorpusThreads, RunsConcurrentDispatchesOnOneCore) {
   t2.join();
   EXPECT_EQ(f1, "");
   EXPECT_EQ(f2, "");
+}
+
+// Two workers take workgroups in runs of neighbours (emu/shader/core.cpp worker()): away from
+// the dispatch's tail, every aligned block of 8 workgroups ran on one worker. Worker 0 waits
+// after its first workgroup until worker 1 has run one, so both take part however busy the host.
+TEST(CorpusThreads, TwoWorkersTakeRunsOfNeighbouringWorkgroups) {
+  struct Placement : RecordingHooks {
+    void group_ran(uint64_t, const uint32_t id[3], unsigned worker, uint64_t, uint64_t) override {
+      std::unique_lock l(mu);
+      on[id[0]] = int(worker);
+      if (worker == 1) {
+        other_ran = true;
+        cv.notify_all();
+      } else if (!waited) {
+        waited = true;
+        cv.wait_for(l, std::chrono::seconds(30), [&] { return other_ran; });
+      }
+    }
+    std::vector<int> on;
+    std::condition_variable cv;
+    bool other_ran = false, waited = false;
+  };
+  HostMemory mem;
+  CodeObject co;
+  ASSERT_EQ(co.load(kernel_path("basic.co"), mem), "");
+  ShaderCore core(Target::gfx90a, 2);
+  const unsigned groups = 512, block = 64, n = groups * block;
+  float* a = mem.alloc_array<float>(n); float* b = mem.alloc_array<float>(n); float* c = mem.alloc_array<float>(n);
+  for (unsigned i = 0; i < n; ++i) { a[i] = float(i); b[i] = 0.5f; }
+  Placement h;
+  h.trace_groups = true;
+  h.on.assign(groups, -1);
+  Launch l; l.grid[0] = n; l.block[0] = block;
+  Args args; args.add(a).add(b).add(c).add(n);
+  auto o = dispatch(core, mem, co.kernel("vadd"), l, args.data(), args.size(), &h);
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + 0.5f) << i;
+  ASSERT_EQ(std::count(h.on.begin(), h.on.end(), -1), 0) << "a workgroup did not run";
+  ASSERT_TRUE(h.other_ran) << "worker 1 ran no workgroup";
+  for (unsigned g = 0; g + 8 <= groups - 64; g += 8)
+    for (unsigned k = 1; k < 8; ++k)
+      ASSERT_EQ(h.on[g + k], h.on[g]) << "workgroup " << g + k << " ran on worker " << h.on[g + k]
+                                      << ", its run's first (" << g << ") on worker " << h.on[g];
 }
 
 }  // namespace
