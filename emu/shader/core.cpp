@@ -189,11 +189,11 @@ struct Resident {
   uint64_t t0 = 0;  // when it became resident (boot clock), while the emulator traces workgroups
 };
 
-// Workgroups resident on worker `index` at most: slots index, index + workers, ... below the
-// dispatch's residency (Launch::resident).
 // Workgroups a worker claims at once at most (worker()).
 constexpr uint64_t kClaimRun = 8;
 
+// Workgroups resident on worker `index` at most: slots index, index + workers, ... below the
+// dispatch's residency (Launch::resident).
 unsigned worker_slots(const Launch& l, unsigned index, unsigned workers) {
   const uint64_t total = std::min<uint64_t>(l.resident, l.total_groups);
   return total > index ? static_cast<unsigned>((total - index + workers - 1) / workers) : 0;
