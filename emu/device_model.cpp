@@ -119,8 +119,11 @@ const TargetInfo* find_target(const std::string& name) {
   return nullptr;
 }
 
-const Model& model() {
-  if (const Model* m = g_model.load(std::memory_order_acquire)) [[likely]] return *m;
+namespace {
+
+// model()'s first call: builds the model from the environment (apart, so that the common call
+// is a load and a return).
+[[gnu::noinline]] const Model& build_model() {
   std::lock_guard<std::mutex> lk(g_model_mu);
   if (!g_model.load(std::memory_order_relaxed)) {
     auto* m = new Model;
@@ -139,6 +142,13 @@ const Model& model() {
     g_model.store(m, std::memory_order_release);
   }
   return *g_model.load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+const Model& model() {
+  if (const Model* m = g_model.load(std::memory_order_acquire)) [[likely]] return *m;
+  return build_model();
 }
 
 bool set_config(const kfdemu_config& config, std::string* why) {

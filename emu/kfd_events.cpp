@@ -244,8 +244,10 @@ int Process::wait_events(kfd_ioctl_wait_events_args* a) {
   while ((result = test_condition(events_, data, ws, a->wait_for_all != 0)) ==
          KFD_IOC_WAIT_RESULT_TIMEOUT) {
     if (ms == 0) break;
+    ++ev_sleepers_;
     if (ms == kTimeoutInfinite) ev_cv_.wait(ek);
     else if (ev_cv_.wait_until(ek, deadline) == std::cv_status::timeout) ms = 0;  // test once more
+    --ev_sleepers_;
   }
   if (result == KFD_IOC_WAIT_RESULT_COMPLETE) copy_signaled_data(events_, data, ws);
   release_waiters(events_, data, ws);
@@ -290,7 +292,7 @@ void Process::raise_signal_event(uint32_t context_id, unsigned valid_bits) {
     for (auto& [id, e] : events_)
       if (id < kfd::uapi::kEventSlots && signaled(id)) fire(e);
   }
-  ev_cv_.notify_all();
+  if (ev_sleepers_) ev_cv_.notify_all();  // (a broadcast nobody waits for still costs a call)
 }
 
 void Process::raise_hw_exception_event() {

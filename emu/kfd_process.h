@@ -302,6 +302,7 @@ class Process {
   // Events: own lock so that waits do not hold `mu`.
   std::mutex ev_mu_;
   std::condition_variable ev_cv_;
+  unsigned ev_sleepers_ = 0;  // threads in ev_cv_'s waits (under ev_mu_)
   std::map<uint32_t, Event> events_;
   std::shared_ptr<Bo> event_page_bo_;      // runtime-provided page (dGPU path)
   uint64_t internal_event_page_ = UINT64_MAX;  // kernel-allocated page (mmap type EVENTS)

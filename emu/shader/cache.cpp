@@ -185,7 +185,10 @@ void GpuCache::remove(CachedRange* r) {
     std::erase_if(writers_, [r](const auto& w) { return w.first.first == r; });
   }
   std::unique_lock lk(ranges_mu_);
-  if (keep && active_dispatches_.load() > 0) retired_.push_back(std::move(keep));
+  if (keep && active_dispatches_.load() > 0) {
+    retired_.push_back(std::move(keep));
+    retired_any_.store(true);
+  }
 }
 
 CachedRange* GpuCache::find(uint64_t va) {
@@ -199,10 +202,15 @@ CachedRange* GpuCache::find(uint64_t va) {
 
 void GpuCache::dispatch_begin() { active_dispatches_.fetch_add(1); }
 
+// The last dispatch to end frees the ranges removed while dispatches ran. (A range retired just
+// as the count reaches zero may wait for the next dispatch's end: kept longer, never too short.)
 void GpuCache::dispatch_end() {
-  if (active_dispatches_.fetch_sub(1) != 1) return;
+  if (active_dispatches_.fetch_sub(1) != 1 || !retired_any_.load()) return;
   std::unique_lock lk(ranges_mu_);
-  if (active_dispatches_.load() == 0) retired_.clear();
+  if (active_dispatches_.load() == 0) {
+    retired_.clear();
+    retired_any_.store(false);
+  }
 }
 
 // ---- lines ----------------------------------------------------------------------------------
@@ -426,6 +434,7 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
   std::vector<std::pair<CachedRange*, uint64_t>> pages, keep;
   {
     std::lock_guard lk(dirty_mu_);
+    if (dirty_pages_.empty()) return {};  // (most CP releases: no write-back in flight, nothing dirty)
     pages.swap(dirty_pages_);
   }
   const uint64_t end = size > ~va ? ~uint64_t{0} : va + size;

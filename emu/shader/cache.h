@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/fast_mutex.h"
+
 namespace emu::shader {
 
 inline void cpu_relax() {  // in spin-wait loops
@@ -126,7 +128,7 @@ struct L1 {
   uint64_t bit = 0;
   std::vector<std::pair<CachedRange*, uint64_t>> resident;  // pages whose readers bit is ours
   size_t head = 0;                                           // capacity: the oldest still resident
-  std::mutex mu;  // private copies: other CUs' stores make them
+  base::FastMutex mu;  // private copies: other CUs' stores make them
   struct Key {
     CachedRange* r;
     uint64_t line;
@@ -306,13 +308,14 @@ class GpuCache {
   std::shared_mutex ranges_mu_;
   std::vector<std::shared_ptr<CachedRange>> ranges_;  // sorted by va
   std::vector<std::shared_ptr<CachedRange>> retired_;
+  std::atomic<bool> retired_any_{false};  // retired_ is not empty (set and cleared under ranges_mu_)
   std::atomic<int> active_dispatches_{0};
-  std::mutex writeback_mu_;  // one write-back at a time: each returns once its lines are in memory
-  std::mutex dirty_mu_;
+  base::FastMutex writeback_mu_;  // one write-back at a time: each returns once its lines are in memory
+  base::FastMutex dirty_mu_;
   std::vector<std::pair<CachedRange*, uint64_t>> dirty_pages_;
-  std::mutex resident_mu_;  // L2 capacity: lines in arrival order
+  base::FastMutex resident_mu_;  // L2 capacity: lines in arrival order
   std::deque<std::pair<CachedRange*, uint64_t>> resident_;
-  std::mutex l1_mu_;
+  base::FastMutex l1_mu_;
   L1 l1s_[kMaxCus];
   std::mutex writers_mu_;  // KFDEMU_REPORT_STALE: the kernel that wrote each dirty line
   std::map<std::pair<CachedRange*, uint64_t>, std::shared_ptr<const std::string>> writers_;

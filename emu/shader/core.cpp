@@ -306,7 +306,8 @@ namespace {
 
 Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
                    const std::atomic<bool>* preempt, bool dispatch_gws) {
-  l.resident = std::min<uint64_t>(l.max_workers, resident_groups(l, core.cus));
+  // (Only compared with total_groups: one workgroup needs none of resident_groups' divisions.)
+  l.resident = l.total_groups <= 1 ? 1 : std::min<uint64_t>(l.max_workers, resident_groups(l, core.cus));
   DispatchCtx ctx;
   ctx.preempt = preempt;
   ctx.mem = &mem;

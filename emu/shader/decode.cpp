@@ -376,9 +376,12 @@ const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
 }
 
 CodePage* DecodeCache::page_for(uint64_t base) {
+  // Most dispatches start in the page the last one started in: no lock, no hash lookup.
+  if (CodePage* last = last_.load(std::memory_order_acquire); last && last->base == base) return last;
   std::lock_guard lock(mu_);
   auto& slot = pages_[base];
   if (!slot) { slot = std::make_unique<CodePage>(); slot->base = base; }
+  last_.store(slot.get(), std::memory_order_release);
   return slot.get();
 }
 
@@ -420,6 +423,7 @@ void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
 
 void DecodeCache::clear() {
   std::lock_guard lock(mu_);
+  last_.store(nullptr, std::memory_order_release);
   pages_.clear();
 }
 

@@ -65,12 +65,22 @@ Outcome too_small(const char* fmt, ...) {
   return o;
 }
 
-uint32_t gfx_target_version(Target t) {
+constexpr uint32_t gfx_target_version(Target t) {
+  switch (t) {  // (constants: parsed at compile time, not on every dispatch)
+    case Target::gfx906: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx906"); return v; }
+    case Target::gfx908: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx908"); return v; }
+    case Target::gfx942: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx942"); return v; }
+    default: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx90a"); return v; }
+  }
+}
+
+// The family row of an AQL dispatch's target, found at compile time.
+const pm4::Family* family_of(Target t) {
   switch (t) {
-    case Target::gfx906: return pm4::gfx_target_version_of("gfx906");
-    case Target::gfx908: return pm4::gfx_target_version_of("gfx908");
-    case Target::gfx942: return pm4::gfx_target_version_of("gfx942");
-    default: return pm4::gfx_target_version_of("gfx90a");
+    case Target::gfx906: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx906)); return f; }
+    case Target::gfx908: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx908)); return f; }
+    case Target::gfx942: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx942)); return f; }
+    default: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx90a)); return f; }
   }
 }
 
@@ -156,7 +166,7 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
   using pm4::aql::KernelDispatchPacket;
   l.d = d;
   l.target = t;
-  l.family = pm4::family_for(gfx_target_version(t));
+  l.family = family_of(t);
   const uint8_t* pk_host = mem.translate(d.packet_va, sizeof(KernelDispatchPacket), false);
   if (!pk_host) return fail("dispatch packet not mapped", d.packet_va);
   KernelDispatchPacket pk;
@@ -199,12 +209,12 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
   const uint32_t priv = std::max(kd.private_segment_fixed_size, pk.private_segment_size);
   l.private_per_lane = priv > UINT32_MAX - 3 ? UINT32_MAX & ~3u : (priv + 3) & ~3u;  // CP: dwords
   l.needs_scratch = priv > 0 || props.uses_dynamic_stack;
-  Outcome o = finish_launch(l);
-  if (!o.ok()) return o;
+  if (Outcome o = finish_launch(l); !o.ok()) return o;
   if (l.grid[0] == 0 || l.grid[1] == 0 || l.grid[2] == 0) l.total_groups = 0;
-  o = read_queue_scratch(d, mem, kd.private_segment_fixed_size, pk.private_segment_size,
-                         props.uses_dynamic_stack, l);
-  if (!o.ok()) return o;
+  if (Outcome o = read_queue_scratch(d, mem, kd.private_segment_fixed_size, pk.private_segment_size,
+                                     props.uses_dynamic_stack, l);
+      !o.ok())
+    return o;
   aql_user_sgprs(props, pk.kernarg_address, l);
   return Outcome{};
 }

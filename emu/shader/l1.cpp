@@ -51,7 +51,7 @@ void GpuCache::l1_invalidate(L1& l1) {
   }
   l1.resident.clear();
   l1.head = 0;
-  l1.copies.clear();
+  if (!l1.copies.empty()) l1.copies.clear();  // (clear() zeroes every bucket, even of an empty map)
 }
 
 void GpuCache::l1_enter(L1& l1, CachedRange& r, uint64_t page) {
