@@ -175,6 +175,10 @@ class GpuCache {
   // them dirty) or on memory (UC/CC), for atomics.
   template <class F>
   void update(CachedRange& r, uint64_t va, unsigned bytes, F&& f);
+  // The same for several accesses inside one line (`mask`: their bytes, bit per byte of the
+  // line): f(line) once, with the line's first byte, under one lock.
+  template <class F>
+  void update_line(CachedRange& r, uint64_t line, uint64_t mask, F&& f);
 
   // Line primitives for the CUs' fast paths.
   uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
@@ -340,6 +344,27 @@ void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
   if (r.mtype == Mtype::NC) fill(r, line);  // an NC line's copy is complete (maybe stale)
   lock(r, line);
   if (r.mtype == Mtype::RW) fill_clean_bytes(r.shadow + off, r.memory + off, bytes, r.dirty(line) >> (off & 63));
+  f(r.shadow + off);
+  const uint64_t fresh = mark_locked(r, line, mask) ? uint64_t{1} << (line % kLinesPerPage) : 0;
+  if (fresh) page_dirtied(r, line / kLinesPerPage, fresh);
+  unlock(r, line);
+  if (fresh && cfg_.l2_lines) resident_lines(r, line / kLinesPerPage, fresh);
+  settle();
+}
+
+template <class F>
+void GpuCache::update_line(CachedRange& r, uint64_t line, uint64_t mask, F&& f) {
+  const uint64_t off = line << kLineShift;
+  if (!r.cached()) {
+    f(r.memory + off);
+    return;
+  }
+  if (r.mtype == Mtype::NC) fill(r, line);
+  lock(r, line);
+  if (r.mtype == Mtype::RW) {  // the masked bytes not dirty yet come from memory
+    const unsigned n = static_cast<unsigned>(std::min<uint64_t>(kLineBytes, r.size - off));
+    fill_clean_bytes(r.shadow + off, r.memory + off, n, r.dirty(line) | ~mask);
+  }
   f(r.shadow + off);
   const uint64_t fresh = mark_locked(r, line, mask) ? uint64_t{1} << (line % kLinesPerPage) : 0;
   if (fresh) page_dirtied(r, line / kLinesPerPage, fresh);

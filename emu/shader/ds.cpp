@@ -145,6 +145,20 @@ void ds_atomic(Wave& w, const Inst& in) {
   const uint32_t* d1hi = Wide ? row(w, in, in.src[1] + 1) : d1lo;
   uint32_t* rlo = Rtn ? row(w, in, in.dst) : nullptr;
   uint32_t* rhi = Rtn && Wide ? row(w, in, in.dst + 1) : nullptr;
+  if constexpr (!Wide && Op != AtomicOp::CmpSwap) {
+    if (all_in && ex == ~uint64_t{0}) {  // a whole wave in range (a histogram's adds): no lane tests
+      for (unsigned l = 0; l < 64; ++l) {
+        uint8_t* p = lds + a[l];
+        uint32_t x;
+        std::memcpy(&x, p, 4);
+        if constexpr (Rtn) rlo[l] = x;
+        x = atomic_apply<uint32_t>(Op, x, d0lo[l], 0);
+        std::memcpy(p, &x, 4);
+      }
+      w.lane_ops += 64;
+      return;
+    }
+  }
   for (uint64_t m = ex; m; m &= m - 1) {
     const unsigned l = static_cast<unsigned>(std::countr_zero(m));
     uint64_t old = 0;

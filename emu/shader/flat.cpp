@@ -446,10 +446,52 @@ EMU_GUEST void store(Wave& w, const Inst& in) {
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
+// A whole wave's global atomic on memory under the model, a line's lanes under one lock (the
+// per-lane path takes it per lane: a histogram's bins saw two workers pass line locks back and
+// forth 64 times per instruction). False: the per-lane path (check the wave's state first).
+template <AtomicOp Op, bool Wide>
+bool atomic_wave(Wave& w, const Inst& in, uint64_t ex) {
+  constexpr unsigned regs = Wide ? 2 : 1;
+  uint64_t addr[64];
+  const Range* r = wave_range(w, in, ex, 4 * regs, true, addr);
+  if (!r || !r->cache) return false;
+  uint64_t v[64], c[64] = {}, old[64];
+  const uint32_t* v0 = data_row(w, in, in.vdata);
+  for (unsigned l = 0; l < 64; ++l) v[l] = v0[l];
+  if constexpr (Wide) {
+    const uint32_t* v1 = data_row(w, in, in.vdata + 1);
+    for (unsigned l = 0; l < 64; ++l) v[l] |= uint64_t{v1[l]} << 32;
+  }
+  if constexpr (Op == AtomicOp::CmpSwap) {
+    const uint32_t* c0 = data_row(w, in, in.vdata + regs);
+    for (unsigned l = 0; l < 64; ++l) c[l] = c0[l];
+    if constexpr (Wide) {
+      const uint32_t* c1 = data_row(w, in, in.vdata + regs + 1);
+      for (unsigned l = 0; l < 64; ++l) c[l] |= uint64_t{c1[l]} << 32;
+    }
+  }
+  if (!model_atomic_wave(w, *r, addr, ex, 4 * regs, Op, v, c, old, in.flags)) return false;
+  if (in.flags & kGlc) {
+    uint32_t* d0 = data_row(w, in, in.dst);
+    uint32_t* d1 = Wide ? data_row(w, in, in.dst + 1) : nullptr;
+    for (uint64_t m = ex; m; m &= m - 1) {
+      const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+      d0[l] = static_cast<uint32_t>(old[l]);
+      if (Wide) d1[l] = static_cast<uint32_t>(old[l] >> 32);
+    }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+  return true;
+}
+
 template <AtomicOp Op, bool Wide>
 EMU_GUEST void atomic(Wave& w, const Inst& in) {
   uint64_t ex = w.exec();
   constexpr unsigned regs = Wide ? 2 : 1;
+  if (std::popcount(ex) > 1) {
+    if (atomic_wave<Op, Wide>(w, in, ex)) return;
+    if (w.state != WaveState::Running) return;
+  }
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
     uint64_t v = data_row(w, in, in.vdata)[l], c = 0;

@@ -139,6 +139,58 @@ void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp
   if (write_through(w, flags) && cr.cached()) write_back_line(c, cr, line);
 }
 
+bool model_atomic_wave(Wave& w, const Range& r, const uint64_t* addr, uint64_t ex, unsigned bytes, AtomicOp op,
+                       const uint64_t* v, const uint64_t* cmp, uint64_t* old, uint16_t flags) {
+  GpuCache& c = *w.group->ctx->cache;
+  CachedRange& cr = *r.cache;
+  for (uint64_t m = ex; m; m &= m - 1) {
+    const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+    if (((addr[l] - cr.va_begin) & (kLineBytes - 1)) + bytes > kLineBytes) return false;
+  }
+  const uint64_t lane_bytes = bytes == 8 ? 0xff : 0xf;
+  const bool shadow = cr.cached();  // update_line gives the L2's copy, else memory
+  L1* l1 = w.group->l1;
+  for (uint64_t m = ex; m;) {
+    const uint64_t line = (addr[std::countr_zero(m)] - cr.va_begin) >> kLineShift;
+    uint64_t run = 0, mask = 0;  // the lanes from here on in this line, and their bytes
+    for (uint64_t k = m; k; k &= k - 1) {
+      const unsigned l = static_cast<unsigned>(std::countr_zero(k));
+      const uint64_t off = addr[l] - cr.va_begin;
+      if (off >> kLineShift != line) break;
+      run |= uint64_t{1} << l;
+      mask |= lane_bytes << (off & (kLineBytes - 1));
+    }
+    m &= ~run;
+    const bool own = c.l1_store(l1, cr, line);
+    uint64_t now[64];  // own: each lane's bytes after its operation, for this CU's L1 copy
+    c.update_line(cr, line, mask, [&](uint8_t* base) EMU_GUEST {  // the L2's copy (or memory): guest bytes
+      for (uint64_t k = run; k; k &= k - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(k));
+        uint8_t* p = base + ((addr[l] - cr.va_begin) & (kLineBytes - 1));
+        // The L2's copy changes only under the line's lock (no locked instruction needed);
+        // memory (UC/CC) is shared with the host's and other agents' atomics.
+        if (bytes == 8) {
+          old[l] = shadow ? rmw64(op, reinterpret_cast<uint64_t*>(p), v[l], cmp[l])
+                          : atomic64(op, reinterpret_cast<uint64_t*>(p), v[l], cmp[l]);
+          if (own) std::memcpy(&now[l], p, 8);
+        } else {
+          old[l] = shadow ? rmw32(op, reinterpret_cast<uint32_t*>(p), uint32_t(v[l]), uint32_t(cmp[l]))
+                          : atomic32(op, reinterpret_cast<uint32_t*>(p), uint32_t(v[l]), uint32_t(cmp[l]));
+          if (own) std::memcpy(&now[l], p, 4);
+        }
+      }
+    });
+    if (own)  // (lanes of one address in turn: the last one's bytes stay)
+      for (uint64_t k = run; k; k &= k - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(k));
+        const unsigned in = static_cast<unsigned>((addr[l] - cr.va_begin) & (kLineBytes - 1));
+        c.l1_copy_write(*l1, cr, line, in, &now[l], bytes);
+      }
+    if (write_through(w, flags) && cr.cached()) write_back_line(c, cr, line);
+  }
+  return true;
+}
+
 // ---- whole-wave fast paths ------------------------------------------------------------------
 
 namespace {

@@ -21,6 +21,13 @@ bool model_write(Wave& w, const Range& r, uint64_t va, const void* src, unsigned
 void model_atomic(Wave& w, const Range& r, uint64_t va, unsigned bytes, AtomicOp op, uint64_t v,
                   uint64_t cmp, uint64_t* old, uint16_t flags);
 
+// A whole wave's atomic: lane l (active in `ex`) applies `op` with v[l] (and cmp[l]) to the
+// `bytes` at addr[l], all in `r`; old[l] gets the value before. Lanes in the same line one after
+// the other take the line's lock once (lanes in lane order, as model_atomic one by one would).
+// False, before touching anything, when some lane's access crosses a line (the per-lane path).
+bool model_atomic_wave(Wave& w, const Range& r, const uint64_t* addr, uint64_t ex, unsigned bytes, AtomicOp op,
+                       const uint64_t* v, const uint64_t* cmp, uint64_t* old, uint16_t flags);
+
 // Whole-wave fast paths over one access of every active lane (`ex`) of `bytes` at addr[lane],
 // all inside [lo, hi + bytes). Load: host pointers per active lane to read from, or false when
 // some lane needs the per-lane path (a private L1 copy, a partly dirty RW line, stale-load

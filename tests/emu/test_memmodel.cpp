@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <algorithm>
 #include <atomic>
 
 #include "emu/shader/cache.h"
@@ -344,6 +345,60 @@ TEST_F(ModelKernels, CachePolicyBitsKeepLoadStoreAndAtomicSemantics) {
   EXPECT_EQ(slot(0, 9), 309u);
   EXPECT_EQ(slot(1, 9), 309u) << "the atomic returns the value before it";
   EXPECT_EQ(buf[9], 310u) << "buffer_wbl2 at the end wrote the atomic's result back";
+}
+
+// A wave's atomics on shared addresses and lines (the whole-wave path takes a line's lanes under
+// one lock): every returned old value is the address's value just before that lane's add (the
+// lanes' adds in some order), the final values are the sums, and this CU's L1 copy, read by a
+// plain load afterwards, holds the final value. Every memory type, and without the model.
+TEST_F(ModelKernels, WaveAtomicsOnSharedLinesAreEachAtomic) {
+  struct Case { bool strict; Mtype m; const char* name; };
+  for (const Case c : {Case{true, Mtype::RW, "strict RW"}, Case{true, Mtype::NC, "strict NC"},
+                       Case{true, Mtype::CC, "strict CC"}, Case{true, Mtype::UC, "strict UC"},
+                       Case{false, Mtype::RW, "sc"}}) {
+    SCOPED_TRACE(c.name);
+    start(c.strict);
+    uint32_t* buf = mem_->alloc_array<uint32_t>(128, c.m);
+    for (uint32_t i = 0; i < 32; ++i) buf[i] = 1000 * i;
+    auto* q = reinterpret_cast<uint64_t*>(buf + 64);
+    for (uint64_t i = 0; i < 16; ++i) q[i] = i << 40;
+    ASSERT_TRUE(run("k_mm_atomics", buf).ok());
+    for (uint32_t d = 0; d < 32; ++d) {  // dword d: lanes l with (9 * l) & 31 == d
+      std::vector<std::pair<uint32_t, uint32_t>> seen;  // (old, added)
+      for (uint32_t l = 0; l < 64; ++l)
+        if (((9 * l) & 31) == d) seen.emplace_back(slot(0, l), l + 1);
+      ASSERT_EQ(seen.size(), 2u);
+      std::sort(seen.begin(), seen.end());
+      uint32_t v = 1000 * d;
+      for (auto [old, add] : seen) {
+        EXPECT_EQ(old, v) << "dword " << d;
+        v += add;
+      }
+      uint32_t now = buf[d];
+      auto r = mem_->lookup(reinterpret_cast<uint64_t>(buf + d));
+      if (r.cache) mem_->cache()->read(*r.cache, reinterpret_cast<uint64_t>(buf + d), &now, 4, false);
+      EXPECT_EQ(now, v) << "dword " << d;
+      for (uint32_t l = 0; l < 64; ++l)
+        if (((9 * l) & 31) == d) EXPECT_EQ(slot(1, l), v) << "lane " << l << ": a load after the atomics";
+    }
+    for (uint64_t i = 0; i < 16; ++i) {  // qword i: lanes l with (5 * l) & 15 == i
+      std::vector<std::pair<uint64_t, uint64_t>> seen;
+      for (uint32_t l = 0; l < 64; ++l)
+        if (((5 * l) & 15) == i) seen.emplace_back(uint64_t{slot(3, l)} << 32 | slot(2, l), (uint64_t{1} << 32) + l);
+      ASSERT_EQ(seen.size(), 4u);
+      std::sort(seen.begin(), seen.end());
+      uint64_t v = i << 40;
+      for (auto [old, add] : seen) {
+        EXPECT_EQ(old, v) << "qword " << i;
+        v += add;
+      }
+      uint64_t now = 0;
+      auto r = mem_->lookup(reinterpret_cast<uint64_t>(q + i));
+      if (r.cache) mem_->cache()->read(*r.cache, reinterpret_cast<uint64_t>(q + i), &now, 8, false);
+      else now = q[i];
+      EXPECT_EQ(now, v) << "qword " << i;
+    }
+  }
 }
 
 TEST_F(ModelKernels, ReportsStaleLoadsWithTheKernelAndAddress) {

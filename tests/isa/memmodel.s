@@ -110,6 +110,38 @@ gave_up:
   s_endpgm
 KEND k_mm_l1
 
+// Whole-wave atomics whose lanes share addresses and lines. buf's first lines are in this CU's
+// L1 first (a plain load). Then lane l adds l + 1 to buf[(9 * l) & 31] (32 dwords, two lines
+// visited in turn, two lanes per dword) and adds (1 << 32) + l to the qword at byte
+// 256 + 8 * ((5 * l) & 15) (two more lines, four lanes per qword); out slot 0 = the dword
+// atomic's old value, slot 1 = a plain load of that dword afterwards (the L1's copy), slots 2
+// and 3 = the qword atomic's old value (low, high).
+MBEGIN k_mm_atomics
+  global_load_dword v5, v62, s[4:5]
+  s_waitcnt vmcnt(0)
+  v_mul_u32_u24 v1, 9, v63
+  v_and_b32 v1, 31, v1
+  v_lshlrev_b32 v1, 2, v1
+  v_add_u32 v3, 1, v63
+  global_atomic_add v4, v1, v3, s[4:5] glc
+  s_waitcnt vmcnt(0)
+  STORE v4, 0
+  global_load_dword v6, v1, s[4:5]
+  s_waitcnt vmcnt(0)
+  STORE v6, 1
+  v_mul_u32_u24 v7, 5, v63
+  v_and_b32 v7, 15, v7
+  v_lshlrev_b32 v7, 3, v7
+  v_add_u32 v7, 256, v7
+  v_mov_b32 v8, v63
+  v_mov_b32 v9, 1
+  global_atomic_add_x2 v[10:11], v7, v[8:9], s[4:5] glc
+  s_waitcnt vmcnt(0)
+  STORE v10, 2
+  STORE v11, 3
+  s_endpgm
+KEND k_mm_atomics
+
 // Instruction forms with the cache-policy bits (gfx90a: glc, slc): a glc slc store and load
 // (nontemporal), a returning atomic; out slot 0 = buf[lane] (read after the store), slot 1 = the
 // atomic's old value.
