@@ -378,8 +378,11 @@ TEST_F(ModelKernels, WaveAtomicsOnSharedLinesAreEachAtomic) {
       auto r = mem_->lookup(reinterpret_cast<uint64_t>(buf + d));
       if (r.cache) mem_->cache()->read(*r.cache, reinterpret_cast<uint64_t>(buf + d), &now, 4, false);
       EXPECT_EQ(now, v) << "dword " << d;
-      for (uint32_t l = 0; l < 64; ++l)
-        if (((9 * l) & 31) == d) EXPECT_EQ(slot(1, l), v) << "lane " << l << ": a load after the atomics";
+      for (uint32_t l = 0; l < 64; ++l) {
+        if (((9 * l) & 31) == d) {
+          EXPECT_EQ(slot(1, l), v) << "lane " << l << ": a load after the atomics";
+        }
+      }
     }
     for (uint64_t i = 0; i < 16; ++i) {  // qword i: lanes l with (5 * l) & 15 == i
       std::vector<std::pair<uint64_t, uint64_t>> seen;
