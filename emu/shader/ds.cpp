@@ -151,9 +151,9 @@ void ds_atomic(Wave& w, const Inst& in) {
         uint8_t* p = lds + a[l];
         uint32_t x;
         std::memcpy(&x, p, 4);
-        if constexpr (Rtn) rlo[l] = x;
-        x = atomic_apply<uint32_t>(Op, x, d0lo[l], 0);
-        std::memcpy(p, &x, 4);
+        const uint32_t y = atomic_apply<uint32_t>(Op, x, d0lo[l], 0);
+        std::memcpy(p, &y, 4);
+        if constexpr (Rtn) rlo[l] = x;  // after reading the data (the VGPRs may be the same)
       }
       w.lane_ops += 64;
       return;

@@ -319,6 +319,8 @@ TEST_F(Mem, AccessesLdsAndCrossesLanes) {
     ASSERT_EQ(slot(10, l), 99u);
     ASSERT_EQ(slot(11, l), 0u);
     ASSERT_EQ(slot(12, l), 99u) << "vaddr -4 + offset 1028 must wrap to LDS address 1024";
+    ASSERT_EQ(slot(13, l), l) << "ds_add_rtn into its own data register returns the old value";
+    ASSERT_EQ(slot(14, l), 2 * l + 2) << l;
   }
   for (unsigned i = 0; i < 64; ++i) EXPECT_TRUE(seen[i]) << "ds_add_rtn value " << i;
 }

@@ -60,6 +60,13 @@ KBEGIN k_lds
   ds_read_b32 v26, v25 offset:1028             // LDS address arithmetic wraps at 32 bits: 1024
   s_waitcnt lgkmcnt(0)
   STORE v26, 12
+  ds_write_b32 v62, v63 offset:1280            // LDS[1280 + 4l] = l
+  v_add_u32 v27, 2, v63
+  ds_add_rtn_u32 v27, v62, v27 offset:1280     // the data register is the destination: returns l
+  ds_read_b32 v28, v62 offset:1280             // 2l + 2
+  s_waitcnt lgkmcnt(0)
+  STORE v27, 13
+  STORE v28, 14
   s_endpgm
 KEND k_lds, lds=1536
 
