@@ -40,6 +40,7 @@ class AqlManaged final : public ManagedQueue {
   uint32_t queue_id() const override { return q_->queue_id(); }
   base::Status submit(std::span<const Command> cmds) override;
   base::Status dispatch(const KernelLaunch& l, Fence f, Completion c) override;
+  base::Status marker(Fence f, Completion c) override;
   base::Status release_scratch() override;
 
  private:
@@ -414,6 +415,16 @@ base::Status AqlManaged::submit_traced(std::span<const Command> cmds, void* big)
   uint64_t index = *first;
   for (const Packet& p : out) q_->write(index++, p);
   q_->ring_doorbell(index - 1);
+  return {};
+}
+
+// A marker takes no lock either, unless big argument blocks wait to be freed (their list is
+// the lock's) or tracing collects packets: one slot claimed, one barrier-AND written.
+base::Status AqlManaged::marker(Fence f, Completion c) {
+  if (trace::on() || has_big_.load(std::memory_order_relaxed)) [[unlikely]] return ManagedQueue::marker(f, c);
+  KFD_ASSIGN(const uint64_t index, q_->reserve(1));
+  q_->write(index, make_marker(handle_of(c.signal), Fence{true, f.acquire, f.release}));
+  q_->ring_doorbell(index);
   return {};
 }
 

@@ -51,6 +51,11 @@ base::Status ManagedQueue::dispatch(const KernelLaunch& l, Fence f, Completion c
   return submit(std::span(&cmd, 1));
 }
 
+base::Status ManagedQueue::marker(Fence f, Completion c) {
+  const Command cmd = Command::marker(f, c);
+  return submit(std::span(&cmd, 1));
+}
+
 base::Status ManagedQueue::set_global_wave_sync(bool on) const {
   return gpu_.kfd().alloc_queue_gws(queue_id(), on ? 1 : 0);
 }

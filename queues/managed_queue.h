@@ -138,6 +138,9 @@ class ManagedQueue {
   // One dispatch on its own, as submit of that single command does, by the launch path's
   // shortest route (a backend may write the packet without building a command list).
   virtual base::Status dispatch(const KernelLaunch& l, Fence f, Completion c);
+  // One marker (a barrier with no condition) on its own, as submit of Command::marker does, by
+  // the shortest route (a stream's synchronize ends with one).
+  virtual base::Status marker(Fence f, Completion c);
 
   // Gives the queue's scratch back (hipDeviceReset, after the work finished). EBUSY, and the
   // scratch stays, while work or a scratch grow is pending.

@@ -471,9 +471,10 @@ hipError_t Stream::engine_op(uint32_t ops, bool sync, const EngineOp& op, const 
 hipError_t Stream::synchronize(const char* api) {
   std::unique_lock lk(mu_);
   reap();
-  if (!tail_system_) {
-    const Command own = timeline_marker(aql::kScopeSystem, 0);
-    if (hipError_t e = push({}, std::span(&own, 1), 1, api); e != hipSuccess) return e;
+  if (!tail_system_) {  // the marker's own route (no command list, no queue lock)
+    if (auto st = q_.marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem}, count_next(0)); !st)
+      return submit_error(api, st.error());
+    submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     tail_system_.store(true, std::memory_order_release);
   }
   uint64_t n = submitted();
