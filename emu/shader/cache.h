@@ -335,21 +335,9 @@ __attribute__((no_sanitize("thread"))) inline void fill_clean_bytes(uint8_t* sha
 template <class F>
 void GpuCache::update(CachedRange& r, uint64_t va, unsigned bytes, F&& f) {
   const uint64_t off = va - r.va_begin;
-  if (!r.cached()) {
-    f(r.memory + off);
-    return;
-  }
-  const uint64_t line = off >> kLineShift;
-  const uint64_t mask = bytes >= 64 ? ~uint64_t{0} : ((uint64_t{1} << bytes) - 1) << (off & 63);
-  if (r.mtype == Mtype::NC) fill(r, line);  // an NC line's copy is complete (maybe stale)
-  lock(r, line);
-  if (r.mtype == Mtype::RW) fill_clean_bytes(r.shadow + off, r.memory + off, bytes, r.dirty(line) >> (off & 63));
-  f(r.shadow + off);
-  const uint64_t fresh = mark_locked(r, line, mask) ? uint64_t{1} << (line % kLinesPerPage) : 0;
-  if (fresh) page_dirtied(r, line / kLinesPerPage, fresh);
-  unlock(r, line);
-  if (fresh && cfg_.l2_lines) resident_lines(r, line / kLinesPerPage, fresh);
-  settle();
+  const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
+  const uint64_t mask = bytes >= 64 ? ~uint64_t{0} : ((uint64_t{1} << bytes) - 1) << in;
+  update_line(r, off >> kLineShift, mask, [&](uint8_t* line) { f(line + in); });
 }
 
 template <class F>
