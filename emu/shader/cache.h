@@ -347,7 +347,7 @@ void GpuCache::update_line(CachedRange& r, uint64_t line, uint64_t mask, F&& f) 
     f(r.memory + off);
     return;
   }
-  if (r.mtype == Mtype::NC) fill(r, line);
+  if (r.mtype == Mtype::NC) fill(r, line);  // an NC line's copy is complete (maybe stale)
   lock(r, line);
   if (r.mtype == Mtype::RW) {  // the masked bytes not dirty yet come from memory
     const unsigned n = static_cast<unsigned>(std::min<uint64_t>(kLineBytes, r.size - off));

@@ -66,23 +66,19 @@ Outcome too_small(const char* fmt, ...) {
 }
 
 constexpr uint32_t gfx_target_version(Target t) {
-  switch (t) {  // (constants: parsed at compile time, not on every dispatch)
-    case Target::gfx906: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx906"); return v; }
-    case Target::gfx908: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx908"); return v; }
-    case Target::gfx942: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx942"); return v; }
-    default: { constexpr uint32_t v = pm4::gfx_target_version_of("gfx90a"); return v; }
+  switch (t) {
+    case Target::gfx906: return pm4::gfx_target_version_of("gfx906");
+    case Target::gfx908: return pm4::gfx_target_version_of("gfx908");
+    case Target::gfx942: return pm4::gfx_target_version_of("gfx942");
+    default: return pm4::gfx_target_version_of("gfx90a");
   }
 }
 
-// The family row of an AQL dispatch's target, found at compile time.
-const pm4::Family* family_of(Target t) {
-  switch (t) {
-    case Target::gfx906: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx906)); return f; }
-    case Target::gfx908: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx908)); return f; }
-    case Target::gfx942: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx942)); return f; }
-    default: { constexpr const pm4::Family* f = pm4::family_for(gfx_target_version(Target::gfx90a)); return f; }
-  }
-}
+// Each target's family row, found at compile time (not parsed on every dispatch); by Target.
+constexpr const pm4::Family* kFamilyOf[] = {
+    pm4::family_for(gfx_target_version(Target::gfx906)), pm4::family_for(gfx_target_version(Target::gfx908)),
+    pm4::family_for(gfx_target_version(Target::gfx90a)), pm4::family_for(gfx_target_version(Target::gfx942))};
+static_assert(static_cast<int>(Target::gfx906) == 0 && static_cast<int>(Target::gfx942) == 3);
 
 // MODE at wave start: RSRC1's float round/denorm modes, DX10_CLAMP and IEEE (AMDGPUUsage
 // "compute_pgm_rsrc1"; MODE layout: AMD Vega ISA "MODE").
@@ -166,7 +162,7 @@ Outcome read_launch(const Dispatch& d, Target t, Memory& mem, Launch& l) {
   using pm4::aql::KernelDispatchPacket;
   l.d = d;
   l.target = t;
-  l.family = family_of(t);
+  l.family = kFamilyOf[static_cast<int>(t)];
   const uint8_t* pk_host = mem.translate(d.packet_va, sizeof(KernelDispatchPacket), false);
   if (!pk_host) return fail("dispatch packet not mapped", d.packet_va);
   KernelDispatchPacket pk;
