@@ -40,6 +40,9 @@ class AqlManaged final : public ManagedQueue {
   uint32_t queue_id() const override { return q_->queue_id(); }
   base::Status submit(std::span<const Command> cmds) override;
   base::Status dispatch(const KernelLaunch& l, Fence f, Completion c) override;
+  base::Result<bool> prepare(const KernelLaunch& l, Fence f, PreparedDispatch* out) const override;
+  base::Status dispatch_prepared(const PreparedDispatch& p, void (*write_args)(void*, uint8_t*), void* ctx,
+                                 Completion c) override;
   base::Status marker(Fence f, Completion c) override;
   base::Status release_scratch() override;
 
@@ -67,6 +70,9 @@ class AqlManaged final : public ManagedQueue {
   }
   // `to_ring`: straight into the ring (else through put(), which may collect it for tracing).
   void write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big, bool to_ring);
+  uint8_t* kernarg_slot(uint64_t index) const {  // slots_ is a power of two (twice the ring's packets)
+    return kernarg_ + (index & (slots_ - 1)) * ManagedQueueOptions::kKernargSlot;
+  }
   void note_big() { has_big_.store(!big_.empty(), std::memory_order_relaxed); }  // mu_ held
   base::Status prepare_grow(uint32_t lane_bytes, Grow* g, Packet pre[2], uint32_t* npre);
   base::Status submit_growing(std::span<const Command> cmds, uint32_t total, void* big);  // mu_ held
@@ -173,12 +179,10 @@ uint64_t AqlManaged::write_barrier(const Command& c, uint64_t index) {
   return index;
 }
 
-void AqlManaged::write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big,
-                                bool to_ring) {
-  // slots_ is a power of two (twice the ring's packets).
-  uint8_t* args = big ? static_cast<uint8_t*>(big) : kernarg_ + (index & (slots_ - 1)) * ManagedQueueOptions::kKernargSlot;
-  write_kernarg(l, args);
-  if (big) big_.push_back({index, big}), note_big();
+namespace {
+
+// The dispatch packet of launch `l`, but for its argument address and completion signal.
+aql::KernelDispatchPacket dispatch_packet(const KernelLaunch& l, Fence f) {
   aql::KernelDispatchPacket k{};
   k.header = make_fence_header(aql::kTypeKernelDispatch, Fence{true, f.acquire, f.release});
   k.setup = uint16_t(l.dims);
@@ -191,6 +195,17 @@ void AqlManaged::write_dispatch(const KernelLaunch& l, Fence f, const Signal* do
   k.private_segment_size = l.private_segment_bytes;
   k.group_segment_size = l.group_segment_bytes;
   k.kernel_object = l.kernel_object;
+  return k;
+}
+
+}  // namespace
+
+void AqlManaged::write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big,
+                                bool to_ring) {
+  uint8_t* args = big ? static_cast<uint8_t*>(big) : kernarg_slot(index);
+  write_kernarg(l, args);
+  if (big) big_.push_back({index, big}), note_big();
+  aql::KernelDispatchPacket k = dispatch_packet(l, f);
   k.kernarg_address = reinterpret_cast<uintptr_t>(args);
   k.completion_signal = handle_of(done);
   if (to_ring) {
@@ -387,6 +402,42 @@ base::Status AqlManaged::dispatch(const KernelLaunch& l, Fence f, Completion c) 
   if (!big_.empty()) reap_big(index);
   write_dispatch(l, f, c.signal, index, nullptr, sink_ == nullptr);
   q_->ring_doorbell(index);
+  return {};
+}
+
+// The launch path's route for a launch repeated: what dispatch checks and builds, done once.
+// Only dispatches that take dispatch's lock-free route (no scratch, arguments in a slot).
+base::Result<bool> AqlManaged::prepare(const KernelLaunch& l, Fence f, PreparedDispatch* out) const {
+  KFD_TRY(check_launch(l));
+  if (l.private_segment_bytes != 0 || l.kernarg_size > ManagedQueueOptions::kKernargSlot) return false;
+  out->packet = dispatch_packet(l, f);
+  out->kernarg_size = l.kernarg_size;
+  return true;
+}
+
+base::Status AqlManaged::dispatch_prepared(const PreparedDispatch& p, void (*write_args)(void*, uint8_t*),
+                                           void* ctx, Completion c) {
+  auto write = [&](uint64_t index) {
+    uint8_t* slot = kernarg_slot(index);
+    if (p.kernarg_size) {
+      std::memcpy(slot, p.kernarg_image, p.kernarg_size);
+      write_args(ctx, slot);
+    }
+    aql::KernelDispatchPacket k = p.packet;
+    k.kernarg_address = reinterpret_cast<uintptr_t>(slot);
+    k.completion_signal = handle_of(c.signal);
+    q_->write(index, k);
+    q_->ring_doorbell(index);
+  };
+  if (!has_big_.load(std::memory_order_relaxed)) [[likely]] {
+    KFD_ASSIGN(const uint64_t index, q_->reserve(1));
+    write(index);
+    return {};
+  }
+  std::lock_guard lk(mu_);  // big argument blocks to free: their list is the lock's
+  KFD_ASSIGN(const uint64_t index, q_->reserve(1));
+  reap_big(index);
+  write(index);
   return {};
 }
 

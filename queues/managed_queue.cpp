@@ -51,6 +51,16 @@ base::Status ManagedQueue::dispatch(const KernelLaunch& l, Fence f, Completion c
   return submit(std::span(&cmd, 1));
 }
 
+base::Result<bool> ManagedQueue::prepare(const KernelLaunch& l, Fence, PreparedDispatch*) const {
+  KFD_TRY(check_launch(l));
+  return false;
+}
+
+base::Status ManagedQueue::dispatch_prepared(const PreparedDispatch&, void (*)(void*, uint8_t*), void*, Completion) {
+  return base::Error::msg(std::string("dispatch_prepared: a ") + engine_name(engine()) + " queue prepares no dispatch",
+                         EINVAL);
+}
+
 base::Status ManagedQueue::marker(Fence f, Completion c) {
   const Command cmd = Command::marker(f, c);
   return submit(std::span(&cmd, 1));

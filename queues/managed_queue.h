@@ -64,6 +64,15 @@ struct KernelLaunch {
   void* write_ctx = nullptr;
 };
 
+// A dispatch prepared once for launches that repeat but for their explicit arguments (the same
+// kernel, grid, block and segment sizes, on the same queue): its packet, all but the argument
+// address and completion signal, and the argument bytes that stay the same (hidden arguments).
+struct PreparedDispatch {
+  aql::KernelDispatchPacket packet{};
+  uint32_t kernarg_size = 0;
+  const uint8_t* kernarg_image = nullptr;  // kernarg_size bytes, the caller's (it keeps them alive)
+};
+
 // One command: a barrier (waits for up to kMaxWaits conditions, all of which must hold; with none
 // it is a marker) or a dispatch. Both start once every earlier command of the queue finished
 // (the AQL barrier bit; Fence::barrier is ignored), apply the fence's acquire before and its
@@ -138,6 +147,15 @@ class ManagedQueue {
   // One dispatch on its own, as submit of that single command does, by the launch path's
   // shortest route (a backend may write the packet without building a command list).
   virtual base::Status dispatch(const KernelLaunch& l, Fence f, Completion c);
+  // A dispatch checked and built once (`out`), for dispatch_prepared to repeat. False when the
+  // queue has no such route for it (a PM4 queue; scratch; arguments larger than a slot): such a
+  // launch goes through dispatch. Fails as dispatch would for a launch that is not well formed.
+  virtual base::Result<bool> prepare(const KernelLaunch& l, Fence f, PreparedDispatch* out) const;
+  // One prepared dispatch, as dispatch of the launch it was prepared from: its argument slot
+  // gets the image, then write_args(ctx, slot) writes what differs per launch (nothing when
+  // kernarg_size is 0). Not while tracing (the trace sees launches through dispatch).
+  virtual base::Status dispatch_prepared(const PreparedDispatch& p, void (*write_args)(void* ctx, uint8_t* slot),
+                                         void* ctx, Completion c);
   // One marker (a barrier with no condition) on its own, as submit of Command::marker does, by
   // the shortest route (a stream's synchronize ends with one).
   virtual base::Status marker(Fence f, Completion c);

@@ -161,6 +161,8 @@ base::Result<const KernelInfo*> DeviceImage::kernel(std::string_view name) {
   if (!k) return base::Error::msg("kernel " + std::string(name) + " is not in the code object", ENOENT);
   KFD_ASSIGN(uint64_t ko, lco_->kernel_object(name));
   auto info = std::make_unique<KernelInfo>(make_info(*k, ko));
+  static std::atomic<uint64_t> serials{0};
+  info->serial = serials.fetch_add(1, std::memory_order_relaxed) + 1;
   const KernelInfo* out = info.get();
   kernels_.emplace(std::string(name), std::move(info));
   return out;

@@ -30,6 +30,7 @@ struct KernelInfo {
     loader::ValueKind kind{};
   };
   std::string name;
+  uint64_t serial = 0;  // unique in the process (an info's address can be reused once a module is unloaded)
   uint64_t kernel_object = 0;
   uint32_t kernarg_size = 0, kernarg_align = 16;
   uint32_t explicit_size = 0;  // end of the last explicit argument

@@ -46,8 +46,27 @@ struct Grid {
   uint16_t rest[3];
 };
 
+// A launch's explicit arguments, at the metadata's offsets (from a pointer per argument) or as
+// the caller's block (up to the end of the last explicit argument: the rest is the runtime's).
+// Written over zeroes: what lies between arguments stays zero.
+struct ExplicitArgs {
+  const KernelInfo* k;
+  const ArgSource* args;
+
+  static void write(void* self, uint8_t* ka) { static_cast<const ExplicitArgs*>(self)->fill(ka); }
+
+  void fill(uint8_t* ka) const {
+    if (args->params) {
+      const KernelInfo::Arg* a = k->args.data();
+      for (size_t i = 0, n = k->args.size(); i < n; ++i) std::memcpy(ka + a[i].offset, args->params[i], a[i].size);
+    } else if (args->buffer) {
+      std::memcpy(ka, args->buffer, std::min<size_t>(args->buffer_size, k->explicit_size));
+    }
+  }
+};
+
 // The kernel-argument block of one launch, written once, straight into the queue's argument slot:
-// the explicit arguments at the metadata's offsets, then the hidden ones.
+// the explicit arguments, then the hidden ones.
 struct ArgWriter {
   const KernelInfo* k;
   const ArgSource* args;
@@ -59,16 +78,17 @@ struct ArgWriter {
   uint64_t hostcall;
 
   static void write(void* self, uint8_t* ka) { static_cast<const ArgWriter*>(self)->fill(ka); }
+  // What a prepared launch keeps: the block without its explicit arguments.
+  static void write_image(void* self, uint8_t* ka) { static_cast<const ArgWriter*>(self)->fill_fixed(ka); }
 
   void fill(uint8_t* ka) const {
     if (k->kernarg_size == 0) return;  // (a zero-length memset into a cold line is not free)
+    fill_fixed(ka);
+    ExplicitArgs{k, args}.fill(ka);
+  }
+
+  void fill_fixed(uint8_t* ka) const {
     std::memset(ka, 0, k->kernarg_size);
-    if (args->params) {
-      const KernelInfo::Arg* a = k->args.data();
-      for (size_t i = 0, n = k->args.size(); i < n; ++i) std::memcpy(ka + a[i].offset, args->params[i], a[i].size);
-    } else if (args->buffer) {
-      std::memcpy(ka, args->buffer, std::min<size_t>(args->buffer_size, k->kernarg_size));
-    }
     if (!k->hidden.empty()) write_hidden(ka);
   }
 
@@ -124,6 +144,20 @@ hipError_t kernel_error(const char* api, const base::Error& e) {
   return from_error(e, hipErrorInvalidImage);
 }
 
+// The argument sources are checked before anything is submitted: the queue writes them into
+// their slot later, where nothing can fail any more.
+hipError_t check_args(const KernelInfo& k, const ArgSource& args) {
+  if (args.params) {
+    for (size_t i = 0, n = k.args.size(); i < n; ++i)
+      if (!args.params[i]) return hipErrorInvalidValue;
+  } else if (args.buffer) {
+    if (args.buffer_size < k.explicit_size) return hipErrorInvalidValue;
+  } else if (!k.args.empty()) {
+    return hipErrorInvalidValue;
+  }
+  return hipSuccess;
+}
+
 hipError_t check_config(const Device& dev, const KernelInfo& k, const uint32_t items[3], dim3 block,
                         size_t shared) {
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
@@ -150,25 +184,29 @@ namespace {
   if (hipError_t e = rt->stream_ref(stream, &s); e != hipSuccess) return e;
   Device& dev = s->device();
   const KernelInfo* kp = f->cached(dev.index());
-  if (!kp) [[unlikely]] {
-    auto ki = f->info(dev);
-    if (!ki) return kernel_error(api, ki.error());
-    kp = *ki;
+  // A launch repeated (the same kernel, grid, block and LDS on this stream; not while tracing, not
+  // cooperative) goes by the stream's prepared route: checked, its packet built and its hidden
+  // arguments written once, when it was first launched.
+  const bool preparable = !trace::on() && !args.multigrid_sync;
+  auto key_of = [&](const KernelInfo* k) {
+    return LaunchKey{k, k->serial, {g.items[0], g.items[1], g.items[2]}, {block.x, block.y, block.z}, shared};
+  };
+  if (kp && preparable) [[likely]] {
+    if (hipError_t e = check_args(*kp, args); e != hipSuccess) return e;
+    ExplicitArgs ea{kp, &args};
+    hipError_t e;
+    if (s->launch_prepared(key_of(kp), &ExplicitArgs::write, &ea, api, &e)) return e;
+  } else {
+    if (!kp) {
+      auto ki = f->info(dev);
+      if (!ki) return kernel_error(api, ki.error());
+      kp = *ki;
+    }
+    if (hipError_t e = check_args(*kp, args); e != hipSuccess) return e;
   }
   const KernelInfo& k = *kp;
   if (trace::on()) trace::name_kernel(k.kernel_object, k.name.c_str());
   if (hipError_t e = check_config(dev, k, g.items, block, shared); e != hipSuccess) return e;
-
-  // The argument sources are checked here: the queue writes them into their slot later, where
-  // nothing can fail any more.
-  if (args.params) {
-    for (size_t i = 0, n = k.args.size(); i < n; ++i)
-      if (!args.params[i]) return hipErrorInvalidValue;
-  } else if (args.buffer) {
-    if (args.buffer_size < k.explicit_size) return hipErrorInvalidValue;
-  } else if (!k.args.empty()) {
-    return hipErrorInvalidValue;
-  }
   uint64_t hostcall = 0;
   if (k.hostcall)
     if (hipError_t e = hostcall_address(dev, k, api, &hostcall); e != hipSuccess) return e;
@@ -186,7 +224,9 @@ namespace {
   l.kernarg_align = k.kernarg_align;
   l.write_kernarg = &ArgWriter::write;
   l.write_ctx = &w;
-  return s->launch(l, kDispatchFence, nullptr, api);
+  if (hipError_t e = s->launch(l, kDispatchFence, nullptr, api); e != hipSuccess) return e;
+  if (preparable) s->prepare_launch(key_of(kp), l, kDispatchFence, &ArgWriter::write_image, &w);
+  return hipSuccess;
 }
 
 }  // namespace

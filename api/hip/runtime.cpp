@@ -93,14 +93,9 @@ base::Status Runtime::add_devices() {
 namespace {
 // Set in a forked child by fork's child handler: no getpid() system call on every HIP call.
 std::atomic<bool> g_forked{false};
-// The opened runtime, published once open() succeeded: every later call reads it with one load
-// (std::call_once costs a pthread_once and thread-local bookkeeping per call).
-std::atomic<Runtime*> g_ready{nullptr};
 }  // namespace
 
-Runtime* Runtime::get(hipError_t* err) {
-  if (Runtime* r = g_ready.load(std::memory_order_acquire); r && !g_forked.load(std::memory_order_relaxed))
-    return r;
+Runtime* Runtime::get_slow(hipError_t* err) {
   static Runtime* instance = nullptr;
   static hipError_t open_error = hipSuccess;
   static std::once_flag once;
@@ -108,8 +103,11 @@ Runtime* Runtime::get(hipError_t* err) {
   std::call_once(once, [] {
     open_error = open(&instance);
     owner = ::getpid();
-    pthread_atfork(nullptr, nullptr, [] { g_forked.store(true, std::memory_order_relaxed); });
-    if (instance) g_ready.store(instance, std::memory_order_release);
+    pthread_atfork(nullptr, nullptr, [] {
+      g_forked.store(true, std::memory_order_relaxed);
+      ready_.store(nullptr, std::memory_order_relaxed);  // the child's calls take get_slow
+    });
+    if (instance) ready_.store(instance, std::memory_order_release);
   });
   if (instance && g_forked.load(std::memory_order_relaxed)) {
     // A forked child: amdkfd binds the queues, memory and events to the process that opened

@@ -140,8 +140,12 @@ class Device {
 // its memory while static destructors run).
 class Runtime {
  public:
-  // The runtime, opening it on first use; nullptr with *err set when no device is usable.
-  static Runtime* get(hipError_t* err);
+  // The runtime, opening it on first use; nullptr with *err set when no device is usable (or in
+  // a forked child of the process that opened it).
+  static Runtime* get(hipError_t* err) {
+    if (Runtime* r = ready_.load(std::memory_order_acquire)) [[likely]] return r;
+    return get_slow(err);
+  }
   queues::Runtime& qrt() { return *qrt_; }
   mem::Context& memory() { return qrt_->memory(); }
   int device_count() const { return int(devices_.size()); }
@@ -166,6 +170,10 @@ class Runtime {
  private:
   Runtime() = default;
   static hipError_t open(Runtime** out);
+  static Runtime* get_slow(hipError_t* err);
+  // The opened runtime, published once open() succeeded: every later call reads it with one load
+  // (std::call_once costs a pthread_once and thread-local bookkeeping per call).
+  static inline std::atomic<Runtime*> ready_{nullptr};
   base::Status add_devices();
 
   std::unique_ptr<queues::Runtime> qrt_;

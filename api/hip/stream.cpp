@@ -176,6 +176,49 @@ hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Ev
   return hipSuccess;
 }
 
+bool Stream::launch_prepared(const LaunchKey& key, void (*write_args)(void*, uint8_t*), void* ctx,
+                             const char* api, hipError_t* result) {
+  if (may_follow_others()) {
+    Deps deps;
+    if (auto st = legacy_deps(deps); !st) {
+      *result = submit_error(api, st.error());
+      return true;
+    }
+    if (!deps.empty()) return false;  // (launch asks for the same record again: it is kept)
+  }
+  std::lock_guard lk(mu_);
+  const PreparedLaunch* p = prepared_;
+  const PreparedLaunch* end = prepared_ + prepared_count_;
+  while (p != end && !(p->key == key)) ++p;
+  if (p == end) return false;
+  reap();
+  if (auto st = q_.dispatch_prepared(p->dispatch, write_args, ctx, count_next(0)); !st) {
+    *result = submit_error(api, st.error());
+    return true;
+  }
+  submitted_.store(submitted_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  tail_system_.store(false, std::memory_order_release);
+  *result = hipSuccess;
+  return true;
+}
+
+void Stream::prepare_launch(const LaunchKey& key, const queues::KernelLaunch& l, queues::Fence fence,
+                            void (*write_image)(void*, uint8_t*), void* ctx) {
+  queues::PreparedDispatch d;
+  if (auto ok = q_.prepare(l, fence, &d); !ok || !*ok) return;
+  std::lock_guard lk(mu_);
+  for (unsigned i = 0; i < prepared_count_; ++i)
+    if (prepared_[i].key == key) return;  // another thread's launch prepared it meanwhile
+  PreparedLaunch& p = prepared_[prepared_next_];
+  prepared_next_ = (prepared_next_ + 1) % kPreparedLaunches;
+  if (prepared_count_ < kPreparedLaunches) ++prepared_count_;
+  p.key = key;
+  p.image.resize(l.kernarg_size);  // (an entry's buffer is reused: no allocation once it is large enough)
+  if (l.kernarg_size) write_image(ctx, p.image.data());
+  d.kernarg_image = p.image.data();
+  p.dispatch = d;
+}
+
 hipError_t Stream::record(Event& ev) {
   Deps deps;
   if (auto st = legacy_deps(deps); !st) return submit_error("hipEventRecord", st.error());

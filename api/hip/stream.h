@@ -42,6 +42,17 @@ class Event {
   std::shared_ptr<EventRecord> rec_;
 };
 
+// What makes launches on a stream the same dispatch but for their explicit arguments: the
+// kernel (its info and that info's serial, as an address can come back after a module unload),
+// the grid in work-items, the block and the dynamic LDS.
+struct LaunchKey {
+  const void* kernel = nullptr;
+  uint64_t serial = 0;
+  uint32_t items[3] = {}, block[3] = {};
+  uint64_t shared = 0;
+  bool operator==(const LaunchKey&) const = default;
+};
+
 // The live event behind a handle; nullptr for null, unknown or destroyed handles (stream_api.cpp).
 Event* find_event(hipEvent_t h);
 
@@ -73,6 +84,17 @@ class Stream {
   // completes that event's new record (its timestamps are the kernel's) and a timeline marker
   // behind it keeps the stream's count exact.
   hipError_t launch(const queues::KernelLaunch& l, queues::Fence fence, Event* completion, const char* api);
+  // A launch made before on this stream (`key`; the fence of the launch it was prepared from),
+  // by the queue's prepared route: the packet and the unchanging argument bytes from then,
+  // write_args(ctx, slot) for the rest. False, with nothing done, when no launch was prepared
+  // for `key` or the launch must wait for other streams' work (the legacy default stream).
+  bool launch_prepared(const LaunchKey& key, void (*write_args)(void*, uint8_t*), void* ctx, const char* api,
+                       hipError_t* result);
+  // Keeps launch `l`, made with `key` and `fence` just now, for launch_prepared when the queue
+  // has a route for it (in place of the least recent of the kept ones); write_image(ctx, dst)
+  // writes its l.kernarg_size argument bytes but the explicit ones.
+  void prepare_launch(const LaunchKey& key, const queues::KernelLaunch& l, queues::Fence fence,
+                      void (*write_image)(void*, uint8_t*), void* ctx);
   hipError_t record(Event& e);
   // hipStreamWaitEvent: later commands wait for the record (no fence).
   hipError_t wait(const std::shared_ptr<EventRecord>& rec);
@@ -178,6 +200,15 @@ class Stream {
   // for the packet just written to leave the store buffer); other streams read it.
   std::atomic<bool> tail_system_{true};
   std::deque<Retained> retained_;
+  // The launches prepared for launch_prepared (under mu_), replaced in turn.
+  struct PreparedLaunch {
+    LaunchKey key;
+    queues::PreparedDispatch dispatch;
+    std::vector<uint8_t> image;  // dispatch.kernarg_image
+  };
+  static constexpr unsigned kPreparedLaunches = 8;
+  PreparedLaunch prepared_[kPreparedLaunches];
+  unsigned prepared_count_ = 0, prepared_next_ = 0;
   // The last engine operation's completion and the count after its barrier: while nothing
   // followed it, the next engine operation waits for that signal itself (engine to engine, no
   // command processor in between).

@@ -6,6 +6,7 @@
 #include <hip/hip_runtime.h>
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace {
@@ -58,6 +59,31 @@ TEST(HipExt, ModuleLaunchTakesTheGridInWorkItems) {
   EXPECT_EQ(hipEventDestroy(start), hipSuccess);
   EXPECT_EQ(hipEventDestroy(stop), hipSuccess);
   EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  EXPECT_EQ(hipFree(out), hipSuccess);
+}
+
+// A stream's prepared launches name the kernel's info by address and serial: after an unload,
+// a kernel of the module loaded again (whose info may take the old one's address) launched with
+// the same shape runs itself, not the unloaded kernel's packet.
+TEST(HipExt, ModuleLoadedAgainRunsItsOwnKernels) {
+  int* out;
+  ASSERT_EQ(hipMalloc(&out, sizeof(int)), hipSuccess);
+  for (const char* name : {"fill", "add_counter", "fill"}) {
+    hipModule_t m;
+    ASSERT_EQ(hipModuleLoad(&m, KFDRT_TEST_CO), hipSuccess);
+    hipFunction_t f;
+    ASSERT_EQ(hipModuleGetFunction(&f, m, name), hipSuccess);
+    int value = 7, n = 1;
+    void* params[] = {&out, &value, &n};
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_EQ(hipMemset(out, 0, sizeof(int)), hipSuccess);
+      ASSERT_EQ(hipModuleLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr), hipSuccess);
+      int got = 0;
+      ASSERT_EQ(hipMemcpy(&got, out, sizeof got, hipMemcpyDeviceToHost), hipSuccess);
+      EXPECT_EQ(got, std::string(name) == "fill" ? 7 : 42 + 4) << name << " launch " << i;
+    }
+    EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+  }
   EXPECT_EQ(hipFree(out), hipSuccess);
 }
 

@@ -262,6 +262,48 @@ TEST_F(HipLaunch, TemplateKernels) {
   EXPECT_EQ(hipFree(d), hipSuccess);
 }
 
+// One record per launch: its tag and the shape the kernel sees (from the packet or the hidden
+// arguments, whichever the code object uses).
+__global__ void shape(unsigned* out, unsigned tag) {
+  if (threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0) {
+    out[0] = tag;
+    out[1] = gridDim.x;
+    out[2] = gridDim.y;
+    out[3] = blockDim.x;
+  }
+}
+
+// A stream keeps the launches it saw prepared (packet and hidden arguments built once) and
+// repeats them with new explicit arguments: twelve shapes, more than it keeps, each launched
+// three times in turn, every launch with its own output and tag.
+TEST_F(HipLaunch, RepeatedLaunchesKeepTheirOwnArgumentsAndShapes) {
+  constexpr unsigned kShapes = 12, kRounds = 3;
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  unsigned* out;
+  ASSERT_EQ(hipMalloc(&out, kShapes * kRounds * 4 * sizeof(unsigned)), hipSuccess);
+  ASSERT_EQ(hipMemset(out, 0, kShapes * kRounds * 4 * sizeof(unsigned)), hipSuccess);
+  auto grid_of = [](unsigned c) { return dim3(1 + c % 3, 1 + (c / 3) % 2); };
+  auto block_of = [](unsigned c) { return dim3(c < 6 ? 64 : 32); };
+  for (unsigned r = 0; r < kRounds; ++r)
+    for (unsigned c = 0; c < kShapes; ++c)
+      shape<<<grid_of(c), block_of(c), 0, s>>>(out + 4 * (r * kShapes + c), 1000 * r + c);
+  ASSERT_EQ(hipGetLastError(), hipSuccess);
+  std::vector<unsigned> h(kShapes * kRounds * 4);
+  ASSERT_EQ(hipMemcpyAsync(h.data(), out, h.size() * sizeof(unsigned), hipMemcpyDeviceToHost, s), hipSuccess);
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  for (unsigned r = 0; r < kRounds; ++r)
+    for (unsigned c = 0; c < kShapes; ++c) {
+      const unsigned* rec = &h[4 * (r * kShapes + c)];
+      EXPECT_EQ(rec[0], 1000 * r + c) << r << " " << c;
+      EXPECT_EQ(rec[1], grid_of(c).x) << r << " " << c;
+      EXPECT_EQ(rec[2], grid_of(c).y) << r << " " << c;
+      EXPECT_EQ(rec[3], block_of(c).x) << r << " " << c;
+    }
+  EXPECT_EQ(hipFree(out), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
 TEST_F(HipLaunch, BadConfigurationsAreRejected) {
   int* d;
   ASSERT_EQ(hipMalloc(&d, 1024 * sizeof(int)), hipSuccess);
