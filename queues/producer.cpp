@@ -84,7 +84,10 @@ void AqlQueue::write(uint64_t index, const Packet& p) {
   __atomic_store_n(&slot->dw[0], p.dw[0], __ATOMIC_RELEASE);
 }
 
-void AqlQueue::ring_doorbell(uint64_t index) { spin::ring_doorbell64(doorbell_, index); }
+void AqlQueue::ring_doorbell(uint64_t index) {
+  spin::ring_doorbell64(doorbell_, index);
+  spin::prefetch_for_write(&ring_[(index + 1) & mask_]);  // the slot the next packet most likely takes
+}
 
 base::Status AqlQueue::submit(const Packet& p) {
   KFD_ASSIGN(uint64_t index, reserve(1));

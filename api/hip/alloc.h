@@ -36,7 +36,7 @@ struct AllocEntry {
   bool coherent = false;
   uintptr_t map_base = 0;  // registered memory: the page-aligned range given to the driver
   size_t map_size = 0;
-  ManagedAdvice advice;
+  ManagedAdvice advice{};
 };
 
 // The HIP attributes of allocations, attached to the allocator's own records (mem::Context::set_tag):

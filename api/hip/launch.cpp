@@ -12,11 +12,18 @@
 namespace hip {
 namespace {
 
-struct CallConfig {  // plain fields (dim3 has a constructor): a thread_local array of these needs no initialiser
-  uint32_t grid[3], block[3];
+// Plain fields (dim3 has a constructor): a thread_local array of these needs no initialiser. A
+// dim3 is kept as it travels in registers (x and y in one 64-bit word, z in another): push and
+// pop store and load each part in the width it was written in (a load spanning two narrower
+// stores stalls on store forwarding, some 15 cycles on every <<<>>> launch).
+struct CallConfig {
+  uint64_t grid_xy;
+  uint32_t grid_z, block_z;
+  uint64_t block_xy;
   size_t shared;
   hipStream_t stream;
 };
+static_assert(sizeof(dim3) == 12);
 // The <<<>>> configurations pushed and not yet popped (clang's kernel stubs pop right after the
 // push; more than one is pending only while a launch's arguments launch kernels). Trivially
 // destructible, so a thread's first launch registers no destructor and no access checks for one.
@@ -231,7 +238,7 @@ namespace {
 
 }  // namespace
 
-hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
+__attribute__((optimize("no-tree-slp-vectorize", "no-store-merging"))) hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
                   const ArgSource& args, const char* api) {
   // The packet's grid size is in work-items and 32 bits wide. A grid given in blocks has whole
   // blocks only: no division on this path.
@@ -286,20 +293,35 @@ hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {
 
 using namespace hip;
 
-HIP_EXPORT hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
+// Push and pop without the SLP vectoriser and store merging, which repack the fields through
+// the stack in other widths (see CallConfig).
+HIP_EXPORT __attribute__((optimize("no-tree-slp-vectorize", "no-store-merging"))) hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
   ConfigStack& st = t_configs;
   if (st.depth == ConfigStack::kMax) return ret(hipErrorLaunchOutOfResources);
-  st.slots[st.depth++] = CallConfig{{grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared, stream};
+  CallConfig& c = st.slots[st.depth++];
+  std::memcpy(&c.grid_xy, &grid, 8);
+  c.grid_z = grid.z;
+  std::memcpy(&c.block_xy, &block, 8);
+  c.block_z = block.z;
+  c.shared = shared;
+  c.stream = stream;
   return hipSuccess;
 }
 
-HIP_EXPORT hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
+HIP_EXPORT __attribute__((optimize("no-tree-slp-vectorize", "no-store-merging"))) hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
                                                 hipStream_t* stream) {
   ConfigStack& st = t_configs;
   if (st.depth == 0) return ret(hipErrorMissingConfiguration);
-  const CallConfig c = st.slots[--st.depth];  // a copy: the stores below may alias nothing of it
-  if (grid) *grid = dim3(c.grid[0], c.grid[1], c.grid[2]);
-  if (block) *block = dim3(c.block[0], c.block[1], c.block[2]);
+  const CallConfig& slot = st.slots[--st.depth];
+  // Field by field (a copy of the whole slot would load it in other widths than push stored it
+  // in), all before the stores below, which may alias nothing of it.
+  const CallConfig c{slot.grid_xy, slot.grid_z, slot.block_z, slot.block_xy, slot.shared, slot.stream};
+  auto put_dim3 = [](dim3* d, uint64_t xy, uint32_t z) {
+    std::memcpy(static_cast<void*>(d), &xy, 8);
+    std::memcpy(reinterpret_cast<uint8_t*>(d) + 8, &z, 4);
+  };
+  if (grid) put_dim3(grid, c.grid_xy, c.grid_z);
+  if (block) put_dim3(block, c.block_xy, c.block_z);
   if (shared) *shared = c.shared;
   if (stream) *stream = c.stream;
   return hipSuccess;
