@@ -10,6 +10,7 @@
 
 #include "queues/aql_queue.h"
 #include "queues/managed_backends.h"
+#include "queues/spin.h"
 #include "queues/trace_hooks.h"
 
 namespace queues {
@@ -72,6 +73,12 @@ class AqlManaged final : public ManagedQueue {
   void write_dispatch(const KernelLaunch& l, Fence f, const Signal* done, uint64_t index, void* big, bool to_ring);
   uint8_t* kernarg_slot(uint64_t index) const {  // slots_ is a power of two (twice the ring's packets)
     return kernarg_ + (index & (slots_ - 1)) * ManagedQueueOptions::kKernargSlot;
+  }
+  // The next dispatch's argument slot, as large as this one's block, asked for in a writable
+  // state (the kernels read these lines last, on the engine's core): see AqlQueue::ring_doorbell.
+  void prefetch_next_kernarg(uint64_t index, uint32_t size) const {
+    const uint8_t* next = kernarg_slot(index + 1);
+    for (uint32_t off = 0; off < size; off += 64) spin::prefetch_for_write(next + off);
   }
   void note_big() { has_big_.store(!big_.empty(), std::memory_order_relaxed); }  // mu_ held
   base::Status prepare_grow(uint32_t lane_bytes, Grow* g, Packet pre[2], uint32_t* npre);
@@ -391,6 +398,7 @@ base::Status AqlManaged::dispatch(const KernelLaunch& l, Fence f, Completion c) 
     KFD_ASSIGN(const uint64_t index, q_->reserve(1));
     write_dispatch(l, f, c.signal, index, nullptr, true);
     q_->ring_doorbell(index);
+    prefetch_next_kernarg(index, l.kernarg_size);
     return {};
   }
   std::lock_guard lk(mu_);
@@ -428,6 +436,7 @@ base::Status AqlManaged::dispatch_prepared(const PreparedDispatch& p, void (*wri
     k.completion_signal = handle_of(c.signal);
     q_->write(index, k);
     q_->ring_doorbell(index);
+    prefetch_next_kernarg(index, p.kernarg_size);
   };
   if (!has_big_.load(std::memory_order_relaxed)) [[likely]] {
     KFD_ASSIGN(const uint64_t index, q_->reserve(1));

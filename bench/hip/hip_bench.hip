@@ -21,6 +21,12 @@ extern char** environ;
 
 __global__ void empty_kernel() {}
 
+// A kernel with the arguments of a vector add and the hidden arguments its index needs.
+__global__ void axpy_kernel(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += a * x[i];
+}
+
 #define BENCH_HIP(expr)                                                    \
   do {                                                                     \
     if ((expr) != hipSuccess) {                                            \
@@ -46,6 +52,30 @@ void BM_LaunchAsync(benchmark::State& state) {
   BENCH_HIP(hipStreamDestroy(s));
 }
 BENCHMARK(BM_LaunchAsync)->UseRealTime();
+
+// BM_LaunchAsync for a kernel with arguments: four explicit ones and a block of hidden ones (the
+// grid and block sizes its index reads), written into the argument slot of every launch.
+void BM_LaunchAsyncArgs(benchmark::State& state) {
+  hipStream_t s;
+  BENCH_HIP(hipStreamCreate(&s));
+  float *x, *y;
+  BENCH_HIP(hipMalloc(&x, 64 * sizeof(float)));
+  BENCH_HIP(hipMalloc(&y, 64 * sizeof(float)));
+  int n = 0;
+  for (auto _ : state) {
+    hipLaunchKernelGGL(axpy_kernel, dim3(1), dim3(64), 0, s, 2.0f, x, y, 64);
+    if (++n % 256 == 0) {
+      state.PauseTiming();
+      BENCH_HIP(hipStreamSynchronize(s));
+      state.ResumeTiming();
+    }
+  }
+  BENCH_HIP(hipStreamSynchronize(s));
+  BENCH_HIP(hipFree(x));
+  BENCH_HIP(hipFree(y));
+  BENCH_HIP(hipStreamDestroy(s));
+}
+BENCHMARK(BM_LaunchAsyncArgs)->UseRealTime();
 
 // BM_LaunchAsync with tracing on (kfdrtTraceStart): each launch records its HIP call and its
 // dispatch packet (with a probe and the forwarding barrier); the difference to BM_LaunchAsync is
