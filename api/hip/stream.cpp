@@ -178,6 +178,7 @@ hipError_t Stream::launch(const queues::KernelLaunch& l, queues::Fence fence, Ev
 
 bool Stream::launch_prepared(const LaunchKey& key, void (*write_args)(void*, uint8_t*), void* ctx,
                              const char* api, hipError_t* result) {
+  if (prepared_count_.load(std::memory_order_relaxed) == 0) return false;
   if (may_follow_others()) {
     Deps deps;
     if (auto st = legacy_deps(deps); !st) {
@@ -188,7 +189,7 @@ bool Stream::launch_prepared(const LaunchKey& key, void (*write_args)(void*, uin
   }
   std::lock_guard lk(mu_);
   const PreparedLaunch* p = prepared_;
-  const PreparedLaunch* end = prepared_ + prepared_count_;
+  const PreparedLaunch* end = prepared_ + prepared_count_.load(std::memory_order_relaxed);
   while (p != end && !(p->key == key)) ++p;
   if (p == end) return false;
   reap();
@@ -207,16 +208,17 @@ void Stream::prepare_launch(const LaunchKey& key, const queues::KernelLaunch& l,
   queues::PreparedDispatch d;
   if (auto ok = q_.prepare(l, fence, &d); !ok || !*ok) return;
   std::lock_guard lk(mu_);
-  for (unsigned i = 0; i < prepared_count_; ++i)
+  const unsigned count = prepared_count_.load(std::memory_order_relaxed);
+  for (unsigned i = 0; i < count; ++i)
     if (prepared_[i].key == key) return;  // another thread's launch prepared it meanwhile
   PreparedLaunch& p = prepared_[prepared_next_];
   prepared_next_ = (prepared_next_ + 1) % kPreparedLaunches;
-  if (prepared_count_ < kPreparedLaunches) ++prepared_count_;
   p.key = key;
   p.image.resize(l.kernarg_size);  // (an entry's buffer is reused: no allocation once it is large enough)
   if (l.kernarg_size) write_image(ctx, p.image.data());
   d.kernarg_image = p.image.data();
   p.dispatch = d;
+  if (count < kPreparedLaunches) prepared_count_.store(count + 1, std::memory_order_relaxed);
 }
 
 hipError_t Stream::record(Event& ev) {

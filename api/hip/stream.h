@@ -208,7 +208,10 @@ class Stream {
   };
   static constexpr unsigned kPreparedLaunches = 8;
   PreparedLaunch prepared_[kPreparedLaunches];
-  unsigned prepared_count_ = 0, prepared_next_ = 0;
+  // Written under mu_; read without it first, so that a stream whose queue prepares nothing (PM4)
+  // takes no lock to find out.
+  std::atomic<unsigned> prepared_count_{0};
+  unsigned prepared_next_ = 0;
   // The last engine operation's completion and the count after its barrier: while nothing
   // followed it, the next engine operation waits for that signal itself (engine to engine, no
   // command processor in between).
