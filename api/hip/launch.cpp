@@ -24,6 +24,9 @@ struct CallConfig {
   hipStream_t stream;
 };
 static_assert(sizeof(dim3) == 12);
+// For the functions that take or give a launch's dim3s (push, pop, launch): GCC's SLP vectoriser
+// and store merging repack their fields through the stack in other widths than they were stored in.
+#define KFDRT_NO_REPACKING __attribute__((optimize("no-tree-slp-vectorize", "no-store-merging")))
 // The <<<>>> configurations pushed and not yet popped (clang's kernel stubs pop right after the
 // push; more than one is pending only while a launch's arguments launch kernels). Trivially
 // destructible, so a thread's first launch registers no destructor and no access checks for one.
@@ -238,8 +241,8 @@ namespace {
 
 }  // namespace
 
-__attribute__((optimize("no-tree-slp-vectorize", "no-store-merging"))) hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared, hipStream_t stream,
-                  const ArgSource& args, const char* api) {
+KFDRT_NO_REPACKING hipError_t launch(Function* f, dim3 grid, dim3 block, size_t shared,
+                                     hipStream_t stream, const ArgSource& args, const char* api) {
   // The packet's grid size is in work-items and 32 bits wide. A grid given in blocks has whole
   // blocks only: no division on this path.
   const uint64_t items[3] = {uint64_t(grid.x) * block.x, uint64_t(grid.y) * block.y, uint64_t(grid.z) * block.z};
@@ -293,9 +296,8 @@ hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {
 
 using namespace hip;
 
-// Push and pop without the SLP vectoriser and store merging, which repack the fields through
-// the stack in other widths (see CallConfig).
-HIP_EXPORT __attribute__((optimize("no-tree-slp-vectorize", "no-store-merging"))) hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared, hipStream_t stream) {
+HIP_EXPORT KFDRT_NO_REPACKING hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared,
+                                                                   hipStream_t stream) {
   ConfigStack& st = t_configs;
   if (st.depth == ConfigStack::kMax) return ret(hipErrorLaunchOutOfResources);
   CallConfig& c = st.slots[st.depth++];
@@ -308,8 +310,8 @@ HIP_EXPORT __attribute__((optimize("no-tree-slp-vectorize", "no-store-merging"))
   return hipSuccess;
 }
 
-HIP_EXPORT __attribute__((optimize("no-tree-slp-vectorize", "no-store-merging"))) hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
-                                                hipStream_t* stream) {
+HIP_EXPORT KFDRT_NO_REPACKING hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared,
+                                                                  hipStream_t* stream) {
   ConfigStack& st = t_configs;
   if (st.depth == 0) return ret(hipErrorMissingConfiguration);
   const CallConfig& slot = st.slots[--st.depth];
