@@ -75,7 +75,7 @@ class AqlManaged final : public ManagedQueue {
     return kernarg_ + (index & (slots_ - 1)) * ManagedQueueOptions::kKernargSlot;
   }
   // The next dispatch's argument slot, as large as this one's block, asked for in a writable
-  // state (the kernels read these lines last, on the engine's core): see AqlQueue::ring_doorbell.
+  // state (the GPU's kernels read these lines last): see AqlQueue::ring_doorbell.
   void prefetch_next_kernarg(uint64_t index, uint32_t size) const {
     const uint8_t* next = kernarg_slot(index + 1);
     for (uint32_t off = 0; off < size; off += 64) spin::prefetch_for_write(next + off);

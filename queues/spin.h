@@ -64,9 +64,10 @@ inline void ring_doorbell64(volatile uint64_t* doorbell, uint64_t value) {
 }
 
 // Asks for the cache line at `p` in a state this core may write (PREFETCHW; a no-op where the
-// CPU lacks it): a ring slot the engine read last is then fetched from the engine's core while
-// the producer does other things, not when it writes the next packet (and its next locked
-// instruction waits for that store to drain).
+// CPU lacks it). A ring slot the packet processor consumed last (its header set back to INVALID)
+// is no longer in this core's cache; fetched now, the line arrives while the producer does other
+// things, not when it writes the next packet (and its next locked instruction waits for that
+// store to drain).
 inline void prefetch_for_write(const void* p) {
 #if defined(__x86_64__) || defined(__i386__)
   asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));

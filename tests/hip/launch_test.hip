@@ -304,6 +304,28 @@ TEST_F(HipLaunch, RepeatedLaunchesKeepTheirOwnArgumentsAndShapes) {
   EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
 }
 
+// A launch of a prepared shape checks its arguments as the first one did: a null argument
+// pointer is refused before anything is written, and the kernel does not run.
+TEST_F(HipLaunch, PreparedLaunchesStillCheckTheirArguments) {
+  hipStream_t s;
+  ASSERT_EQ(hipStreamCreate(&s), hipSuccess);
+  unsigned* out;
+  ASSERT_EQ(hipMalloc(&out, 4 * sizeof(unsigned)), hipSuccess);
+  for (unsigned tag = 1; tag <= 2; ++tag) shape<<<dim3(2), dim3(64), 0, s>>>(out, tag);
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  unsigned tag = 3;
+  void* bad[] = {&out, nullptr};
+  EXPECT_EQ(hipLaunchKernel(reinterpret_cast<const void*>(shape), dim3(2), dim3(64), bad, 0, s), hipErrorInvalidValue);
+  void* none[] = {nullptr, &tag};
+  EXPECT_EQ(hipLaunchKernel(reinterpret_cast<const void*>(shape), dim3(2), dim3(64), none, 0, s), hipErrorInvalidValue);
+  ASSERT_EQ(hipStreamSynchronize(s), hipSuccess);
+  unsigned h = 0;
+  ASSERT_EQ(hipMemcpy(&h, out, sizeof h, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(h, 2u);  // the last launch that ran
+  EXPECT_EQ(hipFree(out), hipSuccess);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
 TEST_F(HipLaunch, BadConfigurationsAreRejected) {
   int* d;
   ASSERT_EQ(hipMalloc(&d, 1024 * sizeof(int)), hipSuccess);
