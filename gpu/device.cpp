@@ -26,6 +26,11 @@ base::Result<volatile uint64_t*> Device::doorbell(uint64_t doorbell_offset) cons
       static_cast<uint8_t*>(doorbells_) + (doorbell_offset & (kfd::uapi::kDoorbellSliceSize - 1)));
 }
 
+const base::Result<DriverInfo>& Device::driver_info() const {
+  std::call_once(info_once_, [this] { info_ = render.query(); });
+  return info_;
+}
+
 base::Result<std::unique_ptr<Platform>> Platform::open(const PlatformOptions& opts) {
   KFD_ASSIGN(kfd::Kfd k, kfd::Kfd::open(opts.kfd_path));
   std::unique_ptr<Platform> p(new Platform(std::move(k)));
@@ -50,7 +55,6 @@ base::Status Platform::init(const PlatformOptions& opts) {
     d->node = n;
     d->vram_size = n->vram_size() ? n->vram_size() : n->props.local_mem_size;
     d->family = pm4::family_for(n->props.gfx_target_version);
-    d->info_ = d->render.query();
     devices_.push_back(std::move(d));
   }
   if (devices_.empty()) return base::Error::of_kind(base::ErrorKind::NoDevice, "no GPU in the KFD topology", ENODEV);

@@ -52,9 +52,10 @@ class Device {
   const NodeProperties& props() const { return node->props; }
   // The driver handle queue and memory calls go through (the process's /dev/kfd).
   const kfd::Kfd& kfd() const { return *kfd_; }
-  // amdgpu's answers (marketing name, counter frequency, visible VRAM), asked once at open; the
-  // query's error when it failed.
-  const base::Result<DriverInfo>& driver_info() const { return info_; }
+  // amdgpu's answers (marketing name, counter frequency, visible VRAM), asked once, on the first
+  // call (libdrm_amdgpu is initialised then: nothing a kernel launch needs); the query's error
+  // when it failed. Thread-safe.
+  const base::Result<DriverInfo>& driver_info() const;
   // AVAILABLE_MEMORY (KFD >= 1.9): VRAM bytes this process can still allocate.
   base::Result<uint64_t> available_vram() const { return kfd_->available_memory(gpu_id); }
   // A GET_CLOCK_COUNTERS sample: the GPU timestamp counter beside the system clock.
@@ -66,7 +67,8 @@ class Device {
  private:
   friend class Platform;
   const kfd::Kfd* kfd_;
-  base::Result<DriverInfo> info_ = DriverInfo{};
+  mutable std::once_flag info_once_;
+  mutable base::Result<DriverInfo> info_ = DriverInfo{};
   mutable std::mutex doorbell_mu_;
   mutable void* doorbells_ = nullptr;  // the mapped slice
 };

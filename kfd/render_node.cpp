@@ -23,31 +23,18 @@ base::Result<RenderNode> RenderNode::open(uint32_t minor) {
     std::string why = (e == EACCES || e == EPERM) ? "add the user to the 'render' group" : "";
     return base::Error::from_errno("open " + path, e, why);
   }
-  uint32_t mj = 0, mn = 0;
-  amdgpu_device_handle dev = nullptr;
-  int r = amdgpu_device_initialize(fd, &mj, &mn, &dev);
-  if (r != 0) {
-    ::close(fd);
-    return base::Error::from_errno("amdgpu_device_initialize " + path, -r);
-  }
-  return RenderNode(fd, minor, dev, mj, mn);
+  return RenderNode(fd, minor);
 }
 
 RenderNode::RenderNode(RenderNode&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)),
-      minor_(o.minor_),
-      dev_(std::exchange(o.dev_, nullptr)),
-      drm_major_(o.drm_major_),
-      drm_minor_(o.drm_minor_) {}
+    : fd_(std::exchange(o.fd_, -1)), minor_(o.minor_), amdgpu_(std::move(o.amdgpu_)) {}
 
 RenderNode& RenderNode::operator=(RenderNode&& o) noexcept {
   if (this != &o) {
     reset();
     fd_ = std::exchange(o.fd_, -1);
     minor_ = o.minor_;
-    dev_ = std::exchange(o.dev_, nullptr);
-    drm_major_ = o.drm_major_;
-    drm_minor_ = o.drm_minor_;
+    amdgpu_ = std::move(o.amdgpu_);
   }
   return *this;
 }
@@ -55,18 +42,33 @@ RenderNode& RenderNode::operator=(RenderNode&& o) noexcept {
 RenderNode::~RenderNode() { reset(); }
 
 void RenderNode::reset() {
-  if (dev_) amdgpu_device_deinitialize(dev_);
-  dev_ = nullptr;
+  if (amdgpu_ && amdgpu_->dev) amdgpu_device_deinitialize(amdgpu_->dev);
+  amdgpu_.reset();
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }
 
+base::Result<amdgpu_device_handle> RenderNode::device() const {
+  if (fd_ < 0 || !amdgpu_) return base::Error::msg("render node not open", EBADF);
+  Amdgpu& a = *amdgpu_;
+  std::call_once(a.once, [&] {
+    const int r = amdgpu_device_initialize(fd_, &a.drm_major, &a.drm_minor, &a.dev);
+    if (r != 0) {
+      a.dev = nullptr;
+      a.err = -r;
+    }
+  });
+  if (!a.dev) return base::Error::from_errno("amdgpu_device_initialize " + path(), a.err ? a.err : EIO);
+  return a.dev;
+}
+
 base::Result<GpuInfo> RenderNode::query() const {
+  KFD_ASSIGN(amdgpu_device_handle dev, device());
   GpuInfo g;
-  g.drm_major = drm_major_;
-  g.drm_minor = drm_minor_;
+  g.drm_major = amdgpu_->drm_major;
+  g.drm_minor = amdgpu_->drm_minor;
   amdgpu_gpu_info info{};
-  int r = amdgpu_query_gpu_info(dev_, &info);
+  int r = amdgpu_query_gpu_info(dev, &info);
   if (r != 0) return base::Error::from_errno("amdgpu_query_gpu_info " + path(), -r);
   g.asic_id = info.asic_id;
   g.chip_rev = info.chip_rev;
@@ -79,18 +81,18 @@ base::Result<GpuInfo> RenderNode::query() const {
   g.gpu_counter_freq_khz = info.gpu_counter_freq;
 
   amdgpu_heap_info heap{};
-  r = amdgpu_query_heap_info(dev_, AMDGPU_GEM_DOMAIN_VRAM, 0, &heap);
+  r = amdgpu_query_heap_info(dev, AMDGPU_GEM_DOMAIN_VRAM, 0, &heap);
   if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(VRAM) " + path(), -r);
   g.vram_size = heap.heap_size;
-  r = amdgpu_query_heap_info(dev_, AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED,
+  r = amdgpu_query_heap_info(dev, AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED,
                              &heap);
   if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(visible VRAM) " + path(), -r);
   g.visible_vram_size = heap.heap_size;
-  r = amdgpu_query_heap_info(dev_, AMDGPU_GEM_DOMAIN_GTT, 0, &heap);
+  r = amdgpu_query_heap_info(dev, AMDGPU_GEM_DOMAIN_GTT, 0, &heap);
   if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(GTT) " + path(), -r);
   g.gtt_size = heap.heap_size;
 
-  if (const char* name = amdgpu_get_marketing_name(dev_)) g.marketing_name = name;
+  if (const char* name = amdgpu_get_marketing_name(dev)) g.marketing_name = name;
   return g;
 }
 

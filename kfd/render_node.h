@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "base/result.h"
@@ -32,10 +34,13 @@ struct GpuInfo {
 };
 
 // An open render node. Move-only; closes on destruction. The fd is what ACQUIRE_VM takes and what
-// BOs' mmap_offsets are mapped on.
+// BOs' mmap_offsets are mapped on. libdrm_amdgpu is initialised on it only when it is first asked
+// something (query(), device()): amdgpu_device_initialize reads the DRM version, several
+// AMDGPU_INFO queries, the device's sysfs entries and libdrm's whole amdgpu.ids table, none of which
+// a process needs to run a kernel (ACQUIRE_VM and BO mappings need only the fd).
 class RenderNode {
  public:
-  // Opens /dev/dri/renderD<minor> (O_RDWR|O_CLOEXEC) and initializes libdrm_amdgpu on it.
+  // Opens /dev/dri/renderD<minor> (O_RDWR|O_CLOEXEC).
   static base::Result<RenderNode> open(uint32_t minor);
 
   RenderNode() = default;  // not open: fd() == -1
@@ -48,7 +53,8 @@ class RenderNode {
   bool is_open() const { return fd_ >= 0; }
   int fd() const { return fd_; }
   uint32_t minor() const { return minor_; }
-  amdgpu_device_handle device() const { return dev_; }
+  // libdrm_amdgpu's handle, initialised on first use (thread-safe); its error when that failed.
+  base::Result<amdgpu_device_handle> device() const;
   std::string path() const { return "/dev/dri/renderD" + std::to_string(minor_); }
 
   base::Result<GpuInfo> query() const;
@@ -57,15 +63,20 @@ class RenderNode {
   base::Result<void*> mmap(void* addr, size_t length, int prot, int flags, uint64_t offset) const;
 
  private:
-  RenderNode(int fd, uint32_t minor, amdgpu_device_handle dev, uint32_t mj, uint32_t mn)
-      : fd_(fd), minor_(minor), dev_(dev), drm_major_(mj), drm_minor_(mn) {}
+  // libdrm_amdgpu's state, made on first use; on the heap so that the node stays movable.
+  struct Amdgpu {
+    std::once_flag once;
+    amdgpu_device_handle dev = nullptr;
+    int err = 0;  // amdgpu_device_initialize's errno when it failed
+    uint32_t drm_major = 0;
+    uint32_t drm_minor = 0;
+  };
+  RenderNode(int fd, uint32_t minor) : fd_(fd), minor_(minor), amdgpu_(std::make_unique<Amdgpu>()) {}
   void reset();
 
   int fd_ = -1;
   uint32_t minor_ = 0;
-  amdgpu_device_handle dev_ = nullptr;
-  uint32_t drm_major_ = 0;
-  uint32_t drm_minor_ = 0;
+  std::unique_ptr<Amdgpu> amdgpu_;
 };
 
 }  // namespace kfd

@@ -106,7 +106,7 @@ hipError_t check(const void* fn, dim3 grid, dim3 block, size_t shared, hipStream
   HIP_INIT(rt);
   if (hipError_t e = rt->stream(stream, &c->s); e != hipSuccess) return e;
   Device& dev = c->s->device();
-  if (!dev.props().cooperativeLaunch) {
+  if (!dev.limits().cooperativeLaunch) {
     debug_log(api, "the device has no global wave sync (topology num_gws 0) or kfdrt has no blit kernels for it");
     return hipErrorNotSupported;
   }
@@ -117,7 +117,7 @@ hipError_t check(const void* fn, dim3 grid, dim3 block, size_t shared, hipStream
   if (c->threads == 0 || c->blocks == 0 || c->threads > 1024) return hipErrorInvalidConfiguration;
   // Every block must be resident at once (a grid barrier waits for all of them).
   const int per_cu = max_blocks_per_cu(dev, **ki, int(c->threads), shared);
-  const uint64_t fit = uint64_t(std::max(per_cu, 0)) * uint64_t(dev.props().multiProcessorCount);
+  const uint64_t fit = uint64_t(std::max(per_cu, 0)) * uint64_t(dev.limits().multiProcessorCount);
   if (c->blocks > fit) {
     debug_log(api, std::to_string(c->blocks) + " blocks of " + std::to_string(c->threads) + " threads; " +
                        std::to_string(fit) + " fit at once (" + std::to_string(per_cu) + " per CU)");

@@ -45,7 +45,7 @@ void print_output(const PrintfOutput& o) {
 
 base::Result<Hostcall*> Hostcall::create(Device& dev) {
   std::unique_ptr<Hostcall> hc(new Hostcall(dev));
-  hc->packets_ = packet_count(dev.props());
+  hc->packets_ = packet_count(dev.limits());
   const uint64_t mask = hc->packets_ - 1;
   size_t headers_at = 64, payloads_at = (headers_at + size_t(hc->packets_) * sizeof(Header) + 4095) & ~size_t(4095);
   mem::AllocRequest r;

@@ -62,7 +62,7 @@ hipError_t parse_packet(const void* packet, Device& dev, queues::KernelLaunch* o
   if (k.kernel_object == 0 || k.kernel_object % 64 || !code || code->kind != AllocKind::Code ||
       code->device != dev.index() || k.kernel_object + 64 > code->base + code->size)
     return hipErrorInvalidValue;
-  const hipDeviceProp_tR0600& pr = dev.props();
+  const hipDeviceProp_tR0600& pr = dev.limits();
   unsigned dims = k.setup & 3;
   uint16_t wg[3] = {k.workgroup_size_x, k.workgroup_size_y, k.workgroup_size_z};
   uint32_t grid[3] = {k.grid_size_x, k.grid_size_y, k.grid_size_z};

@@ -171,7 +171,7 @@ hipError_t check_args(const KernelInfo& k, const ArgSource& args) {
 hipError_t check_config(const Device& dev, const KernelInfo& k, const uint32_t items[3], dim3 block,
                         size_t shared) {
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
-  const hipDeviceProp_tR0600& p = dev.props();
+  const hipDeviceProp_tR0600& p = dev.limits();
   if (block.x == 0 || block.y == 0 || block.z == 0 || items[0] == 0 || items[1] == 0 || items[2] == 0)
     return hipErrorInvalidConfiguration;
   if (block.x > uint32_t(p.maxThreadsDim[0]) || block.y > uint32_t(p.maxThreadsDim[1]) ||
@@ -286,9 +286,9 @@ hipError_t kernel_attributes(Function* f, hipFuncAttributes* attr) {
   attr->localSizeBytes = k.private_segment;
   attr->maxThreadsPerBlock = int(std::min<uint32_t>(k.max_workgroup, 1024));
   attr->numRegs = int(k.vgprs);
-  attr->binaryVersion = dev.props().major * 10 + dev.props().minor;
+  attr->binaryVersion = dev.limits().major * 10 + dev.limits().minor;
   attr->ptxVersion = attr->binaryVersion;
-  attr->maxDynamicSharedSizeBytes = int(dev.props().sharedMemPerBlock - k.group_segment);
+  attr->maxDynamicSharedSizeBytes = int(dev.limits().sharedMemPerBlock - k.group_segment);
   return hipSuccess;
 }
 

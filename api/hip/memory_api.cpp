@@ -347,7 +347,7 @@ HIP_EXPORT hipError_t hipMemGetInfo(size_t* free, size_t* total) {
   if (!free || !total) return ret(hipErrorInvalidValue);
   HIP_INIT(rt);
   Device& dev = rt->current();
-  *total = dev.props().totalGlobalMem;
+  *total = dev.limits().totalGlobalMem;
   size_t used = allocations().device_bytes(dev.index());
   *free = *total > used ? *total - used : 0;
   if (auto avail = dev.gpu().available_vram(); avail && *avail < *free)

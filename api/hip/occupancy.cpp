@@ -23,7 +23,7 @@ struct CuLimits {
 
 CuLimits limits_of(Device& dev) {
   CuLimits l;
-  const hipDeviceProp_tR0600& p = dev.props();
+  const hipDeviceProp_tR0600& p = dev.limits();
   const gpu::NodeProperties& n = dev.gpu().props();
   if (n.simd_per_cu) l.simds = int(n.simd_per_cu);
   if (n.max_waves_per_simd) l.waves_per_simd = int(n.max_waves_per_simd);
@@ -70,7 +70,7 @@ hipError_t potential_block_size(Function* f, size_t dyn, int limit, int* grid, i
   const KernelInfo* k;
   if (hipError_t e = kernel_on_current(f, &dev, &k); e != hipSuccess) return e;
   CuLimits l = limits_of(*dev);
-  int top = int(std::min<uint32_t>(k->max_workgroup, uint32_t(dev->props().maxThreadsPerBlock)));
+  int top = int(std::min<uint32_t>(k->max_workgroup, uint32_t(dev->limits().maxThreadsPerBlock)));
   if (limit > 0) top = std::min(top, limit);
   int best = 0, best_blocks = 0;
   for (int bs = std::max(l.wave, top / l.wave * l.wave); bs > 0; bs -= l.wave) {
@@ -79,7 +79,7 @@ hipError_t potential_block_size(Function* f, size_t dyn, int limit, int* grid, i
   }
   if (best_blocks == 0) return hipErrorInvalidValue;  // the dynamic LDS alone does not fit
   *block = best;
-  *grid = best_blocks * dev->props().multiProcessorCount;
+  *grid = best_blocks * dev->limits().multiProcessorCount;
   return hipSuccess;
 }
 

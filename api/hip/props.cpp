@@ -125,15 +125,12 @@ void Device::fill_props() {
     warn_once("device properties", "XNACK mode query failed, taken as off: " + x.message());
   }
   target_ = device_target(n, xnack);
-  gpu::DriverInfo info;
-  if (const auto& q = gpu_.driver_info(); q) info = *q;
-  else warn_once("device properties", "no GPU info from the render node (name, timer and BAR size left default): " + q.message());
-  if (info.gpu_counter_freq_khz) timestamp_hz_ = uint64_t(info.gpu_counter_freq_khz) * 1000;
 
+  // name and isLargeBar come from the render node's driver, asked on the first props() call
+  // (complete_props); until then the name is the generic one and isLargeBar 0.
   hipDeviceProp_tR0600& d = props_;
   std::memset(&d, 0, sizeof d);
-  copy_name(d.name, sizeof d.name,
-            info.marketing_name.empty() ? "AMD Radeon Graphics (" + target_.processor + ")" : info.marketing_name);
+  copy_name(d.name, sizeof d.name, "AMD Radeon Graphics (" + target_.processor + ")");
   copy_name(d.gcnArchName, sizeof d.gcnArchName, target_.str());
   for (int i = 0; i < 8; ++i) d.uuid.bytes[i] = char(p.unique_id >> (8 * i));
   d.totalGlobalMem = gpu_.vram_size ? gpu_.vram_size : n.vram_size();
@@ -191,13 +188,27 @@ void Device::fill_props() {
   d.maxSharedMemoryPerMultiProcessor = d.sharedMemPerBlock;
   d.clockInstructionRate = d.clockRate;
   d.arch = hipDeviceArch_t{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0};
-  // Large BAR: the CPU reaches all of VRAM (amdgpu's vram_cpu_accessible_size covers it).
-  d.isLargeBar = info.visible_vram_size >= info.vram_size ? 1 : 0;
   d.asicRevision = int((p.capability >> kCapAsicRevisionShift) & kCapAsicRevisionMask);
   // HIP's deprecated gcnArch: major * 100 + minor * 10 + stepping, 910 for gfx90a (hipamd
   // hip_device.cpp of ROCm 5.2).
   uint32_t v = p.gfx_target_version;
   to_hip52(d, int(v / 10000 * 100 + v / 100 % 100 * 10 + v % 100), &props52_);
+}
+
+void Device::complete_props() const {
+  std::call_once(driver_once_, [this] {
+    gpu::DriverInfo info;
+    if (const auto& q = gpu_.driver_info(); q) info = *q;
+    else warn_once("device properties", "no GPU info from the render node (name, timer and BAR size left default): " + q.message());
+    if (info.gpu_counter_freq_khz) timestamp_hz_ = uint64_t(info.gpu_counter_freq_khz) * 1000;
+    if (!info.marketing_name.empty()) {
+      copy_name(props_.name, sizeof props_.name, info.marketing_name);
+      copy_name(props52_.name, sizeof props52_.name, info.marketing_name);
+    }
+    // Large BAR: the CPU reaches all of VRAM (amdgpu's vram_cpu_accessible_size covers it).
+    props_.isLargeBar = props52_.isLargeBar = info.visible_vram_size >= info.vram_size ? 1 : 0;
+    driver_done_.store(true, std::memory_order_release);
+  });
 }
 
 hipError_t device_attribute(const Device& dev, hipDeviceAttribute_t a, int* v) {

@@ -67,15 +67,29 @@ class Device {
   int index() const { return index_; }
   const gpu::Device& gpu() const { return gpu_; }
   uint32_t gpu_id() const { return gpu_.gpu_id; }
-  // Every property kfdrt knows, in HIP 6's layout (a superset of HIP 5.2's).
-  const hipDeviceProp_tR0600& props() const { return props_; }
+  // Every property kfdrt knows, in HIP 6's layout (a superset of HIP 5.2's). The first call asks
+  // the render node's driver for the name and the BAR size (complete_props).
+  const hipDeviceProp_tR0600& props() const {
+    if (!driver_done_.load(std::memory_order_acquire)) complete_props();
+    return props_;
+  }
   // The same in HIP 5.2's layout, as hipGetDeviceProperties returns them.
-  const hipDeviceProp_t& props_hip52() const { return props52_; }
+  const hipDeviceProp_t& props_hip52() const {
+    if (!driver_done_.load(std::memory_order_acquire)) complete_props();
+    return props52_;
+  }
+  // The properties from the topology (limits, counts, sizes) without the driver's answers: what
+  // launches, occupancy and the runtime's own set-up read, so that no kernel waits for
+  // libdrm_amdgpu's initialisation. Its name and isLargeBar are not to be read (props() has them).
+  const hipDeviceProp_tR0600& limits() const { return props_; }
   const loader::TargetId& target() const { return target_; }
   queues::Runtime& qrt() { return rt_; }
   mem::Context& memory() { return rt_.memory(); }
   SignalPool& signals() { return signals_; }
-  uint64_t timestamp_hz() const { return timestamp_hz_; }
+  uint64_t timestamp_hz() const {
+    if (!driver_done_.load(std::memory_order_acquire)) complete_props();
+    return timestamp_hz_;
+  }
   uint64_t lds_aperture_hi() const { return gpu_.apertures.lds_base >> 32; }
   uint64_t scratch_aperture_hi() const { return gpu_.apertures.scratch_base >> 32; }
 
@@ -114,14 +128,18 @@ class Device {
 
  private:
   void fill_props();
+  void complete_props() const;  // the driver's part of the properties, once
 
   queues::Runtime& rt_;
   int index_;
   const gpu::Device& gpu_;
-  hipDeviceProp_tR0600 props_{};
-  hipDeviceProp_t props52_{};
+  // The driver's fields (name, isLargeBar, timestamp_hz_) are completed by complete_props.
+  mutable hipDeviceProp_tR0600 props_{};
+  mutable hipDeviceProp_t props52_{};
   loader::TargetId target_;
-  uint64_t timestamp_hz_ = 100000000;
+  mutable uint64_t timestamp_hz_ = 100000000;
+  mutable std::once_flag driver_once_;
+  mutable std::atomic<bool> driver_done_{false};
   SignalPool signals_;
   std::atomic<unsigned> flags_{0};
 

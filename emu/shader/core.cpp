@@ -91,7 +91,9 @@ class Core {
       : target(t), code(t), nworkers(workers), cus(compute_units) {
     require_host_isa();
     if (nworkers == 0) nworkers = std::max(1u, std::thread::hardware_concurrency());
-    (void)op_table(t);
+    // Here (the command processor's warm-up, while the host is still setting up) rather than in
+    // the first decode; the opcode table itself fills as it is used.
+    prepare_decoder(t);
   }
   Target target;
   DecodeCache code;

@@ -3,8 +3,10 @@
 #include "emu/shader/decode.h"
 
 #include "emu/shader/guest.h"
+#include "emu/shader/opnames.h"
 
 #include <algorithm>
+#include <new>
 #include <cstdio>
 
 namespace emu::shader {
@@ -280,9 +282,9 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   const OpTable& tab = op_table(t);
   // MIMG (bits 31:26 = 0x3C, 64 bits, opcode in 24:18): image instructions are decoded to be
   // named as unimplemented, not reported as invalid encodings.
-  if (e == Enc::Invalid && (d0 >> 26) == 0x3C && avail >= 2 && tab.mimg[(d0 >> 18) & 0x7F]) {
+  if (e == Enc::Invalid && (d0 >> 26) == 0x3C && avail >= 2 && tab.name(kMimgRow, (d0 >> 18) & 0x7F)) {
     in.op = static_cast<uint16_t>((d0 >> 18) & 0x7F);
-    in.name = tab.mimg[in.op];
+    in.name = tab.name(kMimgRow, in.op);
     in.size = 8;
     in.raw[1] = dw[1];
     in.exec = exec_unimplemented;
@@ -291,7 +293,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }
   unsigned row = table_row(e, d0), op = opcode_of(e, d0);
   in.op = static_cast<uint16_t>(op);
-  in.name = e == Enc::MTBUF ? kMtbufNames[op & 15] : tab.names[row][op];
+  in.name = e == Enc::MTBUF ? kMtbufNames[op & 15] : tab.name(row, op);
   bool eight = e == Enc::SMEM || e == Enc::VOP3 || e == Enc::VOP3P || e == Enc::DS ||
                e == Enc::FLAT || e == Enc::MUBUF || e == Enc::MTBUF;
   if (eight && avail < 2) {  // the second dword is past the end of the mapped code
@@ -301,7 +303,8 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   }
   uint32_t d1 = avail > 1 ? dw[1] : 0;
   if (!in.name) { in.name = "<invalid>"; in.size = eight ? 8 : 4; in.raw[1] = d1; in.exec = exec_invalid; return false; }
-  in.exec = e != Enc::MTBUF && tab.fns[row][op] ? tab.fns[row][op] : exec_unimplemented;
+  const ExecFn fn = e != Enc::MTBUF ? tab.fn(row, op) : nullptr;
+  in.exec = fn ? fn : exec_unimplemented;
   switch (e) {
     case Enc::SOP2: case Enc::SOPK: case Enc::SOP1: case Enc::SOPC: case Enc::SOPP:
       decode_salu(e, d0, in);
@@ -364,7 +367,7 @@ const Inst* DecodeCache::fetch_slow(Wave& w, uint64_t pc) {
   decode(target_, dw, avail, in);
   std::lock_guard lock(mu_);
   if (!p->ready[slot].load(std::memory_order_relaxed)) {
-    p->inst[slot] = in;
+    new (&p->inst[slot]) Inst(in);
     // The snapshot vouches only for slots inside the page whose bytes it holds.
     const unsigned n = in.size ? in.size : 4;
     if (p->snap && (4 * slot + n > 4096 || std::memcmp(p->bytes + 4 * slot, dw, n) != 0)) p->snap = false;

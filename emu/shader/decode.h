@@ -2,6 +2,7 @@
 // Decoder of gfx9 machine code into Inst, opcode name tables per target, and the decode cache.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -11,13 +12,42 @@
 
 namespace emu::shader {
 
-// Opcode names and handlers of one target, indexed by encoding and opcode.
-struct OpTable {
-  const char* names[16][1024] = {};
-  ExecFn fns[16][1024] = {};
-  const char* mimg[128] = {};  // image instructions: named only (none is implemented)
+// Opcode names and handlers of one target, indexed by name row (opnames.h: encoding, then the
+// image row) and opcode. Each entry is looked up when first asked for: a process decodes a few
+// dozen opcodes, and filling all 17 K entries (with the name-to-handler map they need) took half a
+// millisecond of every emulated process's start-up. Thread-safe.
+class OpTable {
+ public:
+  explicit OpTable(Target t);
+  ~OpTable();
+  OpTable(const OpTable&) = delete;
+  OpTable& operator=(const OpTable&) = delete;
+  // The mnemonic (nullptr: no such opcode on the target) and the handler (nullptr: none).
+  const char* name(unsigned row, unsigned op) const {
+    return std::atomic_ref(entry(row, op).name).load(std::memory_order_relaxed);
+  }
+  ExecFn fn(unsigned row, unsigned op) const { return std::atomic_ref(entry(row, op).fn).load(std::memory_order_relaxed); }
+
+ private:
+  // Plain fields (calloc makes them), read and written through std::atomic_ref.
+  struct Entry {
+    uint8_t ready;
+    const char* name;
+    ExecFn fn;
+  };
+  Entry& entry(unsigned row, unsigned op) const {
+    Entry& e = entries_[row * 1024u + op];
+    if (!std::atomic_ref(e.ready).load(std::memory_order_acquire)) resolve(e, row, op);
+    return e;
+  }
+  void resolve(Entry& e, unsigned row, unsigned op) const;
+  Target t_;
+  Entry* entries_;  // zeroed pages from calloc: only the ones holding used entries are touched
 };
 const OpTable& op_table(Target t);
+// Builds what decoding looks names up in (the handler registry, the specialised handlers by
+// name): a core does it when it is made, so that a process's first dispatch does not.
+void prepare_decoder(Target t);
 
 // A handler for this instruction's operand form that needs fewer checks at run time than its
 // opcode's (fast64.cpp), or nullptr. It calls in.slow when the wave's state rules it out.

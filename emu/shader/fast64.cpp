@@ -172,6 +172,8 @@ ExecFn specialize32(const Inst& in) {
 
 }  // namespace
 
+void prepare_specialize() { (void)fast_family_of(""); }
+
 ExecFn specialize(const Inst& in) {
   if (ExecFn f = specialize32(in)) return f;
   return specialize64(in);

@@ -203,15 +203,17 @@ constexpr OpNameGeneration kGfx908Gen{Target::gfx908, &kGfx9Base, kGfx908};
 constexpr OpNameGeneration kGfx90aGen{Target::gfx90a, &kGfx908Gen, kGfx90a};
 constexpr OpNameGeneration kGfx942Gen{Target::gfx942, &kGfx90aGen, kGfx942};
 
-// The base rows split into names (interned: they live as long as the program).
-struct BaseTable {
-  const char* names[kNameRows][kRowOpcodes] = {};
-  const char* rows[kNameRows] = {};  // the rows' copies the names point into
+// One base row split into names (interned: they live as long as the program), on first use: a
+// process names the opcodes of a few rows, and splitting every row (136 KiB of pointers) was a
+// tenth of a millisecond of its start-up.
+struct BaseRow {
+  std::once_flag once;
+  const char** names = nullptr;  // kRowOpcodes entries (kMimgOpcodes in the image row)
 };
 
 // Splits one space-separated row ("-" is no opcode) into row_names[0..max_ops): the names point
 // into a copy of the row whose spaces became NULs (one allocation per row, never freed).
-const char* split_row(const char* row, unsigned max_ops, const char** row_names) {
+void split_row(const char* row, unsigned max_ops, const char** row_names) {
   const size_t n = std::strlen(row);
   char* const copy = new char[n + 1];
   char* p = copy;
@@ -225,19 +227,20 @@ const char* split_row(const char* row, unsigned max_ops, const char** row_names)
     if (!q) break;
     p = q + 1;
   }
-  return copy;
 }
 
-const BaseTable& base_table() {
+// The base table's name of (row, op); row < kNameRows, op within the row.
+const char* base_name(unsigned row, unsigned op) {
   // Never destroyed, names included: engine threads may still decode (and name) instructions
   // while the process runs its exit handlers.
-  static const BaseTable* table = [] {
-    auto* t = new BaseTable;
-    for (unsigned r = 0; r < kEncodingRows; ++r) t->rows[r] = split_row(kBaseOpNames[r], kRowOpcodes, t->names[r]);
-    t->rows[kMimgRow] = split_row(kBaseMimgNames, kMimgOpcodes, t->names[kMimgRow]);
-    return t;
-  }();
-  return *table;
+  static BaseRow* const rows = new BaseRow[kNameRows];
+  BaseRow& r = rows[row];
+  std::call_once(r.once, [&] {
+    const unsigned max_ops = row == kMimgRow ? kMimgOpcodes : kRowOpcodes;
+    r.names = new const char*[max_ops]();
+    split_row(row == kMimgRow ? kBaseMimgNames : kBaseOpNames[row], max_ops, r.names);
+  });
+  return r.names[op];
 }
 
 }  // namespace
@@ -257,13 +260,12 @@ const char* op_name(Target t, unsigned row, unsigned op) {
   for (const OpNameGeneration* g = &op_name_generation(t); g; g = g->parent)
     for (const OpNameDelta& d : g->deltas)
       if (d.row == row && op >= d.first && op <= d.last) return d.name;
-  return base_table().names[row][op];
+  return base_name(row, op);
 }
 
 void op_names(Target t, const char* (*out)[kRowOpcodes]) {
-  const BaseTable& base = base_table();
   for (unsigned r = 0; r < kNameRows; ++r)
-    for (unsigned op = 0; op < kRowOpcodes; ++op) out[r][op] = base.names[r][op];
+    for (unsigned op = 0; op < kRowOpcodes; ++op) out[r][op] = r == kMimgRow && op >= kMimgOpcodes ? nullptr : base_name(r, op);
   // From the generation farthest from t to t's own, so that a nearer one overrides; within one
   // generation the first delta naming an opcode decides (as in op_name), so its deltas go last
   // to first.

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -60,12 +61,19 @@ struct Inst {
   uint8_t plain = 0;
 };
 
+static_assert(std::is_trivially_destructible_v<Inst>, "CodePage never destroys its slots");
+
 // A decoded page of code: 1024 dword slots, filled lazily and published with `ready`.
 struct CodePage {
   uint64_t base = 0;
   std::atomic<uint64_t> epoch{0};  // dispatch epoch in which the slots were last validated
   std::atomic<uint8_t> ready[1024];
-  Inst inst[1024];
+  // A slot's Inst is constructed when it is decoded (DecodeCache::fetch_slow), not with the page:
+  // a kernel decodes a few of the 1024, and writing all 88 KiB at once made every process's first
+  // dispatch fault them in. Inst is trivially destructible.
+  union {
+    Inst inst[1024];
+  };
   // The page's bytes as of the last validation, when the whole page was mapped and every decoded
   // slot lies inside it and matches them (`snap`): revalidation is then one comparison. Guarded
   // by the DecodeCache's mutex.

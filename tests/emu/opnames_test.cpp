@@ -68,7 +68,7 @@ TEST(OpNames, EveryOpcodeOfEveryTargetKeepsItsName) {
         auto it = expected.find({t.name, r, op});
         std::string want = it == expected.end() ? "" : it->second;
         const char* got = emu::shader::op_name(t.t, r, op);
-        const char* built = r == kMimgRow ? tab.mimg[op] : tab.names[r][op];
+        const char* built = tab.name(r, op);
         std::string g = got ? got : "", b = built ? built : "";
         if (g != want || b != want) {
           if (++wrong <= 20)

@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime.h>
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -129,6 +134,74 @@ TEST(HipDevices, PropertiesComeFromTheTopology) {
   EXPECT_EQ(hipDeviceGetName(name, sizeof name, 0), hipSuccess);
   EXPECT_EQ(std::strlen(name), 7u);  // truncated, terminated
   (void)hipGetLastError();
+}
+
+__global__ void set_one(int* p) { *p = 1; }
+
+// The render node of the first GPU in the KFD topology (HIP's device 0), 0 when there is none.
+unsigned first_render_minor() {
+  for (int n = 0; n < 64; ++n) {
+    std::ifstream f("/sys/class/kfd/kfd/topology/nodes/" + std::to_string(n) + "/properties");
+    if (!f) break;
+    std::string key;
+    unsigned long long v = 0, simds = 0, minor = 0;
+    while (f >> key >> v) {
+      if (key == "simd_count") simds = v;
+      if (key == "drm_render_minor") minor = v;
+    }
+    if (simds && minor) return unsigned(minor);
+  }
+  return 0;
+}
+
+// The name and the BAR size are the render node's driver's answers (libdrm_amdgpu, which kfdrt
+// asks only when properties are first read, not to run kernels): asked here of libdrm directly,
+// after a kernel ran, they must be what hipGetDeviceProperties reports.
+TEST(HipDevices, NameAndBarSizeAreTheDriversAfterAKernel) {
+  int* d = nullptr;
+  ASSERT_EQ(hipMalloc(&d, sizeof(int)), hipSuccess);
+  set_one<<<1, 1>>>(d);
+  ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
+  ASSERT_EQ(hipFree(d), hipSuccess);
+
+  const unsigned minor = first_render_minor();
+  ASSERT_NE(minor, 0u) << "no GPU node with a render node in the KFD topology";
+  void* drm = dlopen("libdrm_amdgpu.so.1", RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(drm, nullptr) << dlerror();
+  // <amdgpu.h>: amdgpu_device_initialize, amdgpu_get_marketing_name, amdgpu_query_heap_info
+  // (struct amdgpu_heap_info: heap_size, heap_usage, max_allocation).
+  struct HeapInfo { uint64_t heap_size, heap_usage, max_allocation; };
+  using Init = int (*)(int, uint32_t*, uint32_t*, void**);
+  using Deinit = int (*)(void*);
+  using Name = const char* (*)(void*);
+  using Heap = int (*)(void*, uint32_t, uint32_t, HeapInfo*);
+  auto init = reinterpret_cast<Init>(dlsym(drm, "amdgpu_device_initialize"));
+  auto deinit = reinterpret_cast<Deinit>(dlsym(drm, "amdgpu_device_deinitialize"));
+  auto name = reinterpret_cast<Name>(dlsym(drm, "amdgpu_get_marketing_name"));
+  auto heap = reinterpret_cast<Heap>(dlsym(drm, "amdgpu_query_heap_info"));
+  ASSERT_TRUE(init && deinit && name && heap);
+  const int fd = open(("/dev/dri/renderD" + std::to_string(minor)).c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  uint32_t mj = 0, mn = 0;
+  void* dev = nullptr;
+  ASSERT_EQ(init(fd, &mj, &mn, &dev), 0);
+  constexpr uint32_t kDomainVram = 0x4, kCpuAccessRequired = 1u << 0;  // AMDGPU_GEM_DOMAIN_VRAM, ..._CREATE_CPU_ACCESS_REQUIRED
+  HeapInfo all{}, visible{};
+  ASSERT_EQ(heap(dev, kDomainVram, 0, &all), 0);
+  ASSERT_EQ(heap(dev, kDomainVram, kCpuAccessRequired, &visible), 0);
+  const char* want = name(dev);
+  const std::string want_name = want ? want : "";
+  const int want_large_bar = visible.heap_size >= all.heap_size ? 1 : 0;
+  deinit(dev);
+  close(fd);
+
+  hipDeviceProp_t p;
+  ASSERT_EQ(hipGetDeviceProperties(&p, 0), hipSuccess);
+  if (!want_name.empty()) EXPECT_EQ(std::string(p.name), want_name);
+  EXPECT_EQ(p.isLargeBar, want_large_bar);
+  int v = -1;
+  ASSERT_EQ(hipDeviceGetAttribute(&v, hipDeviceAttributeIsLargeBar, 0), hipSuccess);
+  EXPECT_EQ(v, want_large_bar);
 }
 
 TEST(HipDevices, SynchronizeResetAndFlags) {

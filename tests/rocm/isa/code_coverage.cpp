@@ -58,7 +58,7 @@ void scan_object(const uint8_t* p, size_t size, const std::string& what, Report&
       bool ok = emu::shader::decode(Target::gfx90a, &words[at], unsigned(n - at), in);
       ++r.instructions;
       const auto& tab = emu::shader::op_table(Target::gfx90a);
-      bool implemented = ok && (in.enc == emu::shader::Enc::MTBUF || tab.fns[unsigned(in.enc)][in.op]);
+      bool implemented = ok && (in.enc == emu::shader::Enc::MTBUF || tab.fn(unsigned(in.enc), in.op));
       if (!implemented) {
         char key[128];
         std::snprintf(key, sizeof key, "%s (%08x) in %s", in.name ? in.name : "?", words[at], what.c_str());
