@@ -11,7 +11,39 @@
 #include <cerrno>
 #include <utility>
 
+#include "base/dynlib.h"
+
 namespace kfd {
+
+namespace {
+
+// libdrm_amdgpu, opened on the first query (base::open_library): a process that only runs
+// kernels never maps it (nor libdrm under it).
+struct Drm {
+  decltype(&amdgpu_device_initialize) initialize = nullptr;
+  decltype(&amdgpu_device_deinitialize) deinitialize = nullptr;
+  decltype(&amdgpu_query_gpu_info) query_gpu_info = nullptr;
+  decltype(&amdgpu_query_heap_info) query_heap_info = nullptr;
+  decltype(&amdgpu_get_marketing_name) marketing_name = nullptr;
+};
+
+base::Result<const Drm*> drm() {
+  static Drm d;
+  static std::string error;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    error = base::open_library("libdrm_amdgpu.so.1",
+                               {{"amdgpu_device_initialize", reinterpret_cast<void**>(&d.initialize)},
+                                {"amdgpu_device_deinitialize", reinterpret_cast<void**>(&d.deinitialize)},
+                                {"amdgpu_query_gpu_info", reinterpret_cast<void**>(&d.query_gpu_info)},
+                                {"amdgpu_query_heap_info", reinterpret_cast<void**>(&d.query_heap_info)},
+                                {"amdgpu_get_marketing_name", reinterpret_cast<void**>(&d.marketing_name)}});
+  });
+  if (!error.empty()) return base::Error::msg(error, ELIBACC);
+  return &d;
+}
+
+}  // namespace
 
 base::Result<RenderNode> RenderNode::open(uint32_t minor) {
   const std::string path = "/dev/dri/renderD" + std::to_string(minor);
@@ -42,7 +74,7 @@ RenderNode& RenderNode::operator=(RenderNode&& o) noexcept {
 RenderNode::~RenderNode() { reset(); }
 
 void RenderNode::reset() {
-  if (amdgpu_ && amdgpu_->dev) amdgpu_device_deinitialize(amdgpu_->dev);
+  if (amdgpu_ && amdgpu_->dev) (*drm())->deinitialize(amdgpu_->dev);  // dev: drm() succeeded
   amdgpu_.reset();
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
@@ -51,8 +83,9 @@ void RenderNode::reset() {
 base::Result<amdgpu_device_handle> RenderNode::device() const {
   if (fd_ < 0 || !amdgpu_) return base::Error::msg("render node not open", EBADF);
   Amdgpu& a = *amdgpu_;
+  KFD_ASSIGN(const Drm* d, drm());
   std::call_once(a.once, [&] {
-    const int r = amdgpu_device_initialize(fd_, &a.drm_major, &a.drm_minor, &a.dev);
+    const int r = d->initialize(fd_, &a.drm_major, &a.drm_minor, &a.dev);
     if (r != 0) {
       a.dev = nullptr;
       a.err = -r;
@@ -68,7 +101,8 @@ base::Result<GpuInfo> RenderNode::query() const {
   g.drm_major = amdgpu_->drm_major;
   g.drm_minor = amdgpu_->drm_minor;
   amdgpu_gpu_info info{};
-  int r = amdgpu_query_gpu_info(dev, &info);
+  const Drm* d = *drm();  // device() succeeded
+  int r = d->query_gpu_info(dev, &info);
   if (r != 0) return base::Error::from_errno("amdgpu_query_gpu_info " + path(), -r);
   g.asic_id = info.asic_id;
   g.chip_rev = info.chip_rev;
@@ -81,18 +115,18 @@ base::Result<GpuInfo> RenderNode::query() const {
   g.gpu_counter_freq_khz = info.gpu_counter_freq;
 
   amdgpu_heap_info heap{};
-  r = amdgpu_query_heap_info(dev, AMDGPU_GEM_DOMAIN_VRAM, 0, &heap);
+  r = d->query_heap_info(dev, AMDGPU_GEM_DOMAIN_VRAM, 0, &heap);
   if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(VRAM) " + path(), -r);
   g.vram_size = heap.heap_size;
-  r = amdgpu_query_heap_info(dev, AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED,
+  r = d->query_heap_info(dev, AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED,
                              &heap);
   if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(visible VRAM) " + path(), -r);
   g.visible_vram_size = heap.heap_size;
-  r = amdgpu_query_heap_info(dev, AMDGPU_GEM_DOMAIN_GTT, 0, &heap);
+  r = d->query_heap_info(dev, AMDGPU_GEM_DOMAIN_GTT, 0, &heap);
   if (r != 0) return base::Error::from_errno("amdgpu_query_heap_info(GTT) " + path(), -r);
   g.gtt_size = heap.heap_size;
 
-  if (const char* name = amdgpu_get_marketing_name(dev)) g.marketing_name = name;
+  if (const char* name = d->marketing_name(dev)) g.marketing_name = name;
   return g;
 }
 

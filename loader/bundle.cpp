@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <set>
+#include <string>
 
+#include "base/dynlib.h"
 #include "base/text.h"
 #include "loader/elf.h"
 
@@ -65,21 +68,69 @@ base::Result<Bundle> parse_plain(Bytes b) {
   return out;
 }
 
+// The decompressors, opened on the first compressed bundle (base::open_library): most programs
+// carry uncompressed ones, and linking libz and libzstd cost every process their loading.
+struct Zstd {
+  decltype(&ZSTD_findFrameCompressedSize) frame_size = nullptr;
+  decltype(&ZSTD_isError) is_error = nullptr;
+  decltype(&ZSTD_getErrorName) error_name = nullptr;
+  decltype(&ZSTD_decompress) decompress = nullptr;
+  decltype(&ZSTD_getFrameContentSize) content_size = nullptr;
+  decltype(&ZSTD_decompressBound) bound = nullptr;
+};
+struct Zlib {
+  decltype(&uncompress2) uncompress = nullptr;
+  decltype(&zError) error = nullptr;
+};
+
+template <class T>
+base::Result<const T*> library(const char* soname, std::initializer_list<std::pair<const char*, void**>> symbols,
+                               T& fns, std::once_flag& once, std::string& error) {
+  std::call_once(once, [&] { error = base::open_library(soname, symbols); });
+  if (!error.empty()) return base::Error::msg("compressed offload bundle: " + error, ELIBACC);
+  return &fns;
+}
+
+base::Result<const Zstd*> zstd() {
+  static Zstd z;
+  static std::once_flag once;
+  static std::string error;
+  return library("libzstd.so.1",
+                 {{"ZSTD_findFrameCompressedSize", reinterpret_cast<void**>(&z.frame_size)},
+                  {"ZSTD_isError", reinterpret_cast<void**>(&z.is_error)},
+                  {"ZSTD_getErrorName", reinterpret_cast<void**>(&z.error_name)},
+                  {"ZSTD_decompress", reinterpret_cast<void**>(&z.decompress)},
+                  {"ZSTD_getFrameContentSize", reinterpret_cast<void**>(&z.content_size)},
+                  {"ZSTD_decompressBound", reinterpret_cast<void**>(&z.bound)}},
+                 z, once, error);
+}
+
+base::Result<const Zlib*> zlib() {
+  static Zlib z;
+  static std::once_flag once;
+  static std::string error;
+  return library("libz.so.1",
+                 {{"uncompress2", reinterpret_cast<void**>(&z.uncompress)}, {"zError", reinterpret_cast<void**>(&z.error)}},
+                 z, once, error);
+}
+
 base::Status decompress_into(const CompressedHeader& h, Bytes payload, std::vector<uint8_t>& out) {
   out.resize(h.uncompressed_size);
   if (h.method == 1) {
-    size_t frame = ZSTD_findFrameCompressedSize(payload.data(), payload.size());
-    if (ZSTD_isError(frame)) return field_error("CCOB zstd frame", h.header_size, ZSTD_getErrorName(frame));
-    size_t n = ZSTD_decompress(out.data(), out.size(), payload.data(), frame);
-    if (ZSTD_isError(n)) return field_error("CCOB zstd data", h.header_size, ZSTD_getErrorName(n));
+    KFD_ASSIGN(const Zstd* z, zstd());
+    size_t frame = z->frame_size(payload.data(), payload.size());
+    if (z->is_error(frame)) return field_error("CCOB zstd frame", h.header_size, z->error_name(frame));
+    size_t n = z->decompress(out.data(), out.size(), payload.data(), frame);
+    if (z->is_error(n)) return field_error("CCOB zstd data", h.header_size, z->error_name(n));
     if (n != out.size())
       return field_error("CCOB uncompressed size", 8, "header says " + base::hex(out.size()) + ", data has " + base::hex(n));
     return {};
   }
+  KFD_ASSIGN(const Zlib* z, zlib());
   uLongf n = out.size();
   uLong consumed = payload.size();
-  int rc = uncompress2(out.data(), &n, payload.data(), &consumed);
-  if (rc != Z_OK) return field_error("CCOB zlib data", h.header_size, std::string("inflate failed: ") + zError(rc));
+  int rc = z->uncompress(out.data(), &n, payload.data(), &consumed);
+  if (rc != Z_OK) return field_error("CCOB zlib data", h.header_size, std::string("inflate failed: ") + z->error(rc));
   if (n != out.size())
     return field_error("CCOB uncompressed size", 8, "header says " + base::hex(out.size()) + ", data has " + base::hex(uint64_t(n)));
   return {};
@@ -191,16 +242,16 @@ base::Result<CompressedHeader> parse_compressed_header(Bytes b) {
                                                                " is more than zlib can expand " + base::hex(payload) + " bytes to");
   if (h.method == 1) {
     // A zstd frame states its content size; it must agree (RFC 8878 Frame_Content_Size).
-    unsigned long long fcs = ZSTD_getFrameContentSize(b.data() + h.header_size, payload);
+    KFD_ASSIGN(const Zstd* z, zstd());
+    unsigned long long fcs = z->content_size(b.data() + h.header_size, payload);
     if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR && fcs != h.uncompressed_size)
       return field_error("CCOB uncompressed size", usize_at, base::hex(h.uncompressed_size) +
                                                                  " disagrees with the zstd frame's " + base::hex(fcs));
     // Without a stated size, the block headers still bound what the data can expand to; data
     // whose block headers cannot be walked is rejected here, before anything is allocated.
     // Only the first frame counts: a v1 bundle has no total size, so padding may follow it.
-    size_t frame = ZSTD_findFrameCompressedSize(b.data() + h.header_size, payload);
-    unsigned long long bound = ZSTD_isError(frame) ? ZSTD_CONTENTSIZE_ERROR
-                                                   : ZSTD_decompressBound(b.data() + h.header_size, frame);
+    size_t frame = z->frame_size(b.data() + h.header_size, payload);
+    unsigned long long bound = z->is_error(frame) ? ZSTD_CONTENTSIZE_ERROR : z->bound(b.data() + h.header_size, frame);
     if (bound == ZSTD_CONTENTSIZE_ERROR)
       return field_error("CCOB zstd frame", h.header_size, "not a complete zstd frame, so uncompressed size " +
                                                                base::hex(h.uncompressed_size) + " cannot be checked");
