@@ -6,11 +6,10 @@
 
 namespace emu {
 
-// The private directory holding the emulated tree (created on first use).
-const std::string& sysfs_root();
 // If `path` names an emulated sysfs entry, sets *out to the real file that stands for it.
 bool sysfs_translate(const char* path, std::string* out);
-// Removes the private tree (at exit of the process that made it).
+// Removes the parts this process had to write privately (at its exit); the shared parts stay for
+// the user's later processes.
 void sysfs_cleanup();
 
 }  // namespace emu
