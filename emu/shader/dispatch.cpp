@@ -6,6 +6,10 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "pm4/aql.h"
 #include "pm4/kernel_descriptor.h"
@@ -343,7 +347,14 @@ void init_vgprs(const Launch& l, const uint32_t size[3], unsigned wave, Wave& w)
 // A wave's state at its start, keeping what a worker's storage holds for the whole dispatch:
 // the translation cache and the code page (DispatchCtx::epoch).
 void reset_wave(Wave& w) {
+#if defined(__AVX2__)
+  // 512 bytes in 16 stores: GCC's memset here is `rep stosq`, whose start-up cost was a third
+  // of a workgroup's set-up.
+  const __m256i z = _mm256_setzero_si256();
+  for (size_t i = 0; i < sizeof w.s; i += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(reinterpret_cast<char*>(w.s) + i), z);
+#else
   std::memset(w.s, 0, sizeof w.s);
+#endif
   w.pc = 0;
   w.scc = false;
   w.state = WaveState::Running;
