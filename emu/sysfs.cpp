@@ -61,23 +61,29 @@ void mkdirs(std::set<std::string>& made, const std::string& path) {
   made.insert(path);
 }
 
-void write_part(const std::string& root, const Part& part) {
+// Whether every file and link was written whole (a full file system): only a complete part is
+// shared, since later processes would take an incomplete one as it is.
+bool write_part(const std::string& root, const Part& part) {
   std::set<std::string> made{root};
+  bool whole = true;
   for (const auto& d : part.dirs) mkdirs(made, root + "/" + d);
   for (const auto& [path, text] : part.files) {
     const std::string full = root + "/" + path;
     mkdirs(made, full.substr(0, full.rfind('/')));
     int fd = real_open(full.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) continue;
-    ssize_t w = write(fd, text.data(), text.size());
-    (void)w;
-    close(fd);
+    if (fd < 0) {
+      whole = false;
+      continue;
+    }
+    const ssize_t w = write(fd, text.data(), text.size());
+    if (w != ssize_t(text.size()) || close(fd) != 0) whole = false;
   }
   for (const auto& [path, target] : part.links) {
     const std::string full = root + "/" + path;
     mkdirs(made, full.substr(0, full.rfind('/')));
-    if (symlink(target.c_str(), full.c_str()) != 0) continue;
+    if (symlink(target.c_str(), full.c_str()) != 0) whole = false;
   }
+  return whole;
 }
 
 // A shared part is usable when it is a directory of this user that no one else may write.
@@ -164,14 +170,15 @@ std::string materialise(const char* name, const Part& part) {
     // renamed into place; another process may have done the same meanwhile.
     std::string tmp = std::string(dir) + "/kfdemu-sysfs-" + std::to_string(getpid()) + "-XXXXXX";
     if (!mkdtemp(tmp.data())) continue;
-    write_part(tmp, part);
+    const bool whole = write_part(tmp, part);
     chmod(tmp.c_str(), 0755);
-    if (rename(tmp.c_str(), shared.c_str()) == 0) return shared;
+    if (whole && rename(tmp.c_str(), shared.c_str()) == 0) return shared;
     if (usable(shared)) {
       remove_tree(tmp);
       return shared;
     }
-    std::lock_guard lk(g_private_mu);  // the shared name is someone else's: ours stays private
+    // Incomplete, or the shared name is someone else's: ours stays private (removed at exit).
+    std::lock_guard lk(g_private_mu);
     g_private.push_back(tmp);
     g_private_owner = getpid();
     return tmp;
