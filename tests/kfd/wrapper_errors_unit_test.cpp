@@ -10,9 +10,26 @@
 #include <string>
 #include <vector>
 
+#include "base/dynlib.h"
 #include "kfd/kfd.h"
 
 namespace {
+
+// base::open_library (how libdrm_amdgpu and the decompressors are opened): a missing library or
+// symbol is an error that names it; a found symbol's address is in its slot.
+TEST(OpenLibrary, NamesTheMissingLibraryOrSymbol) {
+  void* fn = nullptr;
+  std::string e = base::open_library("libkfdrt-no-such-library.so.9", {{"strlen", &fn}});
+  EXPECT_NE(e.find("cannot open libkfdrt-no-such-library.so.9"), std::string::npos) << e;
+  EXPECT_EQ(fn, nullptr);
+  e = base::open_library("libc.so.6", {{"strlen", &fn}, {"kfdrt_no_such_symbol", &fn}});
+  EXPECT_EQ(e, "libc.so.6 has no symbol kfdrt_no_such_symbol");
+  fn = nullptr;
+  e = base::open_library("libc.so.6", {{"strlen", &fn}});
+  EXPECT_EQ(e, "");
+  ASSERT_NE(fn, nullptr);
+  EXPECT_EQ(reinterpret_cast<size_t (*)(const char*)>(fn)("four"), 4u);
+}
 
 // The message must read "<ioctl>: <errno text> (<argument values>)" with the given errno.
 ::testing::AssertionResult names_ioctl(const base::Error& e, const std::string& op, int err) {
