@@ -6,6 +6,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -37,10 +39,57 @@ std::string op_label(uint32_t dw0) {
 
 void charge(uint64_t* budget, uint64_t bytes) { *budget = bytes >= *budget ? 0 : *budget - bytes; }
 
-// A COPY_LINEAR at least this long streams: source and destination together (4 MiB) fill a
-// core's L2 on the development host (BENCHMARKS.md: from 2 MiB up, non-temporal stores beat the
-// cached copy there, 16-17 GB/s against 12; at 1 MiB the cached one wins, 26 against 18).
-constexpr uint64_t kStreamingBytes = 2u << 20;
+// The size of one instance of the host cache at `index` of CPU 0 (/sys/devices/system/cpu/cpu0/
+// cache/indexN/{level,type,size}, the kernel's cacheinfo), 0 where there is none.
+uint64_t host_cache_bytes(unsigned level) {
+  for (unsigned i = 0; i < 8; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    auto read = [&](const char* leaf) {
+      std::string v;
+      if (FILE* f = std::fopen((dir + leaf).c_str(), "re")) {
+        char buf[64] = {};
+        if (std::fgets(buf, sizeof buf, f)) v = buf;
+        std::fclose(f);
+      }
+      while (!v.empty() && (v.back() == '\n' || v.back() == ' ')) v.pop_back();
+      return v;
+    };
+    const std::string lv = read("level");
+    if (lv.empty()) break;
+    if (std::strtoul(lv.c_str(), nullptr, 10) != level || read("type") == "Instruction") continue;
+    const std::string sz = read("size");
+    char* end = nullptr;
+    uint64_t n = std::strtoull(sz.c_str(), &end, 10);
+    if (end && (*end == 'K' || *end == 'k')) n <<= 10;
+    else if (end && (*end == 'M' || *end == 'm')) n <<= 20;
+    return n;
+  }
+  return 0;
+}
+
+// A copy at least this long streams past the host's caches (as a DMA engine's writes go to
+// memory); shorter ones stay cached, next to the CPU that uses the data, where a host memcpy of
+// that size runs too. A copy streams once its source and destination together no longer fit the
+// host's fast cache: on AMD's Zen cores that is the L3 of a core complex (a Zen 5 EPYC here: 8
+// MiB copies 62 GB/s cached against 44 streamed, 16 MiB 36 against 43), elsewhere a core's L2
+// (an Intel Xeon with 4 MiB of L2 per core: from 2 MiB, 16-17 GB/s streamed against 12 cached,
+// where its L3 gave no more than memory did); BENCHMARKS.md, "The SDMA engine's streaming
+// threshold from the host's caches". KFDEMU_SDMA_STREAM_MIB sets it (tests stream small copies).
+uint64_t pick_streaming_bytes() {
+  if (const char* e = std::getenv("KFDEMU_SDMA_STREAM_MIB"); e && *e) return std::strtoull(e, nullptr, 10) << 20;
+  uint64_t fast = 0;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("amd")) fast = host_cache_bytes(3);
+#endif
+  if (!fast) fast = host_cache_bytes(2);
+  return fast ? std::max<uint64_t>(fast / 2, 1u << 20) : 2u << 20;
+}
+
+uint64_t streaming_bytes() {
+  static const uint64_t n = pick_streaming_bytes();
+  return n;
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 // The streaming loops: dst 64-byte aligned, n a multiple of 256. Non-temporal stores (Intel SDM
@@ -158,6 +207,7 @@ SdmaEngine::SdmaEngine(Process& p, DeviceState& d, uint32_t index)
 // its creator ran on; the host thread is not restricted, and the scheduler moves it to that CPU
 // once the engine runs elsewhere. A process confined to one CPU keeps the engine there.
 void SdmaEngine::warm_up() {
+  (void)streaming_bytes();  // the host's cache sizes read here, not in the first copy
   if (creator_cpu_ < 0) return;
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -372,10 +422,11 @@ Step SdmaEngine::copy_linear(Queue& q, const uint32_t* p, uint64_t* budget) {
   std::vector<HostSpan>& dst = dst_spans_;
   if (!range(q, c.src, c.bytes, false, "source", &src) || !range(q, c.dst, c.bytes, true, "destination", &dst))
     return Step::Failed;
-  // A copy whose source and destination together fill a core's cache streams past it, as a DMA
-  // engine's writes bypass the CPU's caches; smaller ones stay cached (a host memcpy of that size
-  // runs from the cache, and so does the engine's, next to the CPU that uses the data).
-  if (c.bytes < kStreamingBytes || !stream_spans(dst, src)) dma_copy(dst, src);
+  // A copy split into packets is judged whole: its packets so far count with this one.
+  run_bytes_ = (c.src == run_src_end_ && c.dst == run_dst_end_ ? run_bytes_ : 0) + c.bytes;
+  run_src_end_ = c.src + c.bytes;
+  run_dst_end_ = c.dst + c.bytes;
+  if (run_bytes_ < streaming_bytes() || !stream_spans(dst, src)) dma_copy(dst, src);
   charge(budget, c.bytes);
   return Step::Done;
 }

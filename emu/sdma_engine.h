@@ -60,6 +60,9 @@ class SdmaEngine final : public EngineThread {
   int creator_cpu_ = -1;  // sched_getcpu() of the thread that created the engine
   // The host pieces of a packet's source and destination (kept: no allocation per packet).
   std::vector<HostSpan> src_spans_, dst_spans_;
+  // The run of COPY_LINEAR packets this one continues (each starting where the last one ended at
+  // both ends: one copy split at the packet's size limit) and its bytes so far.
+  uint64_t run_src_end_ = 0, run_dst_end_ = 0, run_bytes_ = 0;
   std::string where() const;  // "SDMA COPY_LINEAR at 0x...": the packet being executed
   bool where_set_ = false;
   uint32_t where_dw0_ = 0;

@@ -121,8 +121,9 @@ TEST_F(Sdma, StatsCountTheEnginesWork) {
   EXPECT_EQ(after.aql_dispatches, before.aql_dispatches) << "no kernel ran";
 }
 
-// Copies from 2 MiB up stream past the host's caches with the widest non-temporal stores the
-// CPU has (KFDEMU_SDMA_STORES narrows them: the suite runs this under each form): every byte
+// Copies from 2 MiB up (KFDEMU_SDMA_STREAM_MIB=2 in the suite) stream past the host's caches with
+// the widest non-temporal stores the CPU has (KFDEMU_SDMA_STORES narrows them: the suite runs this
+// under each form): every byte
 // arrives at any alignment of either end and any length, and no byte around the destination moves.
 TEST_F(Sdma, StreamedCopiesAtAnyAlignmentWriteOnlyTheirBytes) {
   RawQueue& q = queue(kSdma, 65536);
