@@ -104,6 +104,7 @@ struct kfdemu_stats {
   uint64_t pm4_packets, pm4_dispatches;     // PM4 packets (DISPATCH_DIRECTs) it executed
   uint64_t sdma_packets, sdma_copies;       // SDMA packets; COPY_LINEAR/COPY_LINEAR_RECT among them
   uint64_t sdma_copy_bytes, sdma_fills;     // bytes those copies moved; CONSTANT_FILLs
+  uint64_t sdma_streamed_bytes;             // of those bytes, copied past the host's caches
 };
 void kfdemu_get_stats(struct kfdemu_stats* stats);
 

@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -67,15 +68,16 @@ uint64_t host_cache_bytes(unsigned level) {
   return 0;
 }
 
-// A copy at least this long streams past the host's caches (as a DMA engine's writes go to
-// memory); shorter ones stay cached, next to the CPU that uses the data, where a host memcpy of
-// that size runs too. A copy streams once its source and destination together no longer fit the
-// host's fast cache: on AMD's Zen cores that is the L3 of a core complex (a Zen 5 EPYC here: 8
-// MiB copies 62 GB/s cached against 44 streamed, 16 MiB 36 against 43), elsewhere a core's L2
+// The engine's copies stream past the host's caches (as a DMA engine's writes go to memory) once
+// the bytes its recent copies touched, this one's included, no longer fit the host's fast cache;
+// until then they stay cached, next to the CPU that uses the data, where a host memcpy of that
+// size runs too. The fast cache is a core complex's L3 on AMD's Zen cores (a Zen 5 EPYC here:
+// 8 MiB copies 62 GB/s cached against 44 streamed, 16 MiB 36 against 43), elsewhere a core's L2
 // (an Intel Xeon with 4 MiB of L2 per core: from 2 MiB, 16-17 GB/s streamed against 12 cached,
-// where its L3 gave no more than memory did); BENCHMARKS.md, "The SDMA engine's streaming
-// threshold from the host's caches". KFDEMU_SDMA_STREAM_MIB sets it (tests stream small copies).
-uint64_t pick_streaming_bytes() {
+// where its L3 gave no more than memory did); BENCHMARKS.md, "The SDMA engine's copies: cached or
+// streamed by their footprint". KFDEMU_SDMA_STREAM_MIB sets that footprint (tests stream small
+// copies).
+uint64_t pick_stream_footprint() {
   if (const char* e = std::getenv("KFDEMU_SDMA_STREAM_MIB"); e && *e) return std::strtoull(e, nullptr, 10) << 20;
   uint64_t fast = 0;
 #if defined(__x86_64__) || defined(__i386__)
@@ -83,13 +85,17 @@ uint64_t pick_streaming_bytes() {
   if (__builtin_cpu_is("amd")) fast = host_cache_bytes(3);
 #endif
   if (!fast) fast = host_cache_bytes(2);
-  return fast ? std::max<uint64_t>(fast / 2, 1u << 20) : 2u << 20;
+  return fast ? std::max<uint64_t>(fast, 2u << 20) : 4u << 20;
 }
 
-uint64_t streaming_bytes() {
-  static const uint64_t n = pick_streaming_bytes();
+uint64_t stream_footprint() {
+  static const uint64_t n = pick_stream_footprint();
   return n;
 }
+
+// Only packets this long stream (shorter ones, a pipeline's small pieces among them, are cheaper
+// cached: a 1 MiB copy 26 GB/s cached against 18 streamed on the Xeon).
+uint64_t stream_min_packet() { return std::min<uint64_t>(1u << 20, stream_footprint() / 2); }
 
 #if defined(__x86_64__) || defined(__i386__)
 // The streaming loops: dst 64-byte aligned, n a multiple of 256. Non-temporal stores (Intel SDM
@@ -207,7 +213,7 @@ SdmaEngine::SdmaEngine(Process& p, DeviceState& d, uint32_t index)
 // its creator ran on; the host thread is not restricted, and the scheduler moves it to that CPU
 // once the engine runs elsewhere. A process confined to one CPU keeps the engine there.
 void SdmaEngine::warm_up() {
-  (void)streaming_bytes();  // the host's cache sizes read here, not in the first copy
+  (void)stream_footprint();  // the host's cache sizes read here, not in the first copy
   if (creator_cpu_ < 0) return;
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -415,6 +421,31 @@ Step SdmaEngine::packet(Queue& q, const uint32_t* p, uint32_t n, uint64_t va, bo
   }
 }
 
+uint64_t SdmaEngine::footprint_with(uint64_t src, uint64_t dst, uint64_t bytes) const {
+  std::array<Touched, kRecentRanges + 2> r;
+  size_t n = 0;
+  for (const Touched& t : recent_)
+    if (t.end > t.begin) r[n++] = t;
+  r[n++] = {src, src + bytes};
+  r[n++] = {dst, dst + bytes};
+  std::sort(r.begin(), r.begin() + n, [](const Touched& a, const Touched& b) { return a.begin < b.begin; });
+  uint64_t total = 0, begin = r[0].begin, end = r[0].end;
+  for (size_t i = 1; i < n; ++i) {
+    if (r[i].begin > end) {
+      total += end - begin;
+      begin = r[i].begin;
+    }
+    end = std::max(end, r[i].end);
+  }
+  return total + (end - begin);
+}
+
+void SdmaEngine::remember(uint64_t src, uint64_t dst, uint64_t bytes) {
+  recent_[recent_next_] = {src, src + bytes};
+  recent_[recent_next_ + 1] = {dst, dst + bytes};
+  recent_next_ = (recent_next_ + 2) % kRecentRanges;
+}
+
 Step SdmaEngine::copy_linear(Queue& q, const uint32_t* p, uint64_t* budget) {
   const CopyLinear c = decode_copy_linear(p, *family_);
   if (p[2]) return error(q, "DST_SWAP/SRC_SWAP (dword 2 = " + hex(p[2]) + "): byte swapping is not implemented by the emulator");
@@ -422,11 +453,10 @@ Step SdmaEngine::copy_linear(Queue& q, const uint32_t* p, uint64_t* budget) {
   std::vector<HostSpan>& dst = dst_spans_;
   if (!range(q, c.src, c.bytes, false, "source", &src) || !range(q, c.dst, c.bytes, true, "destination", &dst))
     return Step::Failed;
-  // A copy split into packets is judged whole: its packets so far count with this one.
-  run_bytes_ = (c.src == run_src_end_ && c.dst == run_dst_end_ ? run_bytes_ : 0) + c.bytes;
-  run_src_end_ = c.src + c.bytes;
-  run_dst_end_ = c.dst + c.bytes;
-  if (run_bytes_ < streaming_bytes() || !stream_spans(dst, src)) dma_copy(dst, src);
+  const bool stream = c.bytes >= stream_min_packet() && footprint_with(c.src, c.dst, c.bytes) >= stream_footprint();
+  remember(c.src, c.dst, c.bytes);
+  if (stream && stream_spans(dst, src)) stats::bump(stats::counters().sdma_streamed_bytes, c.bytes);
+  else dma_copy(dst, src);
   charge(budget, c.bytes);
   return Step::Done;
 }

@@ -2,6 +2,7 @@
 // An emulated SDMA engine: its own thread serving the SDMA queues amdkfd assigned to it, executing SDMA v4 packets.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -60,9 +61,16 @@ class SdmaEngine final : public EngineThread {
   int creator_cpu_ = -1;  // sched_getcpu() of the thread that created the engine
   // The host pieces of a packet's source and destination (kept: no allocation per packet).
   std::vector<HostSpan> src_spans_, dst_spans_;
-  // The run of COPY_LINEAR packets this one continues (each starting where the last one ended at
-  // both ends: one copy split at the packet's size limit) and its bytes so far.
-  uint64_t run_src_end_ = 0, run_dst_end_ = 0, run_bytes_ = 0;
+  // The address ranges (source and destination) of the engine's last copies: the bytes they and
+  // a new copy touch decide whether it streams past the host's caches.
+  struct Touched {
+    uint64_t begin = 0, end = 0;
+  };
+  static constexpr size_t kRecentRanges = 32;  // 16 copies
+  std::array<Touched, kRecentRanges> recent_{};
+  size_t recent_next_ = 0;
+  uint64_t footprint_with(uint64_t src, uint64_t dst, uint64_t bytes) const;
+  void remember(uint64_t src, uint64_t dst, uint64_t bytes);
   std::string where() const;  // "SDMA COPY_LINEAR at 0x...": the packet being executed
   bool where_set_ = false;
   uint32_t where_dw0_ = 0;

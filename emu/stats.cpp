@@ -28,6 +28,7 @@ void fill(kfdemu_stats* s) {
   s->sdma_copies = c.sdma_copies.load(std::memory_order_relaxed);
   s->sdma_copy_bytes = c.sdma_copy_bytes.load(std::memory_order_relaxed);
   s->sdma_fills = c.sdma_fills.load(std::memory_order_relaxed);
+  s->sdma_streamed_bytes = c.sdma_streamed_bytes.load(std::memory_order_relaxed);
 }
 
 // KFDEMU_STATS=path ("%p" stands for the pid): the counters as one JSON object, at exit.
@@ -46,13 +47,14 @@ void report() {
   std::fprintf(f,
                "{\"queues_aql\":%llu,\"queues_pm4\":%llu,\"queues_sdma\":%llu,\"queues_sdma_xgmi\":%llu,"
                "\"aql_packets\":%llu,\"aql_dispatches\":%llu,\"pm4_packets\":%llu,\"pm4_dispatches\":%llu,"
-               "\"sdma_packets\":%llu,\"sdma_copies\":%llu,\"sdma_copy_bytes\":%llu,\"sdma_fills\":%llu}\n",
+               "\"sdma_packets\":%llu,\"sdma_copies\":%llu,\"sdma_copy_bytes\":%llu,\"sdma_fills\":%llu,\"sdma_streamed_bytes\":%llu}\n",
                (unsigned long long)s.queues_aql, (unsigned long long)s.queues_pm4,
                (unsigned long long)s.queues_sdma, (unsigned long long)s.queues_sdma_xgmi,
                (unsigned long long)s.aql_packets, (unsigned long long)s.aql_dispatches,
                (unsigned long long)s.pm4_packets, (unsigned long long)s.pm4_dispatches,
                (unsigned long long)s.sdma_packets, (unsigned long long)s.sdma_copies,
-               (unsigned long long)s.sdma_copy_bytes, (unsigned long long)s.sdma_fills);
+               (unsigned long long)s.sdma_copy_bytes, (unsigned long long)s.sdma_fills,
+               (unsigned long long)s.sdma_streamed_bytes);
   std::fclose(f);
 }
 

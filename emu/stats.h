@@ -13,6 +13,7 @@ struct Counters {
   std::atomic<uint64_t> aql_packets{0}, aql_dispatches{0};      // command processor, AQL queues
   std::atomic<uint64_t> pm4_packets{0}, pm4_dispatches{0};      // command processor, PM4 queues
   std::atomic<uint64_t> sdma_packets{0}, sdma_copies{0}, sdma_copy_bytes{0}, sdma_fills{0};
+  std::atomic<uint64_t> sdma_streamed_bytes{0};  // COPY_LINEAR bytes the engine streamed
 };
 Counters& counters();
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <fstream>
 #include <set>
 #include <random>
@@ -119,6 +120,37 @@ TEST_F(Sdma, StatsCountTheEnginesWork) {
   EXPECT_EQ(after.sdma_copy_bytes - before.sdma_copy_bytes, n);
   EXPECT_GE(after.sdma_packets - before.sdma_packets, 3u);
   EXPECT_EQ(after.aql_dispatches, before.aql_dispatches) << "no kernel ran";
+}
+
+// The engine keeps a copy in the host's caches while the bytes its recent copies and this one
+// touch fit the cache it was given (KFDEMU_SDMA_STREAM_MIB: 12 MiB in this test's own process),
+// and streams it past them once they do not; pieces under 1 MiB stay cached.
+TEST_F(Sdma, CopiesStreamOnceTheirFootprintOutgrowsTheCache) {
+  const char* t = std::getenv("KFDEMU_SDMA_STREAM_MIB");
+  if (!t || std::string(t) != "12") GTEST_SKIP() << "run by the suite in a process of its own with KFDEMU_SDMA_STREAM_MIB=12";
+  auto get_stats = reinterpret_cast<void (*)(kfdemu_stats*)>(dlsym(RTLD_DEFAULT, "kfdemu_get_stats"));
+  ASSERT_NE(get_stats, nullptr) << "kfdemu_get_stats: the emulator is not loaded";
+  RawQueue& q = queue(kSdma, 65536);
+  const size_t n = 3u << 20;
+  uint8_t* buf[4];
+  for (int i = 0; i < 4; ++i) {
+    buf[i] = host<uint8_t>(n, i % 2 ? Kind::Gtt : Kind::Vram);
+    std::memset(buf[i], 0x10 * (i + 1), n);
+  }
+  auto* f = host<uint32_t>(1);
+  uint32_t fence_value = 0;
+  auto streamed = [&](uint8_t* dst, const uint8_t* src, size_t bytes) -> uint64_t {
+    kfdemu_stats before{}, after{};
+    get_stats(&before);
+    q.submit(copy(va(dst), va(src), bytes) + fence(f, ++fence_value));
+    EXPECT_TRUE(fenced(f, fence_value));
+    EXPECT_EQ(std::memcmp(dst, src, bytes), 0);
+    get_stats(&after);
+    return after.sdma_streamed_bytes - before.sdma_streamed_bytes;
+  };
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(streamed(buf[1], buf[0], n), 0u) << "6 MiB touched: cached (copy " << i << ")";
+  EXPECT_EQ(streamed(buf[3], buf[2], n), n) << "12 MiB touched with the last copies: streamed";
+  EXPECT_EQ(streamed(buf[2], buf[0], 512u << 10), 0u) << "a 512 KiB piece stays cached";
 }
 
 // Copies from 2 MiB up (KFDEMU_SDMA_STREAM_MIB=2 in the suite) stream past the host's caches with
