@@ -214,7 +214,7 @@ bool tc_atomic(uint8_t* host, uint32_t op, uint64_t src, uint64_t cmp) {
 // ---- EngineThread ----------------------------------------------------------------------------
 
 EngineThread::EngineThread(Process& p, DeviceState& d)
-    : p_(p), d_(d), family_(pm4::family_for(d.model->target->gfx_target_version)) {
+    : p_(p), d_(d), family_(pm4::family_for(d.model->target->gfx_target_version)), creator_cpu_(sched_getcpu()) {
   if (!family_) family_ = pm4::family_for(pm4::gfx_target_version_of("gfx900"));  // the gfx9 baseline
 }
 
@@ -255,11 +255,33 @@ void EngineThread::remove_queue(const std::shared_ptr<Queue>& q) {
   std::lock_guard<std::mutex> qk(q->busy);  // wait for a packet in flight
 }
 
+// A GPU's engines (its command processor, its DMA engines) are hardware of their own: they never
+// take a CPU from the host threads that give them work. The emulated ones are host threads, and
+// Linux's scheduler places a new thread and wakes a sleeping one where it sees fit, on the CPU of
+// the thread that woke it among others (wake_affine() in kernel/sched/fair.c): then the host's
+// part of a pipelined copy and the engine's part, or a launch and the command processor that
+// runs it, take turns on one CPU while another idles, a context switch per hand-off (a launch and
+// synchronize took 4.7 us so against 1.3 us on two CPUs, BENCHMARKS.md "The command processor
+// off the host's CPU"). So, when the process may run on two CPUs or more, an engine runs on all
+// of them but the one its creator (the thread that opened the device, or made the engine's first
+// queue) ran on; host threads are not restricted, and the scheduler moves them to that CPU once
+// the engines run elsewhere. A process confined to one CPU keeps its engines there. The shader
+// core's worker threads, started by the command processor, go back to the process's CPUs.
+void EngineThread::leave_creators_cpu() {
+  if (creator_cpu_ < 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0 || !CPU_ISSET(creator_cpu_, &set) || CPU_COUNT(&set) < 2) return;
+  CPU_CLR(creator_cpu_, &set);
+  (void)sched_setaffinity(0, sizeof set, &set);  // best effort: a refusal leaves the engine unrestricted
+}
+
 void EngineThread::run() {
   // The sleeps of the idle back-off are short: without this, each one lasts the default 50 us
   // timer slack longer than asked.
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   prctl(PR_SET_NAME, "kfdemu-engine", 0, 0, 0);  // tells the engines apart in profiles
+  leave_creators_cpu();
   warm_up();
   std::vector<std::shared_ptr<Queue>> snapshot;
   uint64_t seen = ~0ull;

@@ -120,10 +120,13 @@ class EngineThread {
 
  private:
   void run();
+  // Restricts the engine's thread to every CPU the process may use but its creator's (below).
+  void leave_creators_cpu();
   // One idle round: spin, then yield, then sleep longer and longer; `idle_since` is when the
   // engine last made progress (0: not read yet).
   void backoff(unsigned idle_rounds, uint64_t* idle_since);
 
+  int creator_cpu_ = -1;  // sched_getcpu() of the thread that created the engine
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;

@@ -200,26 +200,12 @@ SdmaState& sdma_state(Queue& q) {
 }
 
 SdmaEngine::SdmaEngine(Process& p, DeviceState& d, uint32_t index)
-    : EngineThread(p, d), index_(index), creator_cpu_(sched_getcpu()) {
+    : EngineThread(p, d), index_(index) {
   start();
 }
 
-// A DMA engine is hardware of its own: it never takes a CPU from the thread that gave it work.
-// The emulated one is a host thread, and Linux's scheduler may wake it on the CPU of the thread
-// that woke it (wake_affine() in kernel/sched/fair.c): then the host's part of a pipelined copy
-// (filling or draining staging buffers) and the engine's part take turns on one CPU while
-// another idles.
-// So, when the process may run on two CPUs or more, the engine runs on all of them but the one
-// its creator ran on; the host thread is not restricted, and the scheduler moves it to that CPU
-// once the engine runs elsewhere. A process confined to one CPU keeps the engine there.
 void SdmaEngine::warm_up() {
   (void)stream_footprint();  // the host's cache sizes read here, not in the first copy
-  if (creator_cpu_ < 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0 || !CPU_ISSET(creator_cpu_, &set) || CPU_COUNT(&set) < 2) return;
-  CPU_CLR(creator_cpu_, &set);
-  (void)sched_setaffinity(0, sizeof set, &set);  // best effort: a refusal leaves the engine unrestricted
 }
 
 SdmaEngine::~SdmaEngine() { stop(); }

@@ -58,7 +58,6 @@ class SdmaEngine final : public EngineThread {
   Step error(Queue& q, const std::string& why);
 
   uint32_t index_;
-  int creator_cpu_ = -1;  // sched_getcpu() of the thread that created the engine
   // The host pieces of a packet's source and destination (kept: no allocation per packet).
   std::vector<HostSpan> src_spans_, dst_spans_;
   // The address ranges (source and destination) of the engine's last copies: the bytes they and

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ShaderCore: takes a dispatch (AQL packet or PM4 registers) and runs its workgroups, co-resident as a GPU holds them, on worker threads.
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -17,6 +19,17 @@
 #include "emu/shader/gws.h"
 
 namespace emu::shader {
+
+namespace {
+// A worker thread may use every CPU the process's main thread may: the command processor that
+// starts it keeps off its creator's CPU (emu/command_processor.cpp, leave_creators_cpu), and a
+// new thread inherits that restriction, which would put every worker on the CPUs left.
+void use_process_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(getpid(), sizeof set, &set) == 0) (void)sched_setaffinity(0, sizeof set, &set);
+}
+}  // namespace
 
 // Persistent host threads for multi-workgroup dispatches (thread start-up would otherwise
 // dominate small dispatches). The calling thread takes part as worker 0.
@@ -50,6 +63,7 @@ class Pool {
 
  private:
   void loop(unsigned idx) {
+    use_process_cpus();
     uint64_t seen = 0;
     for (;;) {
       std::unique_lock l(mu_);
@@ -350,7 +364,11 @@ Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
       core.pool.run(n, job);
     } else {  // another dispatch holds the pool: use short-lived threads
       std::vector<std::thread> threads;
-      for (unsigned i = 1; i < n; ++i) threads.emplace_back(job, i);
+      for (unsigned i = 1; i < n; ++i)
+        threads.emplace_back([&job, i] {
+          use_process_cpus();
+          job(i);
+        });
       job(0);
       for (auto& t : threads) t.join();
     }

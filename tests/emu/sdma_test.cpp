@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The SDMA engines on raw SDMA queues made with CREATE_QUEUE: every packet ROCm and kfdtest use, ring wrap, polls that do not hold an engine, concurrent queues, errors and page faults on each engine.
 #include <dirent.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include <dlfcn.h>
 #include <sched.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <chrono>
+#include <cerrno>
 #include <string>
 #include <fstream>
 #include <set>
@@ -486,7 +490,7 @@ TEST_F(Sdma, EngineThreadRunsOffItsCreatorsCpu) {
     auto* out = host<uint32_t>(1);
     q.submit(fence(out, 1));
     ASSERT_TRUE(fenced(out, 1));  // the engine served the queue: its thread set its affinity first
-    // The new threads: the SDMA engine's, and others the emulator may start with it.
+    // The new threads: the SDMA engine's, and the command processor's when the device opened here.
     int fresh = 0, off = 0;
     std::string masks;
     for (pid_t t : engine_threads()) {
@@ -499,10 +503,53 @@ TEST_F(Sdma, EngineThreadRunsOffItsCreatorsCpu) {
       if (!CPU_ISSET(cpu, &set) && CPU_COUNT(&set) == CPU_COUNT(&all) - 1) ++off;
     }
     if (fresh == 0) GTEST_SKIP() << "no new SDMA engine thread: the engine outlived its queues";
-    EXPECT_EQ(off, 1) << "new engine threads (id:CPUs, +/- creator's CPU " << cpu << " allowed):" << masks;
+    // Every new engine thread keeps off that CPU (the command processor too, when this test opened
+    // the device).
+    EXPECT_EQ(off, fresh) << "new engine threads (id:CPUs, +/- creator's CPU " << cpu << " allowed):" << masks;
     return;
   }
   GTEST_SKIP() << "the test thread kept moving between CPUs";
+}
+
+// The command processor's thread, started when /dev/kfd is opened, keeps off the CPU of the
+// thread that opened it (a GPU's command processor never takes the host's CPU), when the process
+// may use two CPUs or more. Runs in a process of its own (emu_engines_cp_affinity).
+TEST(Engines, CommandProcessorRunsOffTheOpenersCpu) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU: the engines share it";
+  if (!engine_threads().empty()) GTEST_SKIP() << "the device is open already: run alone (emu_engines_cp_affinity)";
+  // The opener's CPU, read before and after the open (a thread that moved in between is tried
+  // again; pinning it would give the engine its one-CPU mask).
+  int cpu = -1, fd = -1;
+  for (int attempt = 0; attempt < 20 && fd < 0; ++attempt) {
+    for (int i = 0; i < 1000 && !engine_threads().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    cpu = sched_getcpu();
+    fd = open("/dev/kfd", O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0) << "open /dev/kfd: " << std::strerror(errno);
+    if (sched_getcpu() != cpu) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  if (fd < 0) GTEST_SKIP() << "the test thread kept moving between CPUs";
+  // The engine restricts itself first thing on its thread: wait for it (a second at most).
+  std::string masks;
+  bool off = false;
+  for (int i = 0; i < 1000 && !off; ++i) {
+    masks.clear();
+    for (pid_t t : engine_threads()) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      if (sched_getaffinity(t, sizeof set, &set) != 0) continue;
+      masks += " " + std::to_string(t) + ":" + std::to_string(CPU_COUNT(&set)) + (CPU_ISSET(cpu, &set) ? "+" : "-");
+      if (!CPU_ISSET(cpu, &set) && CPU_COUNT(&set) == CPU_COUNT(&all) - 1) off = true;
+    }
+    if (!off) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  close(fd);
+  EXPECT_TRUE(off) << "engine threads (id:CPUs, +/- the opener's CPU " << cpu << " allowed):" << masks;
 }
 
 // allocate_sdma_queue: engines x queues-per-engine slots of each type; then ENOMEM.
