@@ -43,17 +43,6 @@ constexpr uint64_t kSpinNs = 200000;
 constexpr uint64_t kYieldNs = 2000000;
 constexpr uint64_t kMinSleepNs = 20000;
 constexpr uint64_t kMaxSleepNs = 1000000;
-// Engines confined to one CPU share it (a 2-CPU host: every engine runs off its creator's CPU, on
-// the other one). There an idle engine that spins or yields takes the CPU from the one that has
-// work (Linux runs them in turns of its scheduling slice, 0.1 to 0.3 ms, and sched_yield does not
-// hand the CPU over), so once it has been quiet this long while another engine made progress
-// within kOthersBusyNs, it sleeps (kickable) instead: a synchronous 4 KiB copy took 2.6 us
-// against 0.8 with the command processor spinning next to the copy engine.
-constexpr uint64_t kShareQuietNs = 20000;
-constexpr uint64_t kOthersBusyNs = 50000;
-constexpr uint64_t kShareSleepNs = 50000;
-// Rounds in which an engine confined to one CPU made progress, all such engines of the process.
-std::atomic<uint64_t> g_narrow_progress{0};
 
 uint64_t now_ns() {
   timespec ts;
@@ -279,14 +268,12 @@ void EngineThread::remove_queue(const std::shared_ptr<Queue>& q) {
 // the engines run elsewhere. A process confined to one CPU keeps its engines there. The shader
 // core's worker threads, started by the command processor, go back to the process's CPUs.
 void EngineThread::leave_creators_cpu() {
+  if (creator_cpu_ < 0) return;
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
-  if (creator_cpu_ >= 0 && CPU_ISSET(creator_cpu_, &set) && CPU_COUNT(&set) >= 2) {
-    CPU_CLR(creator_cpu_, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) return;  // best effort: the engine stays unrestricted
-  }
-  narrow_ = CPU_COUNT(&set) == 1;
+  if (sched_getaffinity(0, sizeof set, &set) != 0 || !CPU_ISSET(creator_cpu_, &set) || CPU_COUNT(&set) < 2) return;
+  CPU_CLR(creator_cpu_, &set);
+  (void)sched_setaffinity(0, sizeof set, &set);  // best effort: a refusal leaves the engine unrestricted
 }
 
 void EngineThread::run() {
@@ -321,10 +308,6 @@ void EngineThread::run() {
     if (progressed) {
       idle = 0;
       idle_since = 0;
-      if (narrow_) {
-        g_narrow_progress.fetch_add(1, std::memory_order_relaxed);
-        ++own_progress_;
-      }
     } else {
       backoff(++idle, &idle_since);
     }
@@ -351,18 +334,6 @@ void EngineThread::backoff(unsigned idle, uint64_t* idle_since) {
   const uint64_t now = now_ns();
   if (*idle_since == 0) *idle_since = now;
   const uint64_t quiet = now - *idle_since;
-  if (narrow_) {
-    const uint64_t others = g_narrow_progress.load(std::memory_order_relaxed) - own_progress_;
-    if (others != others_seen_) {
-      others_seen_ = others;
-      others_at_ = now;
-    }
-    // Only instead of spinning or yielding: an engine quiet for longer sleeps as it would anyway.
-    if (quiet >= kShareQuietNs && quiet < kSpinNs + kYieldNs && others_at_ && now - others_at_ < kOthersBusyNs) {
-      sleep(kShareSleepNs, idle_since);
-      return;
-    }
-  }
   if (quiet < kSpinNs) {
     // A yield now and then: on a host with more runnable threads than cores, the thread about
     // to give this engine its next packet may be queued behind it on this core.
@@ -371,20 +342,17 @@ void EngineThread::backoff(unsigned idle, uint64_t* idle_since) {
   } else if (quiet < kSpinNs + kYieldNs) {
     sched_yield();
   } else {
-    sleep(std::clamp<uint64_t>(quiet / 16, kMinSleepNs, kMaxSleepNs), idle_since);
+    const uint64_t ns = std::clamp<uint64_t>(quiet / 16, kMinSleepNs, kMaxSleepNs);
+    const uint64_t kicks = kicks_.load(std::memory_order_relaxed);
+    const uint64_t version = version_.load(std::memory_order_relaxed);
+    std::unique_lock<std::mutex> lk(mu_);
+    sleeping_.store(true, std::memory_order_seq_cst);
+    const bool woken = changed_.wait_for(lk, std::chrono::nanoseconds(ns), [&] {
+      return kicks_.load(std::memory_order_seq_cst) != kicks || version_.load() != version || stop_.load();
+    });
+    sleeping_.store(false, std::memory_order_relaxed);
+    if (woken) *idle_since = 0;  // work is coming (or a queue changed): spin again
   }
-}
-
-void EngineThread::sleep(uint64_t ns, uint64_t* idle_since) {
-  const uint64_t kicks = kicks_.load(std::memory_order_relaxed);
-  const uint64_t version = version_.load(std::memory_order_relaxed);
-  std::unique_lock<std::mutex> lk(mu_);
-  sleeping_.store(true, std::memory_order_seq_cst);
-  const bool woken = changed_.wait_for(lk, std::chrono::nanoseconds(ns), [&] {
-    return kicks_.load(std::memory_order_seq_cst) != kicks || version_.load() != version || stop_.load();
-  });
-  sleeping_.store(false, std::memory_order_relaxed);
-  if (woken) *idle_since = 0;  // work is coming (or a queue changed): spin again
 }
 
 uint64_t EngineThread::doorbell(const Queue& q) const {

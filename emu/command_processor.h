@@ -125,12 +125,8 @@ class EngineThread {
   // One idle round: spin, then yield, then sleep longer and longer; `idle_since` is when the
   // engine last made progress (0: not read yet).
   void backoff(unsigned idle_rounds, uint64_t* idle_since);
-  // Sleeps up to ns, or until kicked or the queue set changes (then *idle_since restarts).
-  void sleep(uint64_t ns, uint64_t* idle_since);
 
   int creator_cpu_ = -1;  // sched_getcpu() of the thread that created the engine
-  bool narrow_ = false;   // confined to one CPU (shared with the process's other engines)
-  uint64_t own_progress_ = 0, others_seen_ = 0, others_at_ = 0;  // g_narrow_progress bookkeeping
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
