@@ -28,19 +28,14 @@ struct Drm {
 };
 
 base::Result<const Drm*> drm() {
-  static Drm d;
-  static std::string error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    error = base::open_library("libdrm_amdgpu.so.1",
-                               {{"amdgpu_device_initialize", reinterpret_cast<void**>(&d.initialize)},
-                                {"amdgpu_device_deinitialize", reinterpret_cast<void**>(&d.deinitialize)},
-                                {"amdgpu_query_gpu_info", reinterpret_cast<void**>(&d.query_gpu_info)},
-                                {"amdgpu_query_heap_info", reinterpret_cast<void**>(&d.query_heap_info)},
-                                {"amdgpu_get_marketing_name", reinterpret_cast<void**>(&d.marketing_name)}});
+  return base::open_once<Drm>([](Drm& d) {
+    return base::open_library("libdrm_amdgpu.so.1",
+                              {{"amdgpu_device_initialize", reinterpret_cast<void**>(&d.initialize)},
+                               {"amdgpu_device_deinitialize", reinterpret_cast<void**>(&d.deinitialize)},
+                               {"amdgpu_query_gpu_info", reinterpret_cast<void**>(&d.query_gpu_info)},
+                               {"amdgpu_query_heap_info", reinterpret_cast<void**>(&d.query_heap_info)},
+                               {"amdgpu_get_marketing_name", reinterpret_cast<void**>(&d.marketing_name)}});
   });
-  if (!error.empty()) return base::Error::msg(error, ELIBACC);
-  return &d;
 }
 
 }  // namespace

@@ -83,35 +83,27 @@ struct Zlib {
   decltype(&zError) error = nullptr;
 };
 
-template <class T>
-base::Result<const T*> library(const char* soname, std::initializer_list<std::pair<const char*, void**>> symbols,
-                               T& fns, std::once_flag& once, std::string& error) {
-  std::call_once(once, [&] { error = base::open_library(soname, symbols); });
-  if (!error.empty()) return base::Error::msg("compressed offload bundle: " + error, ELIBACC);
-  return &fns;
-}
-
 base::Result<const Zstd*> zstd() {
-  static Zstd z;
-  static std::once_flag once;
-  static std::string error;
-  return library("libzstd.so.1",
-                 {{"ZSTD_findFrameCompressedSize", reinterpret_cast<void**>(&z.frame_size)},
-                  {"ZSTD_isError", reinterpret_cast<void**>(&z.is_error)},
-                  {"ZSTD_getErrorName", reinterpret_cast<void**>(&z.error_name)},
-                  {"ZSTD_decompress", reinterpret_cast<void**>(&z.decompress)},
-                  {"ZSTD_getFrameContentSize", reinterpret_cast<void**>(&z.content_size)},
-                  {"ZSTD_decompressBound", reinterpret_cast<void**>(&z.bound)}},
-                 z, once, error);
+  return base::open_once<Zstd>(
+      [](Zstd& z) {
+        return base::open_library("libzstd.so.1",
+                                  {{"ZSTD_findFrameCompressedSize", reinterpret_cast<void**>(&z.frame_size)},
+                                   {"ZSTD_isError", reinterpret_cast<void**>(&z.is_error)},
+                                   {"ZSTD_getErrorName", reinterpret_cast<void**>(&z.error_name)},
+                                   {"ZSTD_decompress", reinterpret_cast<void**>(&z.decompress)},
+                                   {"ZSTD_getFrameContentSize", reinterpret_cast<void**>(&z.content_size)},
+                                   {"ZSTD_decompressBound", reinterpret_cast<void**>(&z.bound)}});
+      },
+      "compressed offload bundle: ");
 }
 
 base::Result<const Zlib*> zlib() {
-  static Zlib z;
-  static std::once_flag once;
-  static std::string error;
-  return library("libz.so.1",
-                 {{"uncompress2", reinterpret_cast<void**>(&z.uncompress)}, {"zError", reinterpret_cast<void**>(&z.error)}},
-                 z, once, error);
+  return base::open_once<Zlib>(
+      [](Zlib& z) {
+        return base::open_library("libz.so.1", {{"uncompress2", reinterpret_cast<void**>(&z.uncompress)},
+                                                {"zError", reinterpret_cast<void**>(&z.error)}});
+      },
+      "compressed offload bundle: ");
 }
 
 base::Status decompress_into(const CompressedHeader& h, Bytes payload, std::vector<uint8_t>& out) {

@@ -31,6 +31,46 @@ TEST(OpenLibrary, NamesTheMissingLibraryOrSymbol) {
   EXPECT_EQ(reinterpret_cast<size_t (*)(const char*)>(fn)("four"), 4u);
 }
 
+// open_once opens a library on a call site's first call only, and keeps a failure: every call
+// returns it, after the caller's words, with ELIBACC.
+TEST(OpenLibrary, OpenOnceKeepsTheFunctionsOrTheError) {
+  struct Libc {
+    size_t (*strlen)(const char*) = nullptr;
+  };
+  int opened = 0;
+  auto good = [&] {
+    return base::open_once<Libc>([&](Libc& l) {
+      ++opened;
+      return base::open_library("libc.so.6", {{"strlen", reinterpret_cast<void**>(&l.strlen)}});
+    });
+  };
+  for (int i = 0; i < 3; ++i) {
+    auto r = good();
+    ASSERT_TRUE(r.ok()) << r.message();
+    EXPECT_EQ((*r)->strlen("four"), 4u);
+  }
+  EXPECT_EQ(opened, 1);
+  struct Missing {
+    void* fn = nullptr;
+  };
+  int tries = 0;
+  auto bad = [&] {
+    return base::open_once<Missing>(
+        [&](Missing& m) {
+          ++tries;
+          return base::open_library("libkfdrt-no-such-library.so.9", {{"f", &m.fn}});
+        },
+        "test: ");
+  };
+  for (int i = 0; i < 2; ++i) {
+    auto r = bad();
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().err, ELIBACC);
+    EXPECT_EQ(r.message().rfind("test: cannot open libkfdrt-no-such-library.so.9", 0), 0u) << r.message();
+  }
+  EXPECT_EQ(tries, 1);
+}
+
 // The message must read "<ioctl>: <errno text> (<argument values>)" with the given errno.
 ::testing::AssertionResult names_ioctl(const base::Error& e, const std::string& op, int err) {
   const std::string head = op + ": " + std::strerror(err) + " (";
