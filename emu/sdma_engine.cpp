@@ -40,8 +40,9 @@ std::string op_label(uint32_t dw0) {
 
 void charge(uint64_t* budget, uint64_t bytes) { *budget = bytes >= *budget ? 0 : *budget - bytes; }
 
-// The size of one instance of the host cache at `index` of CPU 0 (/sys/devices/system/cpu/cpu0/
-// cache/indexN/{level,type,size}, the kernel's cacheinfo), 0 where there is none.
+// The size of one instance of CPU 0's data or unified cache of `level`
+// (/sys/devices/system/cpu/cpu0/cache/indexN/{level,type,size}, the kernel's cacheinfo), 0 where
+// there is none.
 uint64_t host_cache_bytes(unsigned level) {
   for (unsigned i = 0; i < 8; ++i) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
