@@ -4,6 +4,7 @@
 #include "emu/command_processor.h"
 #include "emu/host_watch.h"
 #include "emu/shader/guest.h"
+#include "emu/shader/host_cpu.h"
 
 #include <sched.h>
 #include <sys/prctl.h>
@@ -109,27 +110,14 @@ uint64_t first_bad_byte(const DeviceState& d, uint64_t va, uint64_t size, bool w
 
 namespace {
 
-#if defined(__x86_64__)
 // REP MOVSB where the CPU announces fast string moves (CPUID.7.0:EBX.ERMS, Intel SDM vol. 1,
 // 7.3.9.3 "Fast-String Operation"; AMD64 APM vol. 3, MOVS): on the hosts measured it is the
 // fastest cached copy of a few KiB and up (a Zen 5 EPYC, 1 MiB: 14.4 us against glibc memmove's
 // 16.5; an Intel Xeon: 24.8 GB/s against 22.4 to 22.9 for AVX2 and AVX-512 loops), as a DMA
 // engine's copy is not a CPU's library call. A forward copy, so only for dst <= src or no overlap.
-bool has_erms() {
-  static const bool erms = [] {
-    unsigned a, b, c, d;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
-    if (a < 7) return false;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-    return ((b >> 9) & 1) != 0;
-  }();
-  return erms;
-}
-#endif
-
 void string_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
 #if defined(__x86_64__)
-  if (n >= 4096 && has_erms()) {
+  if (n >= 4096 && host_cpu().erms) {
     __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
     return;
   }

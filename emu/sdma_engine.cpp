@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The SDMA engine's queue service and its SDMA v4 packets, every byte range checked against the GPU's mappings.
 #include "emu/sdma_engine.h"
+#include "emu/shader/host_cpu.h"
 #include "emu/stats.h"
 #include "emu/tsan_sync.h"
 
@@ -81,10 +82,7 @@ uint64_t host_cache_bytes(unsigned level) {
 uint64_t pick_stream_footprint() {
   if (const char* e = std::getenv("KFDEMU_SDMA_STREAM_MIB"); e && *e) return std::strtoull(e, nullptr, 10) << 20;
   uint64_t fast = 0;
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_is("amd")) fast = host_cache_bytes(3);
-#endif
+  if (host_cpu().amd) fast = host_cache_bytes(3);
   if (!fast) fast = host_cache_bytes(2);
   return fast ? std::max<uint64_t>(fast, 2u << 20) : 4u << 20;
 }
@@ -147,11 +145,10 @@ __attribute__((target("avx512f"))) void stream_loop_avx512(uint8_t* dst, const u
 
 using StreamLoop = void (*)(uint8_t*, const uint8_t*, uint64_t);
 
-// The widest loop this CPU (and its OS: __builtin_cpu_supports checks XCR0 for the AVX states)
-// runs; KFDEMU_SDMA_STORES=sse2|avx2|avx512 narrows it (tests run every form the host has).
+// The widest loop this CPU (and its OS: host_cpu() checks XCR0 for the AVX states) runs;
+// KFDEMU_SDMA_STORES=sse2|avx2|avx512 narrows it (tests run every form the host has).
 StreamLoop pick_stream_loop() {
-  __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2"), avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx2 = host_cpu().avx2, avx512 = host_cpu().avx512f;
   const char* want = std::getenv("KFDEMU_SDMA_STORES");
   const std::string w = want ? want : "";
   if (w == "sse2") return stream_loop_sse2;

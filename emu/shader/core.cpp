@@ -17,6 +17,7 @@
 #include "emu/shader/decode.h"
 #include "emu/shader/dispatch.h"
 #include "emu/shader/gws.h"
+#include "emu/shader/host_cpu.h"
 
 namespace emu::shader {
 
@@ -90,8 +91,8 @@ class Pool {
 // missing, on a CPU without AVX2/FMA/BMI2 rather than dying of SIGILL in a lane loop.
 void require_host_isa() {
 #if defined(EMU_SHADER_X86_V3)
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("bmi2")) {
+  const HostCpu& c = host_cpu();
+  if (!c.avx2 || !c.fma || !c.bmi2) {
     std::fprintf(stderr, "kfdemu: the shader core was built for x86-64-v3 (AVX2, FMA, BMI2) and this CPU "
                  "lacks them; rebuild with -Demu_shader_isa=baseline\n");
     std::abort();

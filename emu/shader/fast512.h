@@ -4,6 +4,7 @@
 // operations on the same lanes, only wider vectors. A partly active wave takes the AVX2 handler.
 #pragma once
 
+#include "emu/shader/host_cpu.h"
 #include "emu/shader/valu64.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && defined(__x86_64__)
@@ -74,13 +75,7 @@ __attribute__((target("avx512f"))) inline void copy512(uint32_t* d, const uint32
 }
 
 // Whether the host has AVX-512F (checked once).
-inline bool host_avx512() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0;
-  }();
-  return yes;
-}
+inline bool host_avx512() { return host_cpu().avx512f; }
 
 }  // namespace emu::shader
 
