@@ -36,14 +36,6 @@ std::mutex g_model_mu;
 std::atomic<Model*> g_model{nullptr};
 std::atomic<bool> g_frozen{false};
 
-long env_long(const char* name, long dflt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  char* end = nullptr;
-  long r = std::strtol(v, &end, 0);
-  return (end && *end == 0) ? r : dflt;
-}
-
 kfdemu_config config_from_env() {
   kfdemu_config c{};
   c.gpus = int(env_long("KFDEMU_GPUS", 1));
@@ -112,6 +104,14 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
 }
 
 }  // namespace
+
+long env_long(const char* name, long dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  char* end = nullptr;
+  long r = std::strtol(v, &end, 0);
+  return (end && *end == 0) ? r : dflt;
+}
 
 const TargetInfo* find_target(const std::string& name) {
   for (const auto& t : kTargets)

@@ -63,6 +63,9 @@ struct Model {
   uint32_t host_cores = 1;
 };
 
+// A KFDEMU_* integer setting: its value, or `dflt` when unset or not a number.
+long env_long(const char* name, long dflt);
+
 // The process-wide model, built from the environment on first use (or kfdemu_configure).
 const Model& model();
 // Rebuilds the model from a configuration; false with a message when invalid.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The SDMA engine's queue service and its SDMA v4 packets, every byte range checked against the GPU's mappings.
 #include "emu/sdma_engine.h"
+#include "emu/device_model.h"
 #include "emu/shader/host_cpu.h"
 #include "emu/stats.h"
 #include "emu/tsan_sync.h"
@@ -80,7 +81,7 @@ uint64_t host_cache_bytes(unsigned level) {
 // streamed by their footprint". KFDEMU_SDMA_STREAM_MIB sets that footprint (tests stream small
 // copies).
 uint64_t pick_stream_footprint() {
-  if (const char* e = std::getenv("KFDEMU_SDMA_STREAM_MIB"); e && *e) return std::strtoull(e, nullptr, 10) << 20;
+  if (const long mib = env_long("KFDEMU_SDMA_STREAM_MIB", -1); mib >= 0) return uint64_t(mib) << 20;
   uint64_t fast = 0;
   if (host_cpu().amd) fast = host_cache_bytes(3);
   if (!fast) fast = host_cache_bytes(2);
