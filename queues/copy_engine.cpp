@@ -40,6 +40,19 @@ void plan_move(std::vector<CopyPiece>& out, uint64_t dst, uint64_t src, uint64_t
   }
 }
 
+// A size in KiB from the environment variable `name` into `bytes` (at least `min_kib`); a value
+// that is not one is reported and ignored.
+void env_kib(const char* name, uint64_t& bytes, unsigned long long min_kib = 0) {
+  const char* k = std::getenv(name);
+  if (!k || !*k) return;
+  char* end = nullptr;
+  const unsigned long long kib = std::strtoull(k, &end, 10);
+  if (end != k && *end == '\0' && kib >= min_kib && kib < (1ull << 40))
+    bytes = kib << 10;
+  else
+    std::fprintf(stderr, "kfdrt: %s=%s is not a size in KiB (at least %llu); ignored\n", name, k, min_kib);
+}
+
 }  // namespace
 
 const char* copy_path_name(CopyPath p) {
@@ -57,13 +70,17 @@ CopyPolicy CopyPolicy::from_env() {
     if (std::strcmp(s, "0") == 0) p.allow_sdma = false;
     if (std::strcmp(s, "1") == 0) p.force = CopyPath::Sdma;
   }
-  if (const char* k = std::getenv("KFDRT_FORCE_BLIT_COPY_SIZE"); k && *k) {
+  env_kib("KFDRT_FORCE_BLIT_COPY_SIZE", p.sdma_min_bytes);
+  env_kib("KFDRT_STAGING_CHUNK_KIB", p.staging_chunk, 4);
+  env_kib("KFDRT_STAGING_DRAIN_KIB", p.staging_drain_chunk, 4);
+  env_kib("KFDRT_USERPTR_MIN_KIB", p.userptr_min_bytes);
+  if (const char* n = std::getenv("KFDRT_STAGING_BUFFERS"); n && *n) {
     char* end = nullptr;
-    const unsigned long long kib = std::strtoull(k, &end, 10);
-    if (end != k && *end == '\0' && kib < (1ull << 40))
-      p.sdma_min_bytes = kib << 10;
+    const unsigned long v = std::strtoul(n, &end, 10);
+    if (end != n && *end == '\0' && v >= 2 && v <= 64)
+      p.staging_buffers = static_cast<uint32_t>(v);
     else
-      std::fprintf(stderr, "kfdrt: KFDRT_FORCE_BLIT_COPY_SIZE=%s is not a size in KiB; ignored\n", k);
+      std::fprintf(stderr, "kfdrt: KFDRT_STAGING_BUFFERS=%s is not a count from 2 to 64; ignored\n", n);
   }
   if (const char* b = std::getenv("KFDRT_BLIT"); b && *b) {
     if (std::strcmp(b, "0") == 0) p.allow_blit = false;

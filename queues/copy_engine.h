@@ -61,24 +61,24 @@ struct CopyPolicy {
   uint64_t sdma_min_bytes = 0;
   bool device_copies_blit = true;   // same-GPU device-to-device copies and device fills
   // Pageable (unregistered) host memory: staged through `staging_buffers` pinned buffers of
-  // `staging_chunk` bytes per direction, the CPU filling one while the engine moves another (a
-  // copy the buffers hold goes in as many pieces as there are buffers, so the two overlap);
-  // from `userptr_min_bytes` up the host range is registered (USERPTR) and copied in place
-  // instead. 0 disables registration, the default: registering checks (and pins) every page,
-  // which costs about as much as the CPU's copy into a staging buffer, and the staged pipeline
-  // runs both copies at once (ROCclr pins from 1 MiB up, GPU_PINNED_MIN_XFER_SIZE, where a PCIe
-  // copy is slower than the CPU's).
-  // A copy from the device stages through buffers of `staging_drain_chunk` bytes instead: the
-  // CPU reads each piece right after the engine wrote it, so a piece should still be in the CPU's
-  // caches then (Intel DDIO places a device's writes to system memory in a part of the LLC:
-  // "Intel Data Direct I/O Technology (Intel DDIO): A Primer", 2012). A copy toward the device
-  // keeps large pieces: the CPU does not read what the engine writes there.
-  // Eight buffers rather than four of twice the size (the same pinned memory): a 1 MiB copy
-  // goes in 8 pieces of 128 KiB, and only the first piece the CPU fills (or the last one it
-  // drains) overlaps nothing, an eighth of the copy instead of a quarter.
-  uint64_t staging_chunk = 2u << 20;
-  uint64_t staging_drain_chunk = 512u << 10;
-  uint32_t staging_buffers = 8;
+  // `staging_chunk` bytes per direction (`staging_drain_chunk` from the device), the CPU filling
+  // one while the engine moves another (a copy the buffers hold goes in as many pieces as there
+  // are buffers, so the two overlap); from `userptr_min_bytes` up the host range is registered
+  // (USERPTR) and copied in place instead. 0 disables registration, the default: registering
+  // checks (and pins) every page, which costs more than the CPU's copy into a staging buffer,
+  // and the staged pipeline runs both copies at once (ROCclr pins from 1 MiB up,
+  // GPU_PINNED_MIN_XFER_SIZE, where a PCIe copy is slower than the CPU's).
+  // The staging set is small, 4 x 128 KiB each way, half of a core's L2 on current x86 hosts:
+  // the CPU's writes to a buffer are still in its caches when the engine reads them (and the
+  // engine's writes when the CPU drains them: Intel DDIO places a device's writes to system
+  // memory in the LLC, "Intel Data Direct I/O Technology (Intel DDIO): A Primer", 2012), so the
+  // staged bytes cross no DRAM and a staged copy moves what a memcpy moves. Sets that outgrow
+  // the caches (8 x 2 MiB) made a 16 MiB pageable copy half as fast (BENCHMARKS.md).
+  // KFDRT_STAGING_BUFFERS, KFDRT_STAGING_CHUNK_KIB, KFDRT_STAGING_DRAIN_KIB and
+  // KFDRT_USERPTR_MIN_KIB override them.
+  uint64_t staging_chunk = 128u << 10;
+  uint64_t staging_drain_chunk = 128u << 10;
+  uint32_t staging_buffers = 4;
   uint64_t userptr_min_bytes = 0;
   uint32_t sdma_ring_bytes = 1u << 20;
   uint32_t blit_packets = 1024;

@@ -94,39 +94,80 @@ TEST_P(Pageable, CopyToPageableWaitsForItsOrder) {
   EXPECT_EQ(first_mismatch(back.data(), bytes, 8), bytes);
 }
 
-// The default pieces: an eighth of a copy the buffers hold per piece (toward the device up to
-// 2 MiB), from the device at most 512 KiB per piece, so that each is still in the CPU's caches
-// when the CPU drains it.
-TEST(PageableDefaults, PiecesFromTheDeviceStayCacheSized) {
+// The default pieces: a quarter of a copy the buffers hold per piece, at most 128 KiB each way,
+// so that the four buffers stay in the CPU's caches.
+TEST(PageableDefaults, PiecesStayCacheSized) {
   auto e = engine(CopyPath::Sdma);
   ASSERT_TRUE(e);
   if (!has(*e, CopyPath::Sdma)) GTEST_SKIP() << "SDMA not available";
+  ASSERT_EQ(e->policy().staging_buffers, 4u);
   const uint64_t bytes = 8 * kMiB + 1;
   std::vector<uint8_t> src(bytes), back(bytes);
   fill_pattern(src.data(), bytes, 9);
   Mem dev = Mem::device(bytes);
   ASSERT_OK(run([&](auto o) { return e->copy_from_pageable(dev.va(), src.data(), bytes, o); }));
-  EXPECT_EQ(e->stats().staged_chunks, 9u) << "8 MiB + 1 toward the device: 8 x 1 MiB + 1 byte";
+  EXPECT_EQ(e->stats().staged_chunks, 65u) << "8 MiB + 1 toward the device: 64 x 128 KiB + 1 byte";
   ASSERT_OK(run([&](auto o) { return e->copy_to_pageable(back.data(), dev.va(), bytes, o); }));
-  EXPECT_EQ(e->stats().staged_chunks, 9u + 17u) << "8 MiB + 1 from the device: 16 x 512 KiB + 1 byte";
+  EXPECT_EQ(e->stats().staged_chunks, 65u + 65u) << "8 MiB + 1 from the device: 64 x 128 KiB + 1 byte";
   EXPECT_EQ(first_mismatch(back.data(), bytes, 9), bytes);
 }
 
-// A 1 MiB copy goes in 8 pieces of 128 KiB each way (one per buffer), so that the host's copy
-// and the engine's overlap for all but an eighth of it.
-TEST(PageableDefaults, SplitsOneMebibyteInEightPieces) {
+// A 256 KiB copy goes in 4 pieces of 64 KiB each way (one per buffer), so that the host's copy
+// and the engine's overlap for all but a quarter of it.
+TEST(PageableDefaults, SplitsACopyTheBuffersHoldInFourPieces) {
   auto e = engine(CopyPath::Sdma);
   ASSERT_TRUE(e);
   if (!has(*e, CopyPath::Sdma)) GTEST_SKIP() << "SDMA not available";
-  ASSERT_EQ(e->policy().staging_buffers, 8u);
+  const uint64_t bytes = 256u << 10;
+  std::vector<uint8_t> src(bytes), back(bytes);
+  fill_pattern(src.data(), bytes, 21);
+  Mem dev = Mem::device(bytes);
+  ASSERT_OK(run([&](auto o) { return e->copy_from_pageable(dev.va(), src.data(), bytes, o); }));
+  EXPECT_EQ(e->stats().staged_chunks, 4u) << "256 KiB toward the device";
+  ASSERT_OK(run([&](auto o) { return e->copy_to_pageable(back.data(), dev.va(), bytes, o); }));
+  EXPECT_EQ(e->stats().staged_chunks, 8u) << "256 KiB from the device";
+  EXPECT_EQ(first_mismatch(back.data(), bytes, 21), bytes);
+}
+
+// The staging policy from the environment: sizes in KiB (at least 4 for a buffer) and a count
+// from 2 to 64; a value that is not one leaves the default.
+TEST(PageableDefaults, StagingPolicyFromTheEnvironment) {
+  const queues::CopyPolicy def;
+  setenv("KFDRT_STAGING_BUFFERS", "6", 1);
+  setenv("KFDRT_STAGING_CHUNK_KIB", "256", 1);
+  setenv("KFDRT_STAGING_DRAIN_KIB", "64", 1);
+  setenv("KFDRT_USERPTR_MIN_KIB", "4096", 1);
+  const queues::CopyPolicy set = queues::CopyPolicy::from_env();
+  setenv("KFDRT_STAGING_BUFFERS", "1", 1);
+  setenv("KFDRT_STAGING_CHUNK_KIB", "2", 1);
+  setenv("KFDRT_STAGING_DRAIN_KIB", "1M", 1);
+  setenv("KFDRT_USERPTR_MIN_KIB", "-1", 1);
+  const queues::CopyPolicy bad = queues::CopyPolicy::from_env();
+  for (const char* v : {"KFDRT_STAGING_BUFFERS", "KFDRT_STAGING_CHUNK_KIB", "KFDRT_STAGING_DRAIN_KIB",
+                        "KFDRT_USERPTR_MIN_KIB"})
+    unsetenv(v);
+  EXPECT_EQ(set.staging_buffers, 6u);
+  EXPECT_EQ(set.staging_chunk, 256u << 10);
+  EXPECT_EQ(set.staging_drain_chunk, 64u << 10);
+  EXPECT_EQ(set.userptr_min_bytes, 4096u << 10);
+  EXPECT_EQ(bad.staging_buffers, def.staging_buffers);
+  EXPECT_EQ(bad.staging_chunk, def.staging_chunk);
+  EXPECT_EQ(bad.staging_drain_chunk, def.staging_drain_chunk);
+  EXPECT_EQ(bad.userptr_min_bytes, def.userptr_min_bytes);
+  // An engine with that policy: a 1 MiB copy shared out over its six 256 KiB buffers toward the
+  // device, in 64 KiB pieces from it.
+  auto e = engine(CopyPath::Sdma, 0, set);
+  ASSERT_TRUE(e);
+  if (!has(*e, CopyPath::Sdma)) GTEST_SKIP() << "SDMA not available";
   std::vector<uint8_t> src(kMiB), back(kMiB);
-  fill_pattern(src.data(), kMiB, 21);
+  fill_pattern(src.data(), kMiB, 5);
   Mem dev = Mem::device(kMiB);
   ASSERT_OK(run([&](auto o) { return e->copy_from_pageable(dev.va(), src.data(), kMiB, o); }));
-  EXPECT_EQ(e->stats().staged_chunks, 8u) << "1 MiB toward the device";
+  EXPECT_EQ(e->stats().staged_chunks, 6u) << "1 MiB in six buffers of 256 KiB: 5 x 172 KiB + 164 KiB";
+  EXPECT_EQ(e->stats().userptr_copies, 0u) << "1 MiB is under the 4 MiB registration threshold";
   ASSERT_OK(run([&](auto o) { return e->copy_to_pageable(back.data(), dev.va(), kMiB, o); }));
-  EXPECT_EQ(e->stats().staged_chunks, 16u) << "1 MiB from the device";
-  EXPECT_EQ(first_mismatch(back.data(), kMiB, 21), kMiB);
+  EXPECT_EQ(e->stats().staged_chunks, 6u + 16u) << "1 MiB from the device in 64 KiB pieces";
+  EXPECT_EQ(first_mismatch(back.data(), kMiB, 5), kMiB);
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, Pageable,
