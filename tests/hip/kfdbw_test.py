@@ -20,7 +20,7 @@ def main():
     out = json.loads(r.stdout)
     rows = out['results']
     seen = {(x['mode'], x['direction'], x['bytes']) for x in rows}
-    for mode, dirs in [('memcpy', ['h2h']), ('pinned', ['h2d', 'd2h']), ('unpinned', ['h2d', 'd2h']),
+    for mode, dirs in [('memcpy', ['h2h']), ('staged', ['h2h']), ('pinned', ['h2d', 'd2h']), ('unpinned', ['h2d', 'd2h']),
                        ('d2d', ['d2d'])]:
         for d in dirs:
             for size in (4096, 1 << 20, 3):

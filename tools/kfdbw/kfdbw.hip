@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: MIT
 // kfdbw: host<->device, device-to-device and peer copy bandwidth and latency per size (like ROCm's hipBusBandwidth).
 #include <hip/hip_runtime.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
 
 struct Options {
-  bool pinned = false, unpinned = false, d2d = false, peer = false, memcpy_baseline = false;
+  bool pinned = false, unpinned = false, d2d = false, peer = false, memcpy_baseline = false, staged = false;
   bool h2d = true, d2h = true;
   bool json = false;
   int device = 0, peer_device = 1;
@@ -23,7 +26,7 @@ struct Options {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "usage: kfdbw [--pinned] [--unpinned] [--d2d] [--peer] [--memcpy] [--h2d|--d2h]\n"
+               "usage: kfdbw [--pinned] [--unpinned] [--d2d] [--peer] [--memcpy] [--staged] [--h2d|--d2h]\n"
                "             [--sizes 4K,1M,256M] [--iters N] [--device N] [--peer-device N] [--json]\n"
                "Copy bandwidth (GB/s, 1e9 bytes per second) and latency (microseconds per hipMemcpy)\n"
                "per size and direction. Modes (default: all):\n"
@@ -32,6 +35,9 @@ void usage(FILE* f) {
                "  --d2d        device to device on one GPU\n"
                "  --peer       GPU --device to GPU --peer-device (hipMemcpyPeer)\n"
                "  --memcpy     memcpy between two host buffers, the reference\n"
+               "  --staged     memcpy between two host buffers staged through 4 x 128 KiB buffers by two\n"
+               "               threads on different CPUs (no GPU): what a pageable copy's staging can\n"
+               "               reach where the copy engine is a CPU thread (the emulated GPU)\n"
                "  --h2d/--d2h  one direction only (host modes)\n"
                "  --sizes      comma-separated sizes, suffixes K, M, G (default 4K..256M, x4 steps)\n");
 }
@@ -64,6 +70,7 @@ bool parse(int argc, char** argv, Options* o) {
     else if (a == "--d2d") o->d2d = true;
     else if (a == "--peer") o->peer = true;
     else if (a == "--memcpy") o->memcpy_baseline = true;
+    else if (a == "--staged") o->staged = true;
     else if (a == "--h2d") o->d2h = false;
     else if (a == "--d2h") o->h2d = false;
     else if (a == "--json") o->json = true;
@@ -96,8 +103,8 @@ bool parse(int argc, char** argv, Options* o) {
       return false;
     }
   }
-  if (!o->pinned && !o->unpinned && !o->d2d && !o->peer && !o->memcpy_baseline)
-    o->pinned = o->unpinned = o->d2d = o->peer = o->memcpy_baseline = true;
+  if (!o->pinned && !o->unpinned && !o->d2d && !o->peer && !o->memcpy_baseline && !o->staged)
+    o->pinned = o->unpinned = o->d2d = o->peer = o->memcpy_baseline = o->staged = true;
   if (o->sizes.empty())
     for (size_t s = size_t(4) << 10; s <= (size_t(256) << 20); s *= 4) o->sizes.push_back(s);
   return true;
@@ -212,6 +219,92 @@ void memcpy_rows(const Options& o, std::vector<Row>* rows) {
   }
 }
 
+// The staged reference: the calling thread copies each piece of the source into one of four
+// buffers, a second thread copies it from there to the destination, as a runtime's pageable copy
+// and an emulated copy engine do (a copy the buffers hold goes in four pieces). The second thread
+// keeps off the caller's CPU, as the emulator's engines do.
+class StagedCopy {
+ public:
+  static constexpr size_t kBuffers = 4, kChunk = size_t(128) << 10;
+
+  StagedCopy() : staging_(kBuffers * kChunk) {
+    const int caller = sched_getcpu();
+    mover_ = std::thread([this, caller] {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      if (caller >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(caller, &set) && CPU_COUNT(&set) > 1) {
+        CPU_CLR(caller, &set);
+        (void)sched_setaffinity(0, sizeof set, &set);
+      }
+      move();
+    });
+  }
+  ~StagedCopy() {
+    stop_.store(true);
+    mover_.join();
+  }
+
+  void copy(char* dst, const char* src, size_t bytes) {
+    const size_t piece = std::clamp<size_t>((bytes / kBuffers + 4095) / 4096 * 4096, 4096, kChunk);
+    dst_ = dst;
+    for (size_t off = 0; off < bytes; off += piece) {
+      const uint64_t n = filled_.load(std::memory_order_relaxed);
+      while (n - moved_.load(std::memory_order_acquire) >= kBuffers) relax();
+      const size_t len = std::min(piece, bytes - off);
+      std::memcpy(&staging_[(n % kBuffers) * kChunk], src + off, len);
+      pieces_[n % kBuffers] = {off, len};
+      filled_.store(n + 1, std::memory_order_release);
+    }
+    while (moved_.load(std::memory_order_acquire) != filled_.load(std::memory_order_relaxed)) relax();
+  }
+
+ private:
+  static void relax() {
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#endif
+  }
+  void move() {
+    uint64_t n = 0;
+    while (!stop_.load(std::memory_order_relaxed)) {
+      if (filled_.load(std::memory_order_acquire) == n) {
+        relax();
+        continue;
+      }
+      const Piece p = pieces_[n % kBuffers];
+      std::memcpy(dst_ + p.off, &staging_[(n % kBuffers) * kChunk], p.len);
+      moved_.store(++n, std::memory_order_release);
+    }
+  }
+
+  struct Piece {
+    size_t off, len;
+  };
+  std::vector<char> staging_;
+  Piece pieces_[kBuffers] = {};
+  char* dst_ = nullptr;
+  std::atomic<uint64_t> filled_{0}, moved_{0};
+  std::atomic<bool> stop_{false};
+  std::thread mover_;
+};
+
+void staged_rows(const Options& o, std::vector<Row>* rows) {
+  StagedCopy staged;
+  for (size_t bytes : o.sizes) {
+    std::vector<char> a(bytes, 1), b(bytes, 2);
+    Row r{"staged", "h2h", bytes, 0, 0};
+    measure(o, bytes, [&] {
+      staged.copy(b.data(), a.data(), bytes);
+      return true;
+    }, &r.iters, &r.seconds);
+    if (std::memcmp(a.data(), b.data(), bytes) != 0) {
+      std::fprintf(stderr, "kfdbw: the staged reference copy is wrong at %zu bytes\n", bytes);
+      std::exit(1);
+    }
+    rows->push_back(r);
+  }
+}
+
 std::string size_name(size_t b) {
   char buf[32];
   if (b >= (size_t(1) << 30) && b % (size_t(1) << 30) == 0) std::snprintf(buf, sizeof buf, "%zuG", b >> 30);
@@ -252,6 +345,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   bool good = true;
   if (o.memcpy_baseline) memcpy_rows(o, &rows);
+  if (o.staged) staged_rows(o, &rows);
   if (good && o.pinned) good = host_rows(o, "pinned", true, &rows);
   if (good && o.unpinned) good = host_rows(o, "unpinned", false, &rows);
   if (good && o.d2d) good = device_rows(o, false, &rows);
