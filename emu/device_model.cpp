@@ -36,12 +36,45 @@ std::mutex g_model_mu;
 std::atomic<Model*> g_model{nullptr};
 std::atomic<bool> g_frozen{false};
 
+// The host's memory: its physical pages, or the process's cgroup (v2) limit when lower.
+uint64_t host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  uint64_t bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+  if (FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "re")) {
+    char buf[32] = {};
+    if (std::fgets(buf, sizeof buf, f)) {
+      char* end = nullptr;
+      const unsigned long long limit = std::strtoull(buf, &end, 10);
+      if (end != buf && (*end == '\n' || *end == '\0') && limit > 0 && (bytes == 0 || limit < bytes)) bytes = limit;
+    }
+    std::fclose(f);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+// The emulated VRAM is host memory, taken as the GPU's allocations are touched. So by default a
+// GPU has the modelled part's 64 GiB only where the host can back it: half the host's memory,
+// shared by the GPUs, in whole GiB (at least 4 GiB). A program that sizes its allocations by the
+// free VRAM (gpu-burn takes 90 % of hipMemGetInfo's free bytes and fills them) then gets them,
+// instead of the host's OOM killer ending it part way. KFDEMU_VRAM_MB sets any size.
+uint64_t default_vram_bytes(int gpus) {
+  constexpr uint64_t kModel = 64ull << 30, kGiB = 1ull << 30;
+  const uint64_t host = host_memory_bytes();
+  if (host == 0) return kModel;
+  const uint64_t share = host / 2 / uint64_t(std::max(gpus, 1)) / kGiB * kGiB;
+  return std::clamp(share, 4 * kGiB, kModel);
+}
+
+namespace {
+
 kfdemu_config config_from_env() {
   kfdemu_config c{};
   c.gpus = int(env_long("KFDEMU_GPUS", 1));
   const char* t = std::getenv("KFDEMU_TARGET");
   std::snprintf(c.target, sizeof c.target, "%s", (t && *t) ? t : "gfx90a");
-  c.vram_bytes = uint64_t(env_long("KFDEMU_VRAM_MB", 65536)) << 20;
+  c.vram_bytes = uint64_t(env_long("KFDEMU_VRAM_MB", long(default_vram_bytes(c.gpus) >> 20))) << 20;
   const TargetInfo* ti = find_target(c.target);
   c.cus = int(env_long("KFDEMU_CUS", ti ? long(ti->default_cus) : 104));
   c.workers = int(env_long("KFDEMU_WORKERS", 0));
@@ -134,7 +167,7 @@ namespace {
       kfdemu_config d{};
       d.gpus = 1;
       std::snprintf(d.target, sizeof d.target, "gfx90a");
-      d.vram_bytes = 64ull << 30;
+      d.vram_bytes = default_vram_bytes(1);
       d.cus = 104;
       d.kfd_minor = 16;
       build(d, m, &why);

@@ -66,6 +66,10 @@ struct Model {
 // A KFDEMU_* integer setting: its value, or `dflt` when unset or not a number.
 long env_long(const char* name, long dflt);
 
+// The VRAM per GPU without KFDEMU_VRAM_MB: 64 GiB, but at most half the host's memory (its
+// physical memory, or its cgroup's limit) shared by `gpus`, in whole GiB, at least 4 GiB.
+uint64_t default_vram_bytes(int gpus);
+
 // The process-wide model, built from the environment on first use (or kfdemu_configure).
 const Model& model();
 // Rebuilds the model from a configuration; false with a message when invalid.

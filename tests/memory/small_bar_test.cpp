@@ -8,6 +8,10 @@
 #include <linux/kfd_ioctl.h>
 #include <sys/mman.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
@@ -15,6 +19,22 @@
 #include "memory/va.h"
 
 namespace {
+
+// The emulator's VRAM per GPU without KFDEMU_VRAM_MB (emu/device_model.h default_vram_bytes):
+// the modelled 64 GiB, but at most half the host's memory (physical, or the cgroup's limit) over
+// the GPUs, in whole GiB, at least 4 GiB.
+uint64_t default_emulated_vram() {
+  constexpr uint64_t kGiB = 1ull << 30;
+  uint64_t host = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  if (FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "re")) {
+    unsigned long long limit = 0;
+    if (std::fscanf(f, "%llu", &limit) == 1 && limit > 0 && limit < host) host = limit;
+    std::fclose(f);
+  }
+  const char* g = std::getenv("KFDEMU_GPUS");
+  const uint64_t gpus = g ? std::max(1ull, std::strtoull(g, nullptr, 0)) : 1;
+  return std::clamp(host / 2 / gpus / kGiB * kGiB, 4 * kGiB, 64 * kGiB);
+}
 
 // One platform and allocator per process: KFD binds each GPU's VM to one render-node fd per process.
 const gpu::Platform& platform() {
@@ -64,7 +84,7 @@ TEST(SmallBar, TopologyReportsTheWholeVramAsOnePrivateHeap) {
   EXPECT_EQ(fb, gpu().vram_size);
   if (emulated()) {
     const char* mb = std::getenv("KFDEMU_VRAM_MB");
-    EXPECT_EQ(fb, (mb ? std::strtoull(mb, nullptr, 0) : 65536ull) << 20);
+    EXPECT_EQ(fb, mb ? std::strtoull(mb, nullptr, 0) << 20 : default_emulated_vram());
   }
 }
 
