@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Tests of kfdcc's own behaviour: the default optimisation level, clang's temporaries kept out
-# of TMPDIR, and the offload bundler it uses (KFDCC_BUNDLER).
+# of TMPDIR, the offload bundler it uses (KFDCC_BUNDLER), and C sources compiled as C.
 #
 #   kfdcc_test.py KFDCC KFDOBJ opt
+#   kfdcc_test.py KFDCC KFDOBJ c
 #   kfdcc_test.py KFDCC KFDOBJ tmpdir
 #   kfdcc_test.py KFDCC KFDOBJ bundler BUNDLER HOST_ID   (HOST_ID: the host entry id it writes)
 import os
@@ -123,6 +124,56 @@ def check_bundler(kfdcc, kfdobj, d, bundler, host_id):
     return fails
 
 
+# A character literal is an int in C and a char in C++ (C11 6.4.4.4p10; C++17 [lex.ccon]/1):
+# the program's exit status says which language compiled the C source.
+C_SOURCE = """#ifdef __cplusplus
+extern "C"
+#endif
+int literal_size(void) { return (int)sizeof('a'); }
+"""
+C_MAIN = """#include <hip/hip_runtime.h>
+extern "C" int literal_size(void);
+__global__ void nothing() {}
+int main() { return literal_size(); }
+"""
+
+
+def check_c(kfdcc, d):
+    """.c sources, and sources after -x c, are compiled as C and linked with the HIP ones."""
+    fails = []
+    main = write(d, "main.hip", C_MAIN)
+    c_src = write(d, "size.c", C_SOURCE)
+    odd = write(d, "size.cc", C_SOURCE)  # a C++ name: only -x c makes it C
+    env = env_with()
+    cases = [
+        ("a .c source", [main, c_src]),
+        ("-x c before a .cc source", [main, "-x", "c", odd]),
+    ]
+    obj = os.path.join(d, "size.o")
+    r = run([kfdcc, "-c", c_src, "-o", obj], env=env, ok=False)
+    if r.returncode != 0 or not os.path.exists(obj):
+        fails.append("kfdcc -c size.c -o size.o: %d %s" % (r.returncode, r.stderr))
+    else:
+        cases.append(("an object kfdcc -c made from a .c source", [main, obj]))
+    for what, inputs in cases:
+        exe = os.path.join(d, "prog")
+        if os.path.exists(exe):
+            os.unlink(exe)
+        r = run([kfdcc] + inputs + ["-o", exe], env=env, ok=False)
+        if r.returncode != 0:
+            fails.append("%s: kfdcc failed (%d): %s" % (what, r.returncode, r.stderr))
+            continue
+        status = subprocess.run([exe], env=env).returncode
+        if status != 4:
+            fails.append("%s: sizeof('a') is %d, wanted 4 (compiled as C)" % (what, status))
+    # Without -x c a .cc source stays C++ (HIP).
+    r = run([kfdcc, main, odd, "-o", os.path.join(d, "prog2")], env=env, ok=False)
+    status = subprocess.run([os.path.join(d, "prog2")], env=env).returncode if r.returncode == 0 else -1
+    if status != 1:
+        fails.append("a .cc source without -x c: status %d (%s), wanted 1 (C++)" % (status, r.stderr))
+    return fails
+
+
 def main():
     kfdcc, kfdobj, what = sys.argv[1:4]
     with tempfile.TemporaryDirectory() as d:
@@ -130,6 +181,8 @@ def main():
             fails = check_opt(kfdcc, kfdobj, d)
         elif what == "tmpdir":
             fails = check_tmpdir(kfdcc, kfdobj, d)
+        elif what == "c":
+            fails = check_c(kfdcc, d)
         elif what == "bundler":
             fails = check_bundler(kfdcc, kfdobj, d, sys.argv[4], sys.argv[5])
         else:
