@@ -134,8 +134,16 @@ int literal_size(void) { return (int)sizeof('a'); }
 C_MAIN = """#include <hip/hip_runtime.h>
 extern "C" int literal_size(void);
 __global__ void nothing() {}
-int main() { return literal_size(); }
+int main() { return 40 + literal_size(); }
 """
+
+
+def run_status(exe):
+    """The program's exit status (40 + sizeof('a')) and its stderr. It runs in the test's own
+    environment: in a sanitized build that preloads the sanitizer's runtime, which the
+    instrumented libkfdrt needs ahead of the uninstrumented program."""
+    r = subprocess.run([exe], capture_output=True, text=True)
+    return r.returncode, r.stderr
 
 
 def check_c(kfdcc, d):
@@ -163,14 +171,14 @@ def check_c(kfdcc, d):
         if r.returncode != 0:
             fails.append("%s: kfdcc failed (%d): %s" % (what, r.returncode, r.stderr))
             continue
-        status = subprocess.run([exe], env=env).returncode
-        if status != 4:
-            fails.append("%s: sizeof('a') is %d, wanted 4 (compiled as C)" % (what, status))
+        status, err = run_status(exe)
+        if status != 44:
+            fails.append("%s: exit status %d, wanted 44 (sizeof('a') 4: compiled as C) %s" % (what, status, err))
     # Without -x c a .cc source stays C++ (HIP).
     r = run([kfdcc, main, odd, "-o", os.path.join(d, "prog2")], env=env, ok=False)
-    status = subprocess.run([os.path.join(d, "prog2")], env=env).returncode if r.returncode == 0 else -1
-    if status != 1:
-        fails.append("a .cc source without -x c: status %d (%s), wanted 1 (C++)" % (status, r.stderr))
+    status, err = run_status(os.path.join(d, "prog2")) if r.returncode == 0 else (-1, r.stderr)
+    if status != 41:
+        fails.append("a .cc source without -x c: exit status %d, wanted 41 (C++) %s" % (status, err))
     return fails
 
 
