@@ -36,10 +36,15 @@ std::mutex g_model_mu;
 std::atomic<Model*> g_model{nullptr};
 std::atomic<bool> g_frozen{false};
 
-// The host's memory: its physical pages, or the process's cgroup (v2) limit when lower.
-uint64_t host_memory_bytes() {
+// The host's physical memory (0: unknown).
+uint64_t host_physical_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  uint64_t bytes = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
+// The memory this process may use: the physical memory, or its cgroup (v2) limit when lower.
+uint64_t host_memory_bytes() {
+  uint64_t bytes = host_physical_bytes();
   if (FILE* f = std::fopen("/sys/fs/cgroup/memory.max", "re")) {
     char buf[32] = {};
     if (std::fgets(buf, sizeof buf, f)) {
@@ -111,8 +116,8 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
   if (!memory_model_valid(c, why)) return false;
   m->config = c;
   m->log = int(env_long("KFDEMU_LOG", 0));
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  m->host_mem_bytes = (pages > 0 && psize > 0) ? uint64_t(pages) * uint64_t(psize) : (16ull << 30);
+  const uint64_t host = host_physical_bytes();
+  m->host_mem_bytes = host ? host : 16ull << 30;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   m->host_cores = cores > 0 ? uint32_t(cores) : 1;
   m->gpus.clear();

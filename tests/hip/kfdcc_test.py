@@ -174,6 +174,11 @@ def check_c(kfdcc, d):
         status, err = run_status(exe)
         if status != 44:
             fails.append("%s: exit status %d, wanted 44 (sizeof('a') 4: compiled as C) %s" % (what, status, err))
+    # Compiling two C sources to one -o without linking is refused, as clang refuses it.
+    other = write(d, "other.c", "int other(void) { return 0; }\n")
+    r = run([kfdcc, "-c", c_src, other, "-o", os.path.join(d, "two.o")], env=env, ok=False)
+    if r.returncode == 0 or "cannot specify -o" not in r.stderr:
+        fails.append("two C sources to one -o with -c: exit %d %r, wanted an error" % (r.returncode, r.stderr))
     # Without -x c a .cc source stays C++ (HIP).
     r = run([kfdcc, main, odd, "-o", os.path.join(d, "prog2")], env=env, ok=False)
     status, err = run_status(os.path.join(d, "prog2")) if r.returncode == 0 else (-1, r.stderr)
