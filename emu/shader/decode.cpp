@@ -134,10 +134,16 @@ void decode_dpp_sdwa(uint32_t extra, Inst& in) {
     bool s0 = extra & (1u << 23), s1 = extra & (1u << 31);
     in.src[0] = static_cast<uint16_t>(s0 ? vsrc0 : 256 + vsrc0);
     if (s1 && in.enc != Enc::VOP1) in.src[1] = static_cast<uint16_t>(in.src[1] - 256);
-    in.sdwa_dst_sel = (extra >> 8) & 7;
-    in.sdwa_dst_unused = (extra >> 11) & 3;
-    in.clamp = (extra >> 13) & 1;
-    in.omod = (extra >> 14) & 3;
+    // VOPC's SDWA dword (SDWAB) has SDST in bits 14:8 and SD in bit 15 where the others have
+    // DST_SEL, DST_UNUSED, CLAMP and OMOD (AMD Vega / MI200 ISA, "SDWAB").
+    if (in.enc != Enc::VOPC) {
+      in.sdwa_dst_sel = (extra >> 8) & 7;
+      in.sdwa_dst_unused = (extra >> 11) & 3;
+      in.clamp = (extra >> 13) & 1;
+      in.omod = (extra >> 14) & 3;
+    } else {
+      in.sdwa_dst_sel = 6;  // DWORD: a compare writes a mask, not a VGPR
+    }
     in.sdwa_src_sel[0] = (extra >> 16) & 7;
     in.sdwa_sext = ((extra >> 19) & 1) | (((extra >> 27) & 1) << 1);
     in.neg = ((extra >> 20) & 1) | (((extra >> 28) & 1) << 1);

@@ -288,6 +288,7 @@ TEST_F(Dpp, SelectsSubDwordsWithSdwa) {
     ASSERT_EQ(slot(4, l), (v4 & 0xff) < (v1 & 0xff) ? 1u : 0u) << l;
     uint32_t d = static_cast<uint32_t>(static_cast<int8_t>(v4 & 0xff)) - (v1 & 0xff);
     ASSERT_EQ(slot(5, l), (d & 0xffff) << 16) << l;
+    ASSERT_EQ(slot(6, l), l == 42 ? 1u : 0u) << l;
   }
 }
 

@@ -78,5 +78,14 @@ KBEGIN k_sdwa
   OLD v8
   v_sub_u16_sdwa v8, sext(v4), v1 dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:BYTE_0
   STORE v8, 5
+  // A VOPC SDWA dword names its SGPR destination in bits 15:8 (SD, SDST), where VOP2's has
+  // DST_SEL / DST_UNUSED: s[24:25] (0x98 there) must neither be read as those nor become VCC.
+  v_mov_b32 v9, 0x2a0000                  // WORD_1 = 42
+  s_mov_b64 vcc, 0
+  v_cmp_eq_u16_sdwa s[24:25], v4, v9 src0_sel:BYTE_1 src1_sel:WORD_1
+  v_cndmask_b32 v10, 0, 1, s[24:25]       // 1 in lane 42 only (v4's BYTE_1 is the lane)
+  v_cndmask_b32 v11, 0, 2, vcc            // VCC untouched: 0
+  v_or_b32 v10, v10, v11
+  STORE v10, 6
   s_endpgm
 KEND k_sdwa
