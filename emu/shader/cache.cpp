@@ -38,8 +38,17 @@ void release(void* p, uint64_t bytes) {
 // A line's piece as the L2 holds it: memory's bytes, the L2's copy where `dirty` (bit i: byte i).
 EMU_GUEST void merge_line(uint8_t* out, const uint8_t* memory, const uint8_t* shadow, unsigned len, uint64_t dirty) {
   guest_copy(out, memory, len);
-  for (unsigned i = 0; i < len; ++i)
+  for (unsigned i = 0; i < len;) {
+    // An aligned 8 bytes all dirty move as one access (a 64-bit store another CU makes may be
+    // landing in the copy: the GPU's aligned 8-byte accesses are single-copy atomic).
+    if (((reinterpret_cast<uintptr_t>(shadow) + i) & 7) == 0 && i + 8 <= len && ((dirty >> i) & 0xff) == 0xff) {
+      guest_copy(out + i, shadow + i, 8);  // one 8-byte load from the copy
+      i += 8;
+      continue;
+    }
     if ((dirty >> i) & 1) out[i] = shadow[i];
+    ++i;
+  }
 }
 
 // Copies n (1..64) bytes with fixed-size moves, the last one overlapping the one before: only

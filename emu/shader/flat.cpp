@@ -81,6 +81,22 @@ const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bo
   return nullptr;
 }
 
+// A naturally aligned 64-bit access (a lane of *_dwordx2) is single-copy atomic on the GPU:
+// LLVM's AMDGPU memory model lowers 64-bit atomic loads and stores to plain global_load_dwordx2
+// and global_store_dwordx2 (AMDGPUUsage, "Memory Model GFX90A"), and rocPRIM's look-back scan
+// publishes a flag and its value in one such word. Another CU (another host thread) must never
+// see half of one, so these lanes move as one host 8-byte access, never as two dwords.
+EMU_GUEST inline uint64_t load8(const uint8_t* p) {
+  if ((reinterpret_cast<uintptr_t>(p) & 7) == 0) return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_RELAXED);
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+EMU_GUEST inline void store8(uint8_t* p, uint64_t v) {
+  if ((reinterpret_cast<uintptr_t>(p) & 7) == 0) __atomic_store_n(reinterpret_cast<uint64_t*>(p), v, __ATOMIC_RELAXED);
+  else std::memcpy(p, &v, 8);
+}
+
 // Host pointers for every active lane's load, or false (per-lane path).
 bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** ptrs) {
   uint64_t addr[64], lo, hi;
@@ -323,6 +339,15 @@ EMU_GUEST void load(Wave& w, const Inst& in) {
     if (load_ptrs(w, in, ex, bytes, ptrs)) {
       if (N == 1 && unit_stride(ex, ptrs, bytes)) {
         guest_move(data_row(w, in, in.dst), ptrs[0], 256);
+      } else if constexpr (N == 2) {  // one 8-byte read per lane: see load8
+        uint32_t* lo = data_row(w, in, in.dst);
+        uint32_t* hi = data_row(w, in, in.dst + 1);
+        for (unsigned l = 0; l < 64; ++l)
+          if ((ex >> l) & 1) {
+            const uint64_t v = load8(ptrs[l]);
+            lo[l] = static_cast<uint32_t>(v);
+            hi[l] = static_cast<uint32_t>(v >> 32);
+          }
       } else {
         for (unsigned i = 0; i < N; ++i) {
           uint32_t* d = data_row(w, in, in.dst + i);
@@ -422,6 +447,13 @@ EMU_GUEST void store(Wave& w, const Inst& in) {
     auto copy = [&](uint8_t** ptrs) EMU_GUEST {
       if (N == 1 && unit_stride(ex, ptrs, 4)) {
         guest_move(ptrs[0], data_row(w, in, in.vdata), 256);
+        return;
+      }
+      if constexpr (N == 2) {  // one 8-byte write per lane: see load8
+        const uint32_t* lo = data_row(w, in, in.vdata);
+        const uint32_t* hi = data_row(w, in, in.vdata + 1);
+        for (unsigned l = 0; l < 64; ++l)
+          if ((ex >> l) & 1) store8(ptrs[l], uint64_t{lo[l]} | uint64_t{hi[l]} << 32);
         return;
       }
       for (unsigned i = 0; i < N; ++i) {

@@ -48,6 +48,47 @@ __global__ void poll_flag(int* flag, int* started, int* result, long long ticks)
   __hip_atomic_store(result, v != 0 ? 1 : -1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
 }
 
+// Block 0 stores the pairs (i, i) into 64 words for i = 1, 2, ... with 64-bit relaxed atomic
+// stores (global_store_dwordx2), its lanes scattered over the words, from when block 1 starts
+// until it is done; block 1, at the same time on another CU, loads them (global_load_dwordx2),
+// in turn scattered and all lanes on one word, and counts loads whose halves differ (counts[0])
+// and loads that saw a new value (counts[1]). flags[0]: block 1 started, flags[1]: it is done,
+// flags[2]: a wait timed out, flags[3]: the stores' last i.
+__global__ void tear64(unsigned long long* words, unsigned* flags, unsigned iters, unsigned* counts) {
+  const unsigned l = threadIdx.x;
+  const long long bound = 10 * kTick, t0 = wall_clock64();
+  if (blockIdx.x == 0) {
+    while (!__hip_atomic_load(&flags[0], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT))
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        return;
+      }
+    for (unsigned i = 1; !__hip_atomic_load(&flags[1], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); ++i) {
+      __hip_atomic_store(&words[(l * 7) & 63], (unsigned long long)i << 32 | i, __ATOMIC_RELAXED,
+                         __HIP_MEMORY_SCOPE_AGENT);
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        return;
+      }
+      if (l == 0) flags[3] = i;
+    }
+    return;
+  }
+  if (l == 0) __hip_atomic_store(&flags[0], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  unsigned torn = 0, changes = 0;
+  unsigned long long last = 0;
+  for (unsigned i = 0; i < iters; ++i) {
+    const unsigned w = (i & 1) ? (l * 5 + i) & 63 : (i >> 1) & 63;
+    const unsigned long long v = __hip_atomic_load(&words[w], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    torn += static_cast<unsigned>(v) != static_cast<unsigned>(v >> 32);
+    changes += v != last;
+    last = v;
+  }
+  atomicAdd(&counts[0], torn);
+  atomicAdd(&counts[1], changes);
+  if (l == 0) __hip_atomic_store(&flags[1], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+
 // Two workgroups pass data through global memory. Block 0 reads data (its CU's L1 now holds
 // it), tells block 1, waits for block 1's new data and reads it again (out[64 + i]); block 1
 // waits, writes data[i] = 100 + i and raises the flag. With `fence`, both use __threadfence()
@@ -332,6 +373,31 @@ TEST_F(Visibility, WorkgroupsPassDataThroughGlobalMemoryWithThreadfence) {
     release(Mem::Coherent, flags);
     release(Mem::Coherent, out);
   }
+}
+
+// A naturally aligned 64-bit load or store is single-copy atomic (AMDGPUUsage's memory model
+// lowers 64-bit atomics to plain dwordx2 accesses): a load racing a store on another CU sees the
+// old or the new pair, never half of each (rocPRIM's look-back scan packs a flag and a value so).
+TEST_F(Visibility, SixtyFourBitAccessesAreSingleCopyAtomic) {
+  unsigned long long* words = reinterpret_cast<unsigned long long*>(alloc(Mem::Device, 128));
+  unsigned* counts = reinterpret_cast<unsigned*>(alloc(Mem::Coherent, 2));
+  unsigned* flags = reinterpret_cast<unsigned*>(alloc(Mem::Device, 4));
+  ASSERT_EQ(hipMemset(words, 0, 64 * sizeof(unsigned long long)), hipSuccess);
+  ASSERT_EQ(hipMemset(flags, 0, 4 * sizeof(unsigned)), hipSuccess);
+  counts[0] = counts[1] = 0;
+  hipLaunchKernelGGL(tear64, dim3(2), dim3(64), 0, s_, words, flags, 20000u, counts);
+  ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+  unsigned timed_out = 0;
+  ASSERT_EQ(hipMemcpy(&timed_out, flags + 2, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+  ASSERT_EQ(timed_out, 0u) << "a workgroup timed out waiting for the other (two must run at once)";
+  unsigned stores = 0;
+  ASSERT_EQ(hipMemcpy(&stores, flags + 3, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_GT(counts[1], 64u) << "the reader saw the words change " << counts[1] << " times (" << stores
+                            << " stores): the two workgroups did not run at once";
+  EXPECT_EQ(counts[0], 0u) << "loads that saw half of one 64-bit store and half of another (" << stores << " stores)";
+  release(Mem::Device, reinterpret_cast<int*>(words));
+  release(Mem::Device, reinterpret_cast<int*>(flags));
+  release(Mem::Coherent, reinterpret_cast<int*>(counts));
 }
 
 // KFDEMU_REPORT_STALE: the emulator names the kernel and the address a stale load read (a meson
