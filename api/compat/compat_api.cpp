@@ -150,18 +150,6 @@ HIP_EXPORT int hipGetStreamDeviceId(hipStream_t stream) {
   return hipStreamGetDevice(stream, &d) == hipSuccess ? d : -1;
 }
 
-// A texture channel format (driver_types.h of HIP 5.2): kfdrt has no textures, but the descriptor
-// is plain data.
-struct ChannelFormatDesc {
-  int x, y, z, w;
-  int f;  // enum hipChannelFormatKind
-};
-static_assert(sizeof(ChannelFormatDesc) == 20);
-
-HIP_EXPORT ChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, int f) {
-  return ChannelFormatDesc{x, y, z, w, f};
-}
-
 // What ROCm's debugger API asks the runtime for: this is kfdrt, not a ROCm build.
 HIP_EXPORT size_t amd_dbgapi_get_build_id() { return 0; }
 HIP_EXPORT const char* amd_dbgapi_get_build_name() { return "kfdrt"; }

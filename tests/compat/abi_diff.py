@@ -132,6 +132,12 @@ class Walker:
                     out.append((c['name'], bool(c.get('isBitfield'))))
             elif c.get('kind') in ('RecordDecl', 'CXXRecordDecl') and not c.get('name') \
                     and c.get('completeDefinition'):
+                # An unnamed struct/union is anonymous (its members are the enclosing record's)
+                # unless the next declaration is a named member of that type: `union {...} res;`.
+                nxt = inner[i + 1] if i + 1 < len(inner) else {}
+                qt = nxt.get('type', {}).get('qualType', '')
+                if nxt.get('kind') == 'FieldDecl' and nxt.get('name') and ('unnamed' in qt or 'anonymous' in qt):
+                    continue
                 out.extend(self._fields(c))  # anonymous struct/union members
         return out
 

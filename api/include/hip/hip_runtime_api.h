@@ -14,6 +14,7 @@
 #include "hip/hip_version.h"
 #include "hip/kfdrt/hip_common.h"
 #include "hip/kfdrt/hip_types.h"
+#include "hip/kfdrt/texture_types.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,6 +9,8 @@
 #define __KFDRT_VEC_FN __host__ __device__ static inline constexpr
 
 // Members x..w as in HIP; 2- and 4-element vectors are aligned to their size like HIP's.
+// The element-wise operators are templates (as HIP's are): a non-template operator for the same
+// types outranks them, as hip/hip_complex.h's complex * and / for float2 and double2 do.
 #define __KFDRT_VEC1(name, T) \
   struct name { T x; };
 #define __KFDRT_VEC2(name, T) \
@@ -19,13 +21,13 @@
   struct alignas(4 * sizeof(T)) name { T x, y, z, w; };
 
 #define __KFDRT_VEC_OPS2(name, T, op)                                                      \
-  __KFDRT_VEC_FN name operator op(name a, name b) { return name{static_cast<T>(a.x op b.x), static_cast<T>(a.y op b.y)}; }
+  template <class = void> __KFDRT_VEC_FN name operator op(name a, name b) { return name{static_cast<T>(a.x op b.x), static_cast<T>(a.y op b.y)}; }
 #define __KFDRT_VEC_OPS3(name, T, op)                                                      \
-  __KFDRT_VEC_FN name operator op(name a, name b) {                                        \
+  template <class = void> __KFDRT_VEC_FN name operator op(name a, name b) {                                        \
     return name{static_cast<T>(a.x op b.x), static_cast<T>(a.y op b.y), static_cast<T>(a.z op b.z)};                              \
   }
 #define __KFDRT_VEC_OPS4(name, T, op)                                                      \
-  __KFDRT_VEC_FN name operator op(name a, name b) {                                        \
+  template <class = void> __KFDRT_VEC_FN name operator op(name a, name b) {                                        \
     return name{static_cast<T>(a.x op b.x), static_cast<T>(a.y op b.y), static_cast<T>(a.z op b.z), static_cast<T>(a.w op b.w)};               \
   }
 

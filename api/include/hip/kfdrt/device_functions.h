@@ -65,6 +65,13 @@ __KFDRT_DEV int __kfdrt_bpermute(int lane, int v) { return __builtin_amdgcn_ds_b
 template <class T, unsigned Size = sizeof(T)>
 struct __kfdrt_shfl;
 template <class T>
+struct __kfdrt_shfl<T, 2> {  // __half, short: widened to the 32-bit lane the permute moves
+  static __device__ inline T move(T v, int lane) {
+    unsigned short b = __builtin_bit_cast(unsigned short, v);
+    return __builtin_bit_cast(T, (unsigned short)__kfdrt_bpermute(lane, (int)b));
+  }
+};
+template <class T>
 struct __kfdrt_shfl<T, 4> {
   static __device__ inline T move(T v, int lane) {
     return __builtin_bit_cast(T, __kfdrt_bpermute(lane, __builtin_bit_cast(int, v)));
