@@ -126,10 +126,16 @@ def check_bundler(kfdcc, kfdobj, d, bundler, host_id):
 
 # A character literal is an int in C and a char in C++ (C11 6.4.4.4p10; C++17 [lex.ccon]/1):
 # the program's exit status says which language compiled the C source.
-C_SOURCE = """#ifdef __cplusplus
+# It also includes HIP's runtime API header, which must be kfdrt's (C-clean) even where ROCm's
+# /usr/include/hip is installed.
+C_SOURCE = """#include <hip/hip_runtime_api.h>
+#ifndef __HIP_PLATFORM_KFDRT__
+#error "not kfdrt's hip/hip_runtime_api.h"
+#endif
+#ifdef __cplusplus
 extern "C"
 #endif
-int literal_size(void) { return (int)sizeof('a'); }
+int literal_size(void) { return (int)sizeof('a') + (int)hipSuccess; }
 """
 C_MAIN = """#include <hip/hip_runtime.h>
 extern "C" int literal_size(void);
