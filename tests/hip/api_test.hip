@@ -327,3 +327,47 @@ TEST(HipModules, LoadDataAndRejectBadImages) {
   EXPECT_EQ(hipModuleLoad(&m, nullptr), hipErrorInvalidValue);
   (void)hipGetLastError();
 }
+
+// Texture objects are not implemented: their types are HIP 5.2's, the channel format helper
+// works, and creating one fails with hipErrorNotSupported without touching the handle's memory
+// beyond clearing it.
+TEST(HipTextures, ChannelFormatsAndUnsupportedObjects) {
+  hipChannelFormatDesc f4 = hipCreateChannelDesc<float4>();
+  EXPECT_EQ(f4.x, 32);
+  EXPECT_EQ(f4.w, 32);
+  EXPECT_EQ(f4.f, hipChannelFormatKindFloat);
+  hipChannelFormatDesc u2 = hipCreateChannelDesc<uchar2>();
+  EXPECT_EQ(u2.x, 8);
+  EXPECT_EQ(u2.y, 8);
+  EXPECT_EQ(u2.z, 0);
+  EXPECT_EQ(u2.f, hipChannelFormatKindUnsigned);
+  hipChannelFormatDesc i3 = hipCreateChannelDesc<int3>();
+  EXPECT_EQ(i3.z, 32);
+  EXPECT_EQ(i3.w, 0);
+  EXPECT_EQ(i3.f, hipChannelFormatKindSigned);
+  EXPECT_EQ(hipCreateChannelDesc<dim3>().f, hipChannelFormatKindNone);  // not an element type
+  hipChannelFormatDesc c = hipCreateChannelDesc(16, 16, 0, 0, hipChannelFormatKindFloat);
+  EXPECT_EQ(c.y, 16);
+
+  void* p = nullptr;
+  ASSERT_EQ(hipMalloc(&p, 4096), hipSuccess);
+  hipResourceDesc res{};
+  res.resType = hipResourceTypeLinear;
+  res.res.linear.devPtr = p;
+  res.res.linear.desc = hipCreateChannelDesc<float>();
+  res.res.linear.sizeInBytes = 4096;
+  hipTextureDesc tex{};
+  tex.readMode = hipReadModeElementType;
+  hipTextureObject_t obj = reinterpret_cast<hipTextureObject_t>(0x1234);
+  EXPECT_EQ(hipCreateTextureObject(&obj, &res, &tex, nullptr), hipErrorNotSupported);
+  EXPECT_EQ(obj, nullptr);
+  EXPECT_EQ(hipGetLastError(), hipErrorNotSupported);
+  EXPECT_EQ(hipCreateTextureObject(nullptr, &res, &tex, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipCreateTextureObject(&obj, &res, nullptr, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipDestroyTextureObject(nullptr), hipSuccess);
+  EXPECT_EQ(hipDestroyTextureObject(reinterpret_cast<hipTextureObject_t>(0x1234)), hipErrorInvalidValue);
+  hipResourceDesc back{};
+  EXPECT_EQ(hipGetTextureObjectResourceDesc(&back, reinterpret_cast<hipTextureObject_t>(0x1234)), hipErrorInvalidValue);
+  EXPECT_EQ(hipFree(p), hipSuccess);
+  (void)hipGetLastError();
+}

@@ -110,6 +110,8 @@ hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc* pTexDesc, hipTextureOb
 #ifdef __cplusplus
 }
 
+#include "hip/hip_vector_types.h"
+
 // hipCreateChannelDesc<T>(): the format of element type T (HIP's channel_descriptor.h): the
 // scalar types and their 1- to 4-component vectors; any other type gives the "none" format.
 template <class T>
@@ -132,16 +134,27 @@ __KFDRT_CHANNEL(int, hipChannelFormatKindSigned)
 __KFDRT_CHANNEL(unsigned int, hipChannelFormatKindUnsigned)
 __KFDRT_CHANNEL(float, hipChannelFormatKindFloat)
 #undef __KFDRT_CHANNEL
-// Vectors: HIP's short vector types, recognised by their x..w members and element type.
-template <class V, class = void>
-struct __kfdrt_vec_channel : __kfdrt_channel<V> {};
+// Vectors: HIP's short vector types of those elements, 1 to 4 components (hip_vector_types.h).
 template <class V>
-struct __kfdrt_vec_channel<V, decltype((void)sizeof(V::x), (void)0)> {
-  typedef decltype(V::x) E;
-  static constexpr int bits = __kfdrt_channel<E>::bits;
-  static constexpr int count = (int)(sizeof(V) / sizeof(E));  // 3-vectors are unpadded
-  static constexpr hipChannelFormatKind kind = __kfdrt_channel<E>::kind;
-};
+struct __kfdrt_vec_channel : __kfdrt_channel<V> {};
+#define __KFDRT_CHANNEL_VEC(V, E, N)                                 \
+  template <>                                                        \
+  struct __kfdrt_vec_channel<V> {                                    \
+    static constexpr int bits = __kfdrt_channel<E>::bits, count = N; \
+    static constexpr hipChannelFormatKind kind = __kfdrt_channel<E>::kind; \
+  };
+#define __KFDRT_CHANNEL_FAMILY(base, E) \
+  __KFDRT_CHANNEL_VEC(base##1, E, 1) __KFDRT_CHANNEL_VEC(base##2, E, 2) \
+  __KFDRT_CHANNEL_VEC(base##3, E, 3) __KFDRT_CHANNEL_VEC(base##4, E, 4)
+__KFDRT_CHANNEL_FAMILY(char, signed char)
+__KFDRT_CHANNEL_FAMILY(uchar, unsigned char)
+__KFDRT_CHANNEL_FAMILY(short, short)
+__KFDRT_CHANNEL_FAMILY(ushort, unsigned short)
+__KFDRT_CHANNEL_FAMILY(int, int)
+__KFDRT_CHANNEL_FAMILY(uint, unsigned int)
+__KFDRT_CHANNEL_FAMILY(float, float)
+#undef __KFDRT_CHANNEL_FAMILY
+#undef __KFDRT_CHANNEL_VEC
 template <class T>
 inline hipChannelFormatDesc hipCreateChannelDesc() {
   typedef __kfdrt_vec_channel<T> C;
