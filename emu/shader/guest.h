@@ -29,6 +29,27 @@ struct EmulatorThreadScope {
   EmulatorThreadScope& operator=(const EmulatorThreadScope&) = delete;
 };
 
+// guest_copy's unit moves: each U with one load on the source's side and one store on the
+// destination's when that side is aligned to U, bytes otherwise.
+template <class U>
+__attribute__((no_sanitize("address", "thread"))) inline void guest_copy_units(uint8_t* d, const uint8_t* s, size_t n) {
+  const bool sa = (reinterpret_cast<uintptr_t>(s) & (sizeof(U) - 1)) == 0;
+  const bool da = (reinterpret_cast<uintptr_t>(d) & (sizeof(U) - 1)) == 0;
+  for (; n; n -= sizeof(U), s += sizeof(U), d += sizeof(U)) {
+    U v = 0;
+    if (sa) {
+      v = *reinterpret_cast<volatile const U*>(s);
+    } else {
+      for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<uint8_t*>(&v)[i] = reinterpret_cast<volatile const uint8_t*>(s)[i];
+    }
+    if (da) {
+      *reinterpret_cast<volatile U*>(d) = v;
+    } else {
+      for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<volatile uint8_t*>(d)[i] = reinterpret_cast<uint8_t*>(&v)[i];
+    }
+  }
+}
+
 // Copies n bytes without a call the sanitizers intercept (AddressSanitizer also skips it: a
 // device access may touch whole lines of a page a program mapped around a smaller host object).
 // Small copies of whole 8-byte (or 4-byte) units move each unit with one load and one store on
@@ -44,28 +65,10 @@ __attribute__((no_sanitize("address", "thread"))) inline void guest_copy(void* d
     return;
   }
 #endif
-  auto units = [&](auto unit) __attribute__((no_sanitize("address", "thread"))) {
-    using U = decltype(unit);
-    const bool sa = (reinterpret_cast<uintptr_t>(s) & (sizeof(U) - 1)) == 0;
-    const bool da = (reinterpret_cast<uintptr_t>(d) & (sizeof(U) - 1)) == 0;
-    for (; n; n -= sizeof(U), s += sizeof(U), d += sizeof(U)) {
-      U v = 0;
-      if (sa) {
-        v = *reinterpret_cast<volatile const U*>(s);
-      } else {
-        for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<uint8_t*>(&v)[i] = static_cast<volatile const uint8_t*>(s)[i];
-      }
-      if (da) {
-        *reinterpret_cast<volatile U*>(d) = v;
-      } else {
-        for (unsigned i = 0; i < sizeof(U); ++i) static_cast<volatile uint8_t*>(d)[i] = reinterpret_cast<uint8_t*>(&v)[i];
-      }
-    }
-  };
   const bool either8 = ((reinterpret_cast<uintptr_t>(s) & 7) == 0) || ((reinterpret_cast<uintptr_t>(d) & 7) == 0);
   const bool either4 = ((reinterpret_cast<uintptr_t>(s) & 3) == 0) || ((reinterpret_cast<uintptr_t>(d) & 3) == 0);
-  if (n % 8 == 0 && either8) return units(uint64_t{});
-  if (n % 4 == 0 && either4) return units(uint32_t{});
+  if (n % 8 == 0 && either8) return guest_copy_units<uint64_t>(d, s, n);
+  if (n % 4 == 0 && either4) return guest_copy_units<uint32_t>(d, s, n);
   for (volatile const uint8_t* v = s; n; --n) *d++ = *v++;  // volatile: never a memcpy call
 }
 
