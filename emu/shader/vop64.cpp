@@ -122,6 +122,15 @@ void v_ashrrev_i64(Wave& w, const Inst& in) {
     return static_cast<uint64_t>(static_cast<int64_t>(b) >> (a & 63));
   });
 }
+// gfx940+ (AMD Instinct MI300 ISA): v_mov_b64 copies a 64-bit operand (a VGPR or SGPR pair, an
+// inline constant, a literal zero-extended as for other b64 operands); v_lshl_add_u64 is
+// D = (S0 << S1[2:0]) + S2 on 64-bit S0 and S2 (LLVM emits it for shifts of 0 to 4).
+void v_mov_b64(Wave& w, const Inst& in) {
+  valu64<1, false, 0b1>(w, in, [](uint64_t a, uint64_t, uint64_t) { return a; });
+}
+void v_lshl_add_u64(Wave& w, const Inst& in) {
+  valu64<3, false, 0b101>(w, in, [](uint64_t a, uint64_t b, uint64_t c) { return (a << (b & 7)) + c; });
+}
 // v_mad_u64_u32 / v_mad_i64_i32 (VOP3B): D = S0*S1 + S2 (64-bit), carry-out to sdst. The carries
 // are taken first and written last (sdst may be the SGPR pair S2 reads).
 #if defined(__AVX2__)
@@ -462,7 +471,7 @@ const HandlerEntry kVop64[] = {
     E(v_cvt_f64_f32) E(v_div_scale_f32) E(v_div_scale_f64) E(v_div_fmas_f32) E(v_div_fmas_f64)
     E(v_div_fixup_f32) E(v_div_fixup_f64) E(v_trig_preop_f64) E(v_readlane_b32)
     E(v_readfirstlane_b32) E(v_writelane_b32) E(v_mbcnt_lo_u32_b32) E(v_mbcnt_hi_u32_b32)
-    E(v_nop) E(v_swap_b32)
+    E(v_nop) E(v_swap_b32) E(v_mov_b64) E(v_lshl_add_u64)
 #undef E
     {"v_accvgpr_read_b32", v_accvgpr_mov}, {"v_accvgpr_write_b32", v_accvgpr_mov},
     {"v_accvgpr_mov_b32", v_accvgpr_mov},

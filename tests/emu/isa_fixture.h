@@ -11,6 +11,7 @@ namespace emu_test {
 
 class IsaTest : public ::testing::Test {
  protected:
+  explicit IsaTest(emu::shader::Target target = emu::shader::Target::gfx90a) : core{target, 1} {}
   emu::shader::Outcome run_isa(const std::string& file, const std::string& kernel,
                                unsigned threads = 64, uint16_t block = 64, Args extra = {},
                                emu::shader::Hooks* hooks = nullptr, uint32_t dyn_lds = 0) {
@@ -37,7 +38,7 @@ class IsaTest : public ::testing::Test {
   float fslot(unsigned k, unsigned lane) const { float f; std::memcpy(&f, &out[k * 64 + lane], 4); return f; }
 
   HostMemory mem;
-  emu::shader::ShaderCore core{emu::shader::Target::gfx90a, 1};
+  emu::shader::ShaderCore core;
   uint32_t* out = nullptr;
   uint64_t last_kd = 0;  // descriptor of the last kernel run
   // The queue's scratch for run_isa (harness Launch fields): sized for the kernel by default.

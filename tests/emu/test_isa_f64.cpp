@@ -184,4 +184,26 @@ TEST_F(Vop64, ComputesExpAndLogWithinAnUlpWithoutDenormals) {
   EXPECT_EQ(slot(1, 14), 0u);  // log2(1) = +0
 }
 
+// gfx942's 64-bit move and shifted add (tests/isa/gfx942.s, assembled for gfx940), on a gfx942 core.
+class Gfx942 : public IsaTest {
+ protected:
+  Gfx942() : IsaTest(emu::shader::Target::gfx942) {}
+};
+
+TEST_F(Gfx942, MovesAndShiftedAddsOf64BitValues) {
+  auto o = run_isa("gfx942.co", "k_b64");
+  ASSERT_TRUE(o.ok()) << o.message;
+  const uint64_t s = 0x0123456789abcdefull;
+  for (uint32_t l = 0; l < 64; ++l) {
+    const uint64_t x = uint64_t{l * 0x10001u} | uint64_t{~l} << 32;
+    auto pair = [&](unsigned k) { return uint64_t{slot(k, l)} | uint64_t{slot(k + 1, l)} << 32; };
+    ASSERT_EQ(pair(0), x) << l;
+    ASSERT_EQ(pair(2), s) << l;
+    ASSERT_EQ(pair(4), ~uint64_t{0}) << l;
+    ASSERT_EQ(pair(6), (x << 3) + s) << l;
+    ASSERT_EQ(pair(8), s + x) << l;
+    ASSERT_EQ(pair(10), (x << 4) + 1) << l;
+  }
+}
+
 }  // namespace
