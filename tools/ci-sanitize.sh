@@ -56,7 +56,8 @@ if missing:
     sys.exit('kfdrt: no such tests in %s: %s' % (build, ' '.join(sorted(missing))))
 out = set()
 for t in tests:
-    for f in [a for a in t['cmd'] if a.startswith(build + '/')] + sum((files.get(d, []) for d in t['depends']), []):
+    # (a source file given as build/../tests/... is no target)
+    for f in [a for a in t['cmd'] if os.path.normpath(a).startswith(build + '/')] + sum((files.get(d, []) for d in t['depends']), []):
         out.add(os.path.relpath(f, build))
 print('\n'.join(sorted(out)))
 PY

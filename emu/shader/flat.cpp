@@ -311,6 +311,12 @@ EMU_GUEST bool load_block(Wave& w, const Inst& in, uint64_t ex) {
     for (unsigned i = 0; i < N; ++i) rows[i] = data_row(w, in, in.dst + i);
     if (st == bytes) {
       rows_from_lanes<N>(rows, src);
+    } else if constexpr (N == 2) {  // evenly spaced 8-byte lanes: one read each (see load8)
+      for (unsigned l = 0; l < 64; ++l) {
+        const uint64_t v = load8(src + uint64_t{st} * l);
+        rows[0][l] = static_cast<uint32_t>(v);
+        rows[1][l] = static_cast<uint32_t>(v >> 32);
+      }
     } else {
       for (unsigned i = 0; i < N; ++i) {
         uint32_t* d = rows[i];

@@ -32,22 +32,33 @@ struct EmulatorThreadScope {
 // guest_copy's unit moves: each U with one load on the source's side and one store on the
 // destination's when that side is aligned to U, bytes otherwise.
 template <class U>
-__attribute__((no_sanitize("address", "thread"))) inline void guest_copy_units(uint8_t* d, const uint8_t* s, size_t n) {
-  const bool sa = (reinterpret_cast<uintptr_t>(s) & (sizeof(U) - 1)) == 0;
-  const bool da = (reinterpret_cast<uintptr_t>(d) & (sizeof(U) - 1)) == 0;
-  for (; n; n -= sizeof(U), s += sizeof(U), d += sizeof(U)) {
-    U v = 0;
-    if (sa) {
-      v = *reinterpret_cast<volatile const U*>(s);
-    } else {
-      for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<uint8_t*>(&v)[i] = reinterpret_cast<volatile const uint8_t*>(s)[i];
-    }
-    if (da) {
-      *reinterpret_cast<volatile U*>(d) = v;
-    } else {
-      for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<volatile uint8_t*>(d)[i] = reinterpret_cast<uint8_t*>(&v)[i];
-    }
+__attribute__((no_sanitize("address", "thread"))) inline U guest_unit_load(const uint8_t* s) {
+  if ((reinterpret_cast<uintptr_t>(s) & (sizeof(U) - 1)) == 0) return *reinterpret_cast<volatile const U*>(s);
+  U v = 0;
+  if (sizeof(U) == 8 && (reinterpret_cast<uintptr_t>(s) & 3) == 0) {  // two aligned dwords
+    const uint32_t lo = *reinterpret_cast<volatile const uint32_t*>(s), hi = *reinterpret_cast<volatile const uint32_t*>(s + 4);
+    v = static_cast<U>(uint64_t{lo} | uint64_t{hi} << 32);
+  } else {
+    for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<uint8_t*>(&v)[i] = reinterpret_cast<volatile const uint8_t*>(s)[i];
   }
+  return v;
+}
+template <class U>
+__attribute__((no_sanitize("address", "thread"))) inline void guest_unit_store(uint8_t* d, U v) {
+  if ((reinterpret_cast<uintptr_t>(d) & (sizeof(U) - 1)) == 0) {
+    *reinterpret_cast<volatile U*>(d) = v;
+  } else if (sizeof(U) == 8 && (reinterpret_cast<uintptr_t>(d) & 3) == 0) {
+    *reinterpret_cast<volatile uint32_t*>(d) = static_cast<uint32_t>(v);
+    *reinterpret_cast<volatile uint32_t*>(d + 4) = static_cast<uint32_t>(static_cast<uint64_t>(v) >> 32);
+  } else {
+    for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<volatile uint8_t*>(d)[i] = reinterpret_cast<uint8_t*>(&v)[i];
+  }
+}
+// guest_copy's unit moves: each U with one access on a side aligned to U (two dword accesses on
+// a side aligned to 4 only, bytes otherwise), whichever side is the guest's.
+template <class U>
+__attribute__((no_sanitize("address", "thread"))) inline void guest_copy_units(uint8_t* d, const uint8_t* s, size_t n) {
+  for (; n; n -= sizeof(U), s += sizeof(U), d += sizeof(U)) guest_unit_store<U>(d, guest_unit_load<U>(s));
 }
 
 // Copies n bytes without a call the sanitizers intercept (AddressSanitizer also skips it: a

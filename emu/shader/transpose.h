@@ -41,6 +41,13 @@ EMU_GUEST inline void rows_from_lanes(uint32_t* const* rows, const uint8_t* src)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(rows[3] + l), _mm256_unpackhi_epi64(t1, t3));
     }
 #endif
+  } else if constexpr (N == 2) {  // one 8-byte read per lane: an aligned dwordx2 is single-copy atomic
+    for (unsigned l = 0; l < 64; ++l) {
+      uint64_t v;
+      std::memcpy(&v, src + 8 * l, 8);
+      rows[0][l] = static_cast<uint32_t>(v);
+      rows[1][l] = static_cast<uint32_t>(v >> 32);
+    }
   } else {
     for (unsigned l = 0; l < 64; ++l)
       for (unsigned i = 0; i < N; ++i) std::memcpy(&rows[i][l], src + 4 * (N * l + i), 4);
@@ -78,6 +85,11 @@ EMU_GUEST inline void lanes_from_rows(uint8_t* dst, const uint32_t* const* rows)
       put(3, _mm256_unpackhi_epi64(t1, t3));
     }
 #endif
+  } else if constexpr (N == 2) {  // one 8-byte write per lane
+    for (unsigned l = 0; l < 64; ++l) {
+      const uint64_t v = uint64_t{rows[0][l]} | uint64_t{rows[1][l]} << 32;
+      std::memcpy(dst + 8 * l, &v, 8);
+    }
   } else {
     for (unsigned l = 0; l < 64; ++l)
       for (unsigned i = 0; i < N; ++i) std::memcpy(dst + 4 * (N * l + i), &rows[i][l], 4);

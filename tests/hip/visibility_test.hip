@@ -49,12 +49,13 @@ __global__ void poll_flag(int* flag, int* started, int* result, long long ticks)
 }
 
 // Block 0 stores the pairs (i, i) into 64 words for i = 1, 2, ... with 64-bit relaxed atomic
-// stores (global_store_dwordx2), its lanes scattered over the words, from when block 1 starts
-// until it is done; block 1, at the same time on another CU, loads them (global_load_dwordx2),
-// in turn scattered and all lanes on one word, and counts loads whose halves differ (counts[0])
+// stores (global_store_dwordx2), its lanes scattered over the words (`stride` words apart), from
+// when block 1 starts until it is done; block 1, at the same time on another CU, loads them
+// (global_load_dwordx2) in turn all lanes on one word, scattered, and evenly spaced (one strided
+// block), and counts loads whose halves differ (counts[0])
 // and loads that saw a new value (counts[1]). flags[0]: block 1 started, flags[1]: it is done,
 // flags[2]: a wait timed out, flags[3]: the stores' last i.
-__global__ void tear64(unsigned long long* words, unsigned* flags, unsigned iters, unsigned* counts) {
+__global__ void tear64(unsigned long long* words, unsigned stride, unsigned* flags, unsigned iters, unsigned* counts) {
   const unsigned l = threadIdx.x;
   const long long bound = 10 * kTick, t0 = wall_clock64();
   if (blockIdx.x == 0) {
@@ -64,7 +65,7 @@ __global__ void tear64(unsigned long long* words, unsigned* flags, unsigned iter
         return;
       }
     for (unsigned i = 1; !__hip_atomic_load(&flags[1], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); ++i) {
-      __hip_atomic_store(&words[(l * 7) & 63], (unsigned long long)i << 32 | i, __ATOMIC_RELAXED,
+      __hip_atomic_store(&words[((l * 7) & 63) * stride], (unsigned long long)i << 32 | i, __ATOMIC_RELAXED,
                          __HIP_MEMORY_SCOPE_AGENT);
       if (wall_clock64() - t0 > bound) {
         flags[2] = 1;
@@ -78,8 +79,8 @@ __global__ void tear64(unsigned long long* words, unsigned* flags, unsigned iter
   unsigned torn = 0, changes = 0;
   unsigned long long last = 0;
   for (unsigned i = 0; i < iters; ++i) {
-    const unsigned w = (i & 1) ? (l * 5 + i) & 63 : (i >> 1) & 63;
-    const unsigned long long v = __hip_atomic_load(&words[w], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    const unsigned k = i % 3, w = k == 0 ? (i / 3) & 63 : k == 1 ? (l * 5 + i) & 63 : l;
+    const unsigned long long v = __hip_atomic_load(&words[w * stride], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
     torn += static_cast<unsigned>(v) != static_cast<unsigned>(v >> 32);
     changes += v != last;
     last = v;
@@ -379,25 +380,29 @@ TEST_F(Visibility, WorkgroupsPassDataThroughGlobalMemoryWithThreadfence) {
 // lowers 64-bit atomics to plain dwordx2 accesses): a load racing a store on another CU sees the
 // old or the new pair, never half of each (rocPRIM's look-back scan packs a flag and a value so).
 TEST_F(Visibility, SixtyFourBitAccessesAreSingleCopyAtomic) {
-  unsigned long long* words = reinterpret_cast<unsigned long long*>(alloc(Mem::Device, 128));
-  unsigned* counts = reinterpret_cast<unsigned*>(alloc(Mem::Coherent, 2));
-  unsigned* flags = reinterpret_cast<unsigned*>(alloc(Mem::Device, 4));
-  ASSERT_EQ(hipMemset(words, 0, 64 * sizeof(unsigned long long)), hipSuccess);
-  ASSERT_EQ(hipMemset(flags, 0, 4 * sizeof(unsigned)), hipSuccess);
-  counts[0] = counts[1] = 0;
-  hipLaunchKernelGGL(tear64, dim3(2), dim3(64), 0, s_, words, flags, 20000u, counts);
-  ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
-  unsigned timed_out = 0;
-  ASSERT_EQ(hipMemcpy(&timed_out, flags + 2, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
-  ASSERT_EQ(timed_out, 0u) << "a workgroup timed out waiting for the other (two must run at once)";
-  unsigned stores = 0;
-  ASSERT_EQ(hipMemcpy(&stores, flags + 3, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
-  EXPECT_GT(counts[1], 64u) << "the reader saw the words change " << counts[1] << " times (" << stores
-                            << " stores): the two workgroups did not run at once";
-  EXPECT_EQ(counts[0], 0u) << "loads that saw half of one 64-bit store and half of another (" << stores << " stores)";
-  release(Mem::Device, reinterpret_cast<int*>(words));
-  release(Mem::Device, reinterpret_cast<int*>(flags));
-  release(Mem::Coherent, reinterpret_cast<int*>(counts));
+  for (Mem m : {Mem::Device, Mem::Coherent}) {
+    for (unsigned stride : {1u, 2u}) {
+      SCOPED_TRACE(testing::Message() << name(m) << ", words " << stride << " apart");
+      unsigned long long* words = reinterpret_cast<unsigned long long*>(alloc(m, 128 * stride));
+      unsigned* counts = reinterpret_cast<unsigned*>(alloc(Mem::Coherent, 2));
+      unsigned* flags = reinterpret_cast<unsigned*>(alloc(Mem::Device, 4));
+      ASSERT_EQ(hipMemset(words, 0, 64 * stride * sizeof(unsigned long long)), hipSuccess);
+      ASSERT_EQ(hipMemset(flags, 0, 4 * sizeof(unsigned)), hipSuccess);
+      counts[0] = counts[1] = 0;
+      hipLaunchKernelGGL(tear64, dim3(2), dim3(64), 0, s_, words, stride, flags, 20000u, counts);
+      ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+      unsigned timed_out = 0, stores = 0;
+      ASSERT_EQ(hipMemcpy(&timed_out, flags + 2, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+      ASSERT_EQ(timed_out, 0u) << "a workgroup timed out waiting for the other (two must run at once)";
+      ASSERT_EQ(hipMemcpy(&stores, flags + 3, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+      EXPECT_GT(counts[1], 64u) << "the reader saw the words change " << counts[1] << " times (" << stores
+                                << " stores): the two workgroups did not run at once";
+      EXPECT_EQ(counts[0], 0u) << "loads that saw half of one 64-bit store and half of another (" << stores << " stores)";
+      release(m, reinterpret_cast<int*>(words));
+      release(Mem::Device, reinterpret_cast<int*>(flags));
+      release(Mem::Coherent, reinterpret_cast<int*>(counts));
+    }
+  }
 }
 
 // KFDEMU_REPORT_STALE: the emulator names the kernel and the address a stale load read (a meson
