@@ -148,7 +148,7 @@ __global__ void k_arith(const uint16_t* a, const uint16_t* b, const uint16_t* c,
   if (i < n) arith(a, b, c, out, i);
 }
 
-constexpr int kCmp = 14;
+constexpr int kCmp = 16;
 __host__ __device__ inline void compare(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t i) {
   __half x = __ushort_as_half(a[i]), y = __ushort_as_half(b[i]);
   uint16_t* o = out + kCmp * i;
@@ -166,6 +166,8 @@ __host__ __device__ inline void compare(const uint16_t* a, const uint16_t* b, ui
   o[11] = __half_as_ushort(__hmin(x, y));
   o[12] = (uint16_t)(x == y) | (uint16_t)((x != y) << 1) | (uint16_t)((x < y) << 2);
   o[13] = (uint16_t)(__hisnan(x) | (__hisinf(x) + 1) << 1);
+  o[14] = __half_as_ushort(__hmax_nan(x, y));
+  o[15] = __half_as_ushort(__hmin_nan(x, y));
 }
 __global__ void k_compare(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -363,22 +365,28 @@ TEST(Half, ComparisonsOrderedAndUnordered) {
     bool un = std::isnan(x) || std::isnan(y);
     uint16_t want[kCmp] = {x == y, !un && x != y, x < y, x <= y, x > y, x >= y, un || x == y, un || x != y,
                            un || x < y, un || x >= y, 0, 0, 0, 0};
-    // max/min: a NaN operand yields the other; +0 and -0 compare equal (either may come back).
+    // max/min (CUDA): a NaN operand yields the other, two NaNs the canonical NaN 0x7fff, and +0
+    // is above -0; the _nan forms give 0x7fff when either is a NaN.
     auto pick = [&](bool larger) -> uint16_t {
+      if (std::isnan(x) && std::isnan(y)) return 0x7fff;
       if (std::isnan(x)) return b[i];
       if (std::isnan(y)) return a[i];
+      if (x == y && x == 0) return (larger == ((a[i] & 0x8000) != 0)) ? b[i] : a[i];  // the +0 / the -0
       if (x == y) return a[i];
       return (larger ? y > x : y < x) ? b[i] : a[i];
     };
     want[10] = pick(true);
     want[11] = pick(false);
+    want[14] = std::isnan(x) || std::isnan(y) ? 0x7fff : want[10];
+    want[15] = std::isnan(x) || std::isnan(y) ? 0x7fff : want[11];
     want[12] = uint16_t((x == y) | ((x != y) << 1) | ((x < y) << 2));
     int inf = std::isinf(x) ? (x > 0 ? 1 : -1) : 0;
     want[13] = uint16_t(std::isnan(x) | (inf + 1) << 1);
     for (int k = 0; k < kCmp; ++k) {
-      bool zeros = (k == 10 || k == 11) && x == 0 && y == 0;
-      if (zeros) {
-        ASSERT_EQ(dev[kCmp * i + k] & 0x7fff, 0);
+      const bool max_min = k == 10 || k == 11 || k == 14 || k == 15;  // bit-exact, NaN included
+      if (max_min) {
+        ASSERT_EQ(dev[kCmp * i + k], want[k]) << "device max/min " << k << " of 0x" << std::hex << a[i] << ", 0x" << b[i];
+        ASSERT_EQ(host[kCmp * i + k], want[k]) << "host max/min " << k << " of 0x" << std::hex << a[i] << ", 0x" << b[i];
         continue;
       }
       ASSERT_TRUE(same(dev[kCmp * i + k], want[k])) << "device comparison " << k << " of 0x" << std::hex << a[i]
@@ -416,7 +424,9 @@ TEST(Half, IntegerConversionsRoundAsNamedAndSaturate) {
                             0, ref_round(double((int)(a[i] * 37) - 1200000), 0),
                             ref_round(double((int)(a[i] * 37) - 1200000), 1), ref_round(double(a[i] * 3ull), 3)};
     // __half2ull_rz: +inf gives the largest unsigned long long (seen here as -1), negatives 0.
-    want[8] = std::isnan(rz) || rz <= 0 ? 0 : std::isinf(rz) ? -1 : (long long)rz;
+    want[8] = rz <= 0 ? 0 : std::isinf(rz) ? -1 : (long long)rz;
+    // NaN: 0 for the 32- and 16-bit conversions, 0x8000000000000000 for the 64-bit ones (CUDA).
+    if (std::isnan(x)) want[7] = want[8] = LLONG_MIN;
     for (int k = 0; k < kInt; ++k) {
       ASSERT_EQ(dev[kInt * i + k], want[k]) << "device conversion " << k << " of 0x" << std::hex << a[i];
       ASSERT_EQ(host[kInt * i + k], want[k]) << "host conversion " << k << " of 0x" << std::hex << a[i];

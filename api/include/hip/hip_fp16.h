@@ -12,8 +12,8 @@
 //    compare ordered and truncate);
 //  - __hisinf returns -1, 1 or 0 (ROCm 5.2: a bool; both read the same in a condition);
 //  - operators and functions work on the host too (ROCm 5.2 has most of them __device__ only).
-// Arithmetic is on _Float16 (the compiler's binary16, clang on amdgcn and x86-64, GCC 12 on
-// x86-64): one binary16 instruction in a kernel (v_add_f16, v_fma_f16, ...), float arithmetic
+// Arithmetic is on _Float16 (the compiler's binary16: clang on amdgcn, clang 15 and GCC 12 or
+// later on x86-64; C sees the raw types only): one binary16 instruction in a kernel (v_add_f16, v_fma_f16, ...), float arithmetic
 // rounded once to binary16 on the host, which for + - * / and sqrt gives the same correctly
 // rounded result (float carries more than twice binary16's 11 significant bits).
 // __HIP_NO_HALF_CONVERSIONS__ and __HIP_NO_HALF_OPERATORS__ remove the implicit conversions and
@@ -21,10 +21,6 @@
 #pragma once
 
 #include "hip/kfdrt/hip_common.h"
-
-#ifndef __FLT16_MANT_DIG__
-#error "hip/hip_fp16.h: this compiler has no _Float16 (binary16); kfdrt's __half needs clang or GCC 12 on x86-64, or the HIP device compiler"
-#endif
 
 // The bit patterns alone (C and C++).
 typedef struct __half_raw {
@@ -40,6 +36,10 @@ typedef struct __half2_raw {
 typedef __half_raw __half;
 typedef __half2_raw __half2;
 #else
+
+#ifndef __FLT16_MANT_DIG__
+#error "hip/hip_fp16.h: this C++ compiler has no _Float16 (binary16); kfdrt's __half needs clang 15 or later, GCC 12 or later on x86-64, or the HIP device compiler"
+#endif
 
 #include <math.h>
 
@@ -200,6 +200,7 @@ __KFDRT_HFN float __low2float(__half2 v) { return __half2float(v.x); }
 __KFDRT_HFN float __high2float(__half2 v) { return __half2float(v.y); }
 __KFDRT_HFN __half2 __half2half2(__half h) { return __half2(h, h); }
 __KFDRT_HFN __half2 __halves2half2(__half lo, __half hi) { return __half2(lo, hi); }
+__KFDRT_HFN __half2 make_half2(__half x, __half y) { return __half2(x, y); }
 __KFDRT_HFN __half __low2half(__half2 v) { return v.x; }
 __KFDRT_HFN __half __high2half(__half2 v) { return v.y; }
 __KFDRT_HFN __half2 __low2half2(__half2 v) { return __half2(v.x, v.x); }
@@ -209,7 +210,8 @@ __KFDRT_HFN __half2 __highs2half2(__half2 a, __half2 b) { return __half2(a.y, b.
 __KFDRT_HFN __half2 __lowhigh2highlow(__half2 v) { return __half2(v.y, v.x); }
 
 // Integer <- half: rounded as named (rn nearest-even, rz toward zero, rd down, ru up), then
-// clamped to the type's range (infinities to its ends); NaN gives 0 (CUDA's documented results).
+// clamped to the type's range (infinities to its ends); NaN gives 0, and 0x8000000000000000 for
+// the 64-bit ones (CUDA's documented results).
 __KFDRT_HFN float __kfdrt_hround(__half h, int mode) {
   float f = __half2float(h);
   switch (mode) {
@@ -222,7 +224,7 @@ __KFDRT_HFN float __kfdrt_hround(__half h, int mode) {
 template <class T>
 __KFDRT_HFN T __kfdrt_h2i(__half h, int mode) {
   float r = __kfdrt_hround(h, mode);
-  if (r != r) return 0;
+  if (r != r) return sizeof(T) == 8 ? static_cast<T>(0x8000000000000000ull) : T(0);
   if (r <= static_cast<float>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
   if (r >= static_cast<float>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   return static_cast<T>(r);
@@ -312,9 +314,25 @@ __KFDRT_HFN bool __hltu(__half a, __half b) { return !__hge(a, b); }
 __KFDRT_HFN bool __hleu(__half a, __half b) { return !__hgt(a, b); }
 __KFDRT_HFN bool __hgtu(__half a, __half b) { return !__hle(a, b); }
 __KFDRT_HFN bool __hgeu(__half a, __half b) { return !__hlt(a, b); }
-// The larger / smaller of two; a NaN operand gives the other one, two NaNs a NaN.
-__KFDRT_HFN __half __hmax(__half a, __half b) { return __hisnan(a) ? b : __hisnan(b) ? a : __hgt(b, a) ? b : a; }
-__KFDRT_HFN __half __hmin(__half a, __half b) { return __hisnan(a) ? b : __hisnan(b) ? a : __hlt(b, a) ? b : a; }
+// The larger / smaller of two, +0 above -0 (CUDA's __hmax / __hmin): a NaN operand gives the
+// other one, two NaNs the canonical NaN (0x7fff). The _nan forms give that NaN when either is one.
+__KFDRT_HFN bool __kfdrt_hgreater(__half a, __half b) {  // a > b, with +0 > -0
+  return __hgt(a, b) || (__heq(a, b) && __half_as_ushort(a) == 0 && __half_as_ushort(b) == 0x8000u);
+}
+__KFDRT_HFN __half __hmax(__half a, __half b) {
+  if (__hisnan(a) && __hisnan(b)) return __ushort_as_half(0x7fffu);
+  return __hisnan(a) ? b : __hisnan(b) ? a : __kfdrt_hgreater(b, a) ? b : a;
+}
+__KFDRT_HFN __half __hmin(__half a, __half b) {
+  if (__hisnan(a) && __hisnan(b)) return __ushort_as_half(0x7fffu);
+  return __hisnan(a) ? b : __hisnan(b) ? a : __kfdrt_hgreater(a, b) ? b : a;
+}
+__KFDRT_HFN __half __hmax_nan(__half a, __half b) {
+  return __hisnan(a) || __hisnan(b) ? __ushort_as_half(0x7fffu) : __hmax(a, b);
+}
+__KFDRT_HFN __half __hmin_nan(__half a, __half b) {
+  return __hisnan(a) || __hisnan(b) ? __ushort_as_half(0x7fffu) : __hmin(a, b);
+}
 
 // Per-lane results as 1.0 / 0.0 (__heq2, ...), or true when both lanes hold (__hbeq2, ...).
 #define __KFDRT_HCMP2(op)                                                                        \
@@ -341,6 +359,8 @@ __KFDRT_HFN __half2 __hisinf2(__half2 a) {
 }
 __KFDRT_HFN __half2 __hmax2(__half2 a, __half2 b) { return __half2(__hmax(a.x, b.x), __hmax(a.y, b.y)); }
 __KFDRT_HFN __half2 __hmin2(__half2 a, __half2 b) { return __half2(__hmin(a.x, b.x), __hmin(a.y, b.y)); }
+__KFDRT_HFN __half2 __hmax2_nan(__half2 a, __half2 b) { return __half2(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)); }
+__KFDRT_HFN __half2 __hmin2_nan(__half2 a, __half2 b) { return __half2(__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)); }
 
 // ---- Math: evaluated in float and rounded to binary16 (correctly rounded for sqrt and rcp) ----
 #define __KFDRT_HMATH(hname, h2name, expr)                                                   \
@@ -395,10 +415,16 @@ __KFDRT_HFN bool operator>(const __half2& a, const __half2& b) { return __hbgt2(
 __KFDRT_HFN bool operator>=(const __half2& a, const __half2& b) { return __hbge2(a, b); }
 #endif
 
-// __ldg: a read through the read-only path; on gfx9 an ordinary load.
+// __ldg and the cache-hinted loads (__ldca, __ldcg, __ldcs): on gfx9 ordinary loads.
 #if defined(__HIP__)
-__device__ inline __half __ldg(const __half* p) { return *p; }
-__device__ inline __half2 __ldg(const __half2* p) { return *p; }
+#define __KFDRT_HLOAD(name)                                          \
+  __device__ inline __half name(const __half* p) { return *p; }     \
+  __device__ inline __half2 name(const __half2* p) { return *p; }
+__KFDRT_HLOAD(__ldg)
+__KFDRT_HLOAD(__ldca)
+__KFDRT_HLOAD(__ldcg)
+__KFDRT_HLOAD(__ldcs)
+#undef __KFDRT_HLOAD
 #endif
 
 #undef __KFDRT_HFN
