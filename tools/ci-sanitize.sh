@@ -54,10 +54,11 @@ tests = [t for t in intro('--tests') if t['name'] in names]
 missing = names - {t['name'] for t in tests}
 if missing:
     sys.exit('kfdrt: no such tests in %s: %s' % (build, ' '.join(sorted(missing))))
+# Only what a target builds: a test's arguments also name directories and source files.
+outputs = {os.path.normpath(f) for fs in files.values() for f in fs}
 out = set()
 for t in tests:
-    # (a source file given as build/../tests/... is no target)
-    for f in [a for a in t['cmd'] if os.path.normpath(a).startswith(build + '/')] + sum((files.get(d, []) for d in t['depends']), []):
+    for f in [a for a in t['cmd'] if os.path.normpath(a) in outputs] + sum((files.get(d, []) for d in t['depends']), []):
         out.add(os.path.relpath(f, build))
 print('\n'.join(sorted(out)))
 PY
