@@ -29,8 +29,8 @@ struct EmulatorThreadScope {
   EmulatorThreadScope& operator=(const EmulatorThreadScope&) = delete;
 };
 
-// guest_copy's unit moves: each U with one load on the source's side and one store on the
-// destination's when that side is aligned to U, bytes otherwise.
+// One U of guest_copy read from s: one access when s is aligned to U, two dword accesses when an
+// 8-byte unit's s is aligned to 4 only, bytes otherwise (guest_unit_store: the same for writes).
 template <class U>
 __attribute__((no_sanitize("address", "thread"))) inline U guest_unit_load(const uint8_t* s) {
   if ((reinterpret_cast<uintptr_t>(s) & (sizeof(U) - 1)) == 0) return *reinterpret_cast<volatile const U*>(s);
@@ -54,8 +54,8 @@ __attribute__((no_sanitize("address", "thread"))) inline void guest_unit_store(u
     for (unsigned i = 0; i < sizeof(U); ++i) reinterpret_cast<volatile uint8_t*>(d)[i] = reinterpret_cast<uint8_t*>(&v)[i];
   }
 }
-// guest_copy's unit moves: each U with one access on a side aligned to U (two dword accesses on
-// a side aligned to 4 only, bytes otherwise), whichever side is the guest's.
+// guest_copy's unit moves, each side accessed as guest_unit_load/store say (whichever side is
+// the guest's).
 template <class U>
 __attribute__((no_sanitize("address", "thread"))) inline void guest_copy_units(uint8_t* d, const uint8_t* s, size_t n) {
   for (; n; n -= sizeof(U), s += sizeof(U), d += sizeof(U)) guest_unit_store<U>(d, guest_unit_load<U>(s));
