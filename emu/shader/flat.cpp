@@ -85,17 +85,9 @@ const Range* wave_range(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, bo
 // LLVM's AMDGPU memory model lowers 64-bit atomic loads and stores to plain global_load_dwordx2
 // and global_store_dwordx2 (AMDGPUUsage, "Memory Model GFX90A"), and rocPRIM's look-back scan
 // publishes a flag and its value in one such word. Another CU (another host thread) must never
-// see half of one, so these lanes move as one host 8-byte access, never as two dwords.
-EMU_GUEST inline uint64_t load8(const uint8_t* p) {
-  if ((reinterpret_cast<uintptr_t>(p) & 7) == 0) return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_RELAXED);
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-EMU_GUEST inline void store8(uint8_t* p, uint64_t v) {
-  if ((reinterpret_cast<uintptr_t>(p) & 7) == 0) __atomic_store_n(reinterpret_cast<uint64_t*>(p), v, __ATOMIC_RELAXED);
-  else std::memcpy(p, &v, 8);
-}
+// see half of one, so these lanes move as one host 8-byte access (guest.h's unit moves).
+EMU_GUEST inline uint64_t load8(const uint8_t* p) { return guest_unit_load<uint64_t>(p); }
+EMU_GUEST inline void store8(uint8_t* p, uint64_t v) { guest_unit_store<uint64_t>(p, v); }
 
 // Host pointers for every active lane's load, or false (per-lane path).
 bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** ptrs) {
