@@ -260,20 +260,44 @@ void GpuCache::list_page(CachedRange& r, uint64_t page) {
 }
 
 // A line's dirty bytes, then its page's dirty-line bit, then the page on the dirty list, all under
-// the page's lock; a write-back clears them in the other order (list, page bits, then the line
-// bytes under that lock), so none is lost: a line whose bits it already took gets its page bit
-// and listing again here.
+// the page's lock, which a write-back holds while it copies a page's dirty lines and clears them;
+// a page it unlisted is listed again here.
 void GpuCache::mark_lines(CachedRange& r, const LineMask* lm, unsigned n) {
   for (unsigned i = 0; i < n;) {
     const uint64_t page = lm[i].line / kLinesPerPage;
     uint64_t fresh = 0;  // the page's lines that had no dirty bytes
-    lock(r, lm[i].line);
     for (; i < n && lm[i].line / kLinesPerPage == page; ++i)
       if (mark_locked(r, lm[i].line, lm[i].mask)) fresh |= uint64_t{1} << (lm[i].line % kLinesPerPage);
     if (fresh) page_dirtied(r, page, fresh);
-    unlock(r, page * kLinesPerPage);
     if (fresh && cfg_.l2_lines) resident_lines(r, page, fresh);
   }
+}
+
+void GpuCache::lock_pages(const CachedRange& r, uint64_t first_page, uint64_t last_page, PageLocks& held) {
+  held.n = 0;
+  if (last_page < first_page || last_page - first_page >= kMaxLockedPages) {  // the callers' bound
+    std::fprintf(stderr, "kfdemu: internal error: a store locks pages %llu..%llu (at most %u at once)\n",
+                 static_cast<unsigned long long>(first_page), static_cast<unsigned long long>(last_page), kMaxLockedPages);
+    std::abort();
+  }
+  for (uint64_t p = first_page; p <= last_page; ++p) {
+    const unsigned s = stripe_of(r, p);
+    unsigned at = held.n;  // ascending, each stripe once (two pages may share one)
+    bool dup = false;
+    for (unsigned i = 0; i < held.n; ++i) dup |= held.stripe[i] == s;
+    if (dup) continue;
+    while (at > 0 && held.stripe[at - 1] > s) {
+      held.stripe[at] = held.stripe[at - 1];
+      --at;
+    }
+    held.stripe[at] = s;
+    ++held.n;
+  }
+  for (unsigned i = 0; i < held.n; ++i) lock_stripe(held.stripe[i]);
+}
+
+void GpuCache::unlock_pages(const PageLocks& held) {
+  for (unsigned i = held.n; i-- > 0;) stripes_[held.stripe[i]].clear(std::memory_order_release);
 }
 
 void GpuCache::mark_run(CachedRange& r, uint64_t line, uint64_t n, uint64_t first, uint64_t mid, uint64_t last) {
@@ -286,14 +310,12 @@ void GpuCache::mark_run(CachedRange& r, uint64_t line, uint64_t n, uint64_t firs
   while (line < end) {
     const uint64_t page = line / kLinesPerPage, stop = std::min(end, (page + 1) * kLinesPerPage);
     uint64_t fresh = 0;
-    lock(r, line);
     uint64_t at = line;
     if (at == begin) fresh |= uint64_t{mark(r.lines[at], first)} << (at % kLinesPerPage), ++at;
     const uint64_t to = stop == end && end - begin > 1 ? stop - 1 : stop;  // the last line apart
     for (; at < to; ++at) fresh |= uint64_t{mark(r.lines[at], mid)} << (at % kLinesPerPage);
     if (at < stop) fresh |= uint64_t{mark(r.lines[at], last)} << (at % kLinesPerPage);
     if (fresh) page_dirtied(r, page, fresh);
-    unlock(r, line);
     if (fresh && cfg_.l2_lines) resident_lines(r, page, fresh);
     line = stop;
   }
@@ -311,8 +333,7 @@ void GpuCache::resident_lines(CachedRange& r, uint64_t page, uint64_t fresh) {
 }
 
 // Whole lines: the page's `full` bits, then (for lines not full before) the dirty list, as
-// mark_dirty does for one line's bytes with the page's dirty_lines. A write-back unlists the
-// page before it takes the full bits, so a line marked after that is listed again.
+// mark_lines does for one line's bytes with the page's dirty_lines.
 void GpuCache::mark_full(CachedRange& r, uint64_t line, uint64_t n) {
   if (cfg_.l2_lines) {  // capacity bookkeeping is per line
     for (uint64_t i = 0; i < n; ++i) mark_dirty(r, line + i, ~uint64_t{0});
@@ -331,20 +352,18 @@ void GpuCache::mark_full(CachedRange& r, uint64_t line, uint64_t n) {
   }
 }
 
-bool GpuCache::store_raced(CachedRange& r, uint64_t line, uint32_t e) {
-  if (epoch() == e && r.lines[line].filled.load(std::memory_order_acquire) == e) return false;
-  lock(r, line);  // a fill that started before our bytes were dirty has finished
-  unlock(r, line);
-  return true;
-}
-
+// The line's dirty bytes go to memory before they are clean: a load that finds them clean
+// (without the lock) reads them from memory, which must not be older than what it read before.
 uint64_t GpuCache::writeback_line(CachedRange& r, uint64_t line) {
   const uint64_t bit = uint64_t{1} << (line % kLinesPerPage);
-  const bool full = r.page_of(line).full.fetch_and(~bit, std::memory_order_acq_rel) & bit;
-  const uint64_t x = take_dirty(r, line) | (full ? ~uint64_t{0} : 0);
+  PageState& ps = r.page_of(line);
+  const bool full = ps.full.load(std::memory_order_relaxed) & bit;
+  const uint64_t x = r.lines[line].dirty.load(std::memory_order_relaxed) | (full ? ~uint64_t{0} : 0);
   if (!x) return 0;
   const uint64_t off = line * kLineBytes;
   copy_masked(r.memory + off, r.shadow + off, x, line_len(r, line));
+  if (full) ps.full.fetch_and(~bit, std::memory_order_release);
+  take_dirty(r, line);
   return static_cast<uint64_t>(__builtin_popcountll(x));
 }
 
@@ -399,10 +418,19 @@ void GpuCache::read(CachedRange& r, uint64_t va, void* dst, uint64_t n, bool all
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
     LineState& s = r.lines[line];
     if (r.mtype == Mtype::NC && allocate) fill(r, line);
-    if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch())
+    if (r.mtype == Mtype::NC && s.filled.load(std::memory_order_acquire) == epoch()) {
       guest_move(out, r.shadow + off, len);
-    else  // dirty bytes from the L2, the others from memory
-      merge_line(out, r.memory + off, r.shadow + off, len, r.dirty(line) >> in);
+    } else {  // dirty bytes from the L2, the others from memory
+      const uint64_t piece = len >= 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1);
+      const uint64_t d = (r.dirty(line) >> in) & piece;
+      if (d == 0 || d == piece) {  // one source: a racing store's bytes whole from either
+        merge_line(out, r.memory + off, r.shadow + off, len, d);
+      } else {  // some of a word may be dirty, the rest newer in a store under way: under the lock
+        lock(r, line);
+        merge_line(out, r.memory + off, r.shadow + off, len, r.dirty(line) >> in);
+        unlock(r, line);
+      }
+    }
     out += len;
     off += len;
     n -= len;
@@ -421,10 +449,11 @@ void GpuCache::write(CachedRange& r, uint64_t va, const void* src, uint64_t n) {
     const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
     const unsigned len = static_cast<unsigned>(std::min<uint64_t>(n, kLineBytes - in));
     const uint64_t mask = (len == 64 ? ~uint64_t{0} : ((uint64_t{1} << len) - 1)) << in;
-    const uint32_t e = r.mtype == Mtype::NC ? fill(r, line) : 0;  // write-allocate
+    if (r.mtype == Mtype::NC) fill(r, line);  // write-allocate
+    lock(r, line);  // written and marked at once (lock_pages)
     guest_move(r.shadow + off, in_bytes, len);
     mark_dirty(r, line, mask);
-    if (r.mtype == Mtype::NC && store_raced(r, line, e)) guest_move(r.shadow + off, in_bytes, len);
+    unlock(r, line);
     in_bytes += len;
     off += len;
     n -= len;
@@ -457,9 +486,10 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
       continue;
     }
     PageState& ps = r->pages[page];
+    lock(*r, first);  // (stores mark lines under it)
     ps.listed.store(0, std::memory_order_seq_cst);
-    const uint64_t partial = ps.dirty_lines.exchange(0, std::memory_order_seq_cst);
-    const uint64_t full = ps.full.exchange(0, std::memory_order_seq_cst);
+    const uint64_t partial = ps.dirty_lines.load(std::memory_order_relaxed);
+    const uint64_t full = ps.full.load(std::memory_order_relaxed);
     uint64_t take = ~uint64_t{0};  // lines inside [va, end)
     if (r->va_begin + first * kLineBytes < va || r->va_begin + last * kLineBytes > end) {
       take = 0;
@@ -471,12 +501,8 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
     const CacheAction p = writeback_page(*r, page, partial & take, full & take);
     a.lines += p.lines;
     a.bytes += p.bytes;
-    const uint64_t left_partial = partial & ~take, left_full = full & ~take;
-    if (left_partial | left_full) {
-      ps.dirty_lines.fetch_or(left_partial, std::memory_order_seq_cst);
-      ps.full.fetch_or(left_full, std::memory_order_seq_cst);
-      if (ps.listed.exchange(1, std::memory_order_seq_cst) == 0) keep.emplace_back(r, page);
-    }
+    if (((partial | full) & ~take) && ps.listed.exchange(1, std::memory_order_seq_cst) == 0) keep.emplace_back(r, page);
+    unlock(*r, first);
   }
   if (!keep.empty()) {
     std::lock_guard lk(dirty_mu_);
@@ -485,13 +511,12 @@ CacheAction GpuCache::writeback(uint64_t va, uint64_t size, bool nc_only) {
   return a;
 }
 
-// The dirty bytes of the page's lines in `lines` (bit per line) to memory, under the page's lock:
-// whole-line runs in one copy.
+// The dirty bytes of the page's lines in `lines` (bit per line) to memory, whole-line runs in one
+// copy; then (a load that finds a line clean reads memory) they are clean.
 CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t partial, uint64_t full) {
   CacheAction a;
   if (!(partial | full)) return a;
   const uint64_t first = page * kLinesPerPage;
-  lock(r, first);
   uint64_t run_from = 0, run_n = 0;  // a run of whole dirty lines, copied at once
   auto flush = [&] {
     if (run_n) guest_move(r.memory + run_from * kLineBytes, r.shadow + run_from * kLineBytes,
@@ -501,8 +526,7 @@ CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t par
   for (uint64_t b = partial | full; b; b &= b - 1) {
     const unsigned i = static_cast<unsigned>(__builtin_ctzll(b));
     const uint64_t line = first + i;
-    // A full line's LineState may hold bytes too (a partial store before it): clear them.
-    uint64_t x = ((partial >> i) & 1) ? take_dirty(r, line) : 0;
+    uint64_t x = ((partial >> i) & 1) ? r.lines[line].dirty.load(std::memory_order_relaxed) : 0;
     if ((full >> i) & 1) x = ~uint64_t{0};
     if (!x) continue;
     const unsigned len = line_len(r, line);
@@ -519,7 +543,11 @@ CacheAction GpuCache::writeback_page(CachedRange& r, uint64_t page, uint64_t par
     copy_masked(r.memory + off, r.shadow + off, x, len);
   }
   flush();
-  unlock(r, first);
+  PageState& ps = r.pages[page];
+  if (full) ps.full.fetch_and(~full, std::memory_order_release);
+  if (partial) ps.dirty_lines.fetch_and(~partial, std::memory_order_release);
+  // (a full line's LineState may hold bytes too, from a partial store before it)
+  for (uint64_t b = partial | full; b; b &= b - 1) take_dirty(r, first + static_cast<unsigned>(__builtin_ctzll(b)));
   return a;
 }
 

@@ -183,10 +183,23 @@ class GpuCache {
   // Line primitives for the CUs' fast paths.
   uint32_t epoch() const { return epoch_.load(std::memory_order_acquire); }
   uint32_t fill(CachedRange& r, uint64_t line);  // NC: the line's copy complete; returns its epoch
-  // Dirty bytes of lines (`mask` bit i: byte i). A line's bytes are marked under its page's lock
-  // (the write-back's), so a line that already has them needs no atomic read-modify-write; a
-  // wave's lines are marked a page at a time (one lock per run of `lm` in the same page; any
-  // order is correct, ascending lines take fewest locks).
+  // A store to the L2's copy (RW/NC) writes its bytes and marks them dirty under the locks of the
+  // lines' pages, so that whatever else takes a line's lock sees all of the store or none of it:
+  // an atomic bringing the line's clean bytes from memory (it would undo bytes written but not
+  // yet marked), a fill, a write-back, a load of a word partly dirty (half of it from memory).
+  // PageLocks holds the locks of consecutive pages (at most kMaxLockedPages), taken in one order
+  // (every other path holds one lock at a time, so no two threads wait for each other).
+  static constexpr unsigned kMaxLockedPages = 3;
+  struct PageLocks {
+    unsigned stripe[kMaxLockedPages];
+    unsigned n = 0;
+  };
+  void lock_pages(const CachedRange& r, uint64_t first_page, uint64_t last_page, PageLocks& held);
+  void unlock_pages(const PageLocks& held);
+
+  // Dirty bytes of lines (`mask` bit i: byte i), marked by a store that wrote them, holding the
+  // lines' page locks (lock_pages) as a write-back does, so a line that already has them needs no
+  // atomic read-modify-write.
   struct LineMask { uint64_t line; uint64_t mask; };
   void mark_lines(CachedRange& r, const LineMask* lm, unsigned n);
   // The same for n consecutive lines from `line`: the first gets `first`, the last (n > 1)
@@ -200,9 +213,6 @@ class GpuCache {
   void mark_full(CachedRange& r, uint64_t line, uint64_t n);
   // With a capacity: evicts the oldest lines beyond it (call without holding a line's lock).
   void settle();
-  // After a store of `mask` to an NC line filled in epoch `e`: true when an invalidate raced the
-  // store (the caller writes its bytes again; they are dirty now, so no fill overwrites them).
-  bool store_raced(CachedRange& r, uint64_t line, uint32_t e);
 
   // Writes one line's dirty bytes back to memory (a write-through store); their count.
   uint64_t clean_line(CachedRange& r, uint64_t line);
@@ -262,17 +272,19 @@ class GpuCache {
   // Line locks are per page (a write-back copies a page's dirty lines under one): a stripe of
   // spin locks hashed by range and page.
   static constexpr unsigned kStripes = 4096;
-  std::atomic_flag& stripe(const CachedRange& r, uint64_t line) {
-    const uint64_t page = line / kLinesPerPage;
+  static unsigned stripe_of(const CachedRange& r, uint64_t page) {
     const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + page * 0xC2B2AE3D27D4EB4Full;
-    return stripes_[(h >> 40) % kStripes];
+    return static_cast<unsigned>((h >> 40) % kStripes);
   }
-  void lock(const CachedRange& r, uint64_t line) {
-    std::atomic_flag& f = stripe(r, line);
+  void lock_stripe(unsigned i) {
+    std::atomic_flag& f = stripes_[i];
     while (f.test_and_set(std::memory_order_acquire))
       while (f.test(std::memory_order_relaxed)) cpu_relax();
   }
-  void unlock(const CachedRange& r, uint64_t line) { stripe(r, line).clear(std::memory_order_release); }
+  void lock(const CachedRange& r, uint64_t line) { lock_stripe(stripe_of(r, line / kLinesPerPage)); }
+  void unlock(const CachedRange& r, uint64_t line) {
+    stripes_[stripe_of(r, line / kLinesPerPage)].clear(std::memory_order_release);
+  }
   void copy_clean(CachedRange& r, uint64_t line);      // memory -> copy, bytes not dirty
   // Under the line's page lock: adds `mask` to its dirty bytes; true when it had none and now has.
   static bool mark_locked(CachedRange& r, uint64_t line, uint64_t mask) {
@@ -281,8 +293,8 @@ class GpuCache {
     if ((old | mask) != old) d.store(old | mask, std::memory_order_release);
     return old == 0 && mask != 0;
   }
-  // Under the line's page lock: takes its dirty bytes (every writer of them holds that lock, so a
-  // load and a store do what an atomic exchange would).
+  // Under the line's page lock: clears its dirty bytes, returns them (every writer of them holds
+  // that lock, so a load and a store do what an atomic exchange would).
   static uint64_t take_dirty(CachedRange& r, uint64_t line) {
     std::atomic<uint64_t>& d = r.lines[line].dirty;
     const uint64_t x = d.load(std::memory_order_relaxed);
@@ -293,8 +305,8 @@ class GpuCache {
   void page_dirtied(CachedRange& r, uint64_t page, uint64_t fresh);
   void resident_lines(CachedRange& r, uint64_t page, uint64_t fresh);  // capacity bookkeeping
   uint64_t writeback_line(CachedRange& r, uint64_t line);  // caller holds the line's lock
-  // Writes back the page's lines in `partial` (LineState bytes) and `full` (whole lines) that
-  // the caller took from its PageState; takes the page's lock.
+  // Under the page's lock: writes back its lines in `partial` (LineState bytes) and `full`
+  // (whole lines), then clears them there and in its PageState.
   CacheAction writeback_page(CachedRange& r, uint64_t page, uint64_t partial, uint64_t full);
   void resident_l2(CachedRange& r, uint64_t line);     // capacity bookkeeping
   void list_page(CachedRange& r, uint64_t page);        // on the dirty list

@@ -99,7 +99,8 @@ bool load_ptrs(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, uint8_t** p
   return true;
 }
 
-// Runs copy(ptrs) with host pointers for every active lane's store; false: per-lane path.
+// Runs copy(ptrs, lanes) with host pointers for every active lane's store, for all of them at
+// once or (under the memory model) run by run (model_store_lanes); false: per-lane path.
 template <class F>
 bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) {  // copy: EMU_GUEST
   uint64_t addr[64], lo, hi;
@@ -108,13 +109,12 @@ bool store_fast(Wave& w, const Inst& in, uint64_t ex, unsigned bytes, F&& copy) 
   if (!r) return false;
   if (!r->cache) {
     for (unsigned l = 0; l < 64; ++l) ptrs[l] = r->host + (((ex >> l) & 1) ? addr[l] - r->begin : 0);
-    copy(ptrs);
+    copy(ptrs, ex);
     return true;
   }
   StoreLines lines;
   if (!model_store_ptrs(w, *r, WaveAccess{addr, ex, bytes, lo, hi}, in.flags, ptrs, lines)) return false;
-  copy(ptrs);
-  if (model_store_commit(w, *r, lines, in.flags)) copy(ptrs);  // an invalidate raced it
+  model_store_lanes(w, *r, lines, in.flags, [&](uint64_t lanes) EMU_GUEST { copy(ptrs, lanes); });
   return true;
 }
 
@@ -442,8 +442,8 @@ EMU_GUEST void store(Wave& w, const Inst& in) {
     // lane by lane below
   } else if constexpr (Bytes == 0) {
     if (scratch_fast<N, true>(w, in, ex)) return;
-    auto copy = [&](uint8_t** ptrs) EMU_GUEST {
-      if (N == 1 && unit_stride(ex, ptrs, 4)) {
+    auto copy = [&](uint8_t** ptrs, uint64_t lanes) EMU_GUEST {
+      if (N == 1 && unit_stride(lanes, ptrs, 4)) {
         guest_move(ptrs[0], data_row(w, in, in.vdata), 256);
         return;
       }
@@ -451,13 +451,13 @@ EMU_GUEST void store(Wave& w, const Inst& in) {
         const uint32_t* lo = data_row(w, in, in.vdata);
         const uint32_t* hi = data_row(w, in, in.vdata + 1);
         for (unsigned l = 0; l < 64; ++l)
-          if ((ex >> l) & 1) store8(ptrs[l], uint64_t{lo[l]} | uint64_t{hi[l]} << 32);
+          if ((lanes >> l) & 1) store8(ptrs[l], uint64_t{lo[l]} | uint64_t{hi[l]} << 32);
         return;
       }
       for (unsigned i = 0; i < N; ++i) {
         const uint32_t* s = data_row(w, in, in.vdata + i);
         for (unsigned l = 0; l < 64; ++l)
-          if ((ex >> l) & 1) std::memcpy(ptrs[l] + 4 * i, &s[l], 4);
+          if ((lanes >> l) & 1) std::memcpy(ptrs[l] + 4 * i, &s[l], 4);
       }
     };
     if (store_fast(w, in, ex, 4 * N, copy)) {

@@ -316,6 +316,7 @@ uint8_t* model_store_begin(Wave& w, const Range& r, uint64_t va, unsigned n, Blo
   const uint64_t first = b.off >> kLineShift, last = (b.off + n - 1) >> kLineShift;
   for (uint64_t line = first; line <= last; ++line)
     if (c.l1_store(w.group->l1, cr, line)) b.own |= 1u << (line - first);
+  c.lock_pages(cr, first / kLinesPerPage, last / kLinesPerPage, b.held);  // until model_store_end
   return cr.shadow + b.off;
 }
 
@@ -327,10 +328,12 @@ void model_store_end(Wave& w, const Range& r, const BlockStore& b, uint16_t flag
   if (full_from > full_to) {  // inside one line
     c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), b.n));
   } else {
-    if (off & (kLineBytes - 1)) c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), unsigned(kLineBytes - (off & (kLineBytes - 1)))));
+    if (off & (kLineBytes - 1))
+      c.mark_dirty(cr, first, bytes_mask(unsigned(off & (kLineBytes - 1)), unsigned(kLineBytes - (off & (kLineBytes - 1)))));
     if (full_to > full_from) c.mark_full(cr, full_from, full_to - full_from);
     if (end & (kLineBytes - 1)) c.mark_dirty(cr, last, bytes_mask(0, unsigned(end & (kLineBytes - 1))));
   }
+  c.unlock_pages(b.held);
   c.settle();
   if (write_through(w, flags))
     for (uint64_t line = first; line <= last; ++line) write_back_line(c, cr, line);
@@ -447,9 +450,12 @@ void model_store_strided(Wave& w, const Range& r, uint64_t va, unsigned stride, 
   const bool uniform = strided_masks(off, stride, bytes, first, n, lm, m);
   uint64_t own[(kMaxStridedLines + 63) / 64] = {};  // lines our L1 holds a copy of (write-through)
   const bool any = store_copies(c, l1, cr, first, n, uniform ? nullptr : lm, own);
+  GpuCache::PageLocks held;  // (kMaxStridedLines lines: at most three pages)
+  c.lock_pages(cr, first / kLinesPerPage, (first + n - 1) / kLinesPerPage, held);
   scatter_lanes(cr.shadow + off, stride, src, bytes);
   if (uniform) c.mark_run(cr, first, n, m[0], m[1], m[2]);
   else c.mark_lines(cr, lm, static_cast<unsigned>(n));
+  c.unlock_pages(held);
   c.settle();
   if (write_through(w, flags))
     for (uint64_t i = 0; i < n; ++i)
@@ -473,22 +479,33 @@ bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*f
   L1* l1 = w.group->l1;
   uint8_t* base = cr.cached() ? cr.shadow : cr.memory;
   sl.n = 0;
+  sl.runs = 0;
   auto add = [&](uint64_t line, uint64_t mask) {
-    if (sl.n && sl.e[sl.n - 1].line == line) {
+    if (sl.n > sl.run[sl.runs - 1].from && sl.e[sl.n - 1].line == line) {  // (within the run)
       sl.e[sl.n - 1].mask |= mask;
       return true;
     }
     if (c.l1_store(l1, cr, line)) return false;  // our L1 holds a copy: the per-lane path updates it
     if (sl.n == std::size(sl.e)) return false;
-    sl.e[sl.n++] = {line, mask, cr.mtype == Mtype::NC ? c.fill(cr, line) : 0u};
+    if (cr.mtype == Mtype::NC) c.fill(cr, line);  // write-allocate: the line's other bytes, maybe stale
+    sl.e[sl.n++] = {line, mask};
     return true;
   };
-  if (consecutive(a)) {  // the bytes [lo, hi + bytes) exactly
+  // A run of lanes: those from lane l on whose bytes lie in the pages [p0, p1].
+  auto start_run = [&](uint64_t p0, uint64_t p1) {
+    sl.run[sl.runs++] = {0, p0, p1, sl.n, sl.n};
+  };
+  auto page_of = [](uint64_t off) { return off >> (kLineShift + 6); };
+  static_assert(kLinesPerPage == 64);
+  if (consecutive(a)) {  // the bytes [lo, hi + bytes) exactly (at most 1 KiB: two pages)
     const uint64_t off = a.lo - cr.va_begin, end = a.hi + a.bytes - cr.va_begin;
+    start_run(page_of(off), page_of(end - 1));
+    sl.run[0].lanes = a.ex;
     for (uint64_t line = off >> kLineShift; line << kLineShift < end; ++line) {
       const uint64_t from = std::max(off, line << kLineShift), to = std::min(end, (line + 1) << kLineShift);
       if (!add(line, bytes_mask(unsigned(from & (kLineBytes - 1)), unsigned(to - from)))) return false;
     }
+    sl.run[0].to = sl.n;
     const uintptr_t b = reinterpret_cast<uintptr_t>(base) - cr.va_begin;
     VLOOP ptrs[l] = reinterpret_cast<uint8_t*>(b + a.addr[l]);
     return true;
@@ -496,6 +513,12 @@ bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*f
   for (unsigned l = 0; l < 64; ++l) {
     if (!((a.ex >> l) & 1)) continue;
     const uint64_t off = a.addr[l] - cr.va_begin;
+    const uint64_t p0 = page_of(off), p1 = page_of(off + a.bytes - 1);
+    if (!sl.runs || p0 < sl.run[sl.runs - 1].first_page || p1 > sl.run[sl.runs - 1].last_page) {
+      if (sl.runs) sl.run[sl.runs - 1].to = sl.n;
+      start_run(p0, p1);
+    }
+    sl.run[sl.runs - 1].lanes |= uint64_t{1} << l;
     const uint64_t line = off >> kLineShift;
     const unsigned in = static_cast<unsigned>(off & (kLineBytes - 1));
     const unsigned first = std::min<unsigned>(a.bytes, static_cast<unsigned>(kLineBytes - in));
@@ -503,23 +526,16 @@ bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t /*f
     if (first < a.bytes && !add(line + 1, bytes_mask(0, a.bytes - first))) return false;
     ptrs[l] = base + off;
   }
+  if (sl.runs) sl.run[sl.runs - 1].to = sl.n;
   return true;
 }
 
-bool model_store_commit(Wave& w, const Range& r, StoreLines& sl, uint16_t flags) {
+void model_store_commit(Wave& w, const Range& r, StoreLines& sl, uint16_t flags) {
   CachedRange& cr = *r.cache;
-  if (!cr.cached()) return false;
   GpuCache& c = *w.group->ctx->cache;
-  bool again = false;
-  GpuCache::LineMask lm[std::size(sl.e)];
-  for (unsigned i = 0; i < sl.n; ++i) lm[i] = {sl.e[i].line, sl.e[i].mask};
-  c.mark_lines(cr, lm, sl.n);
-  if (cr.mtype == Mtype::NC)
-    for (unsigned i = 0; i < sl.n; ++i) again |= c.store_raced(cr, sl.e[i].line, sl.e[i].epoch);
   c.settle();
-  if (write_through(w, flags))
+  if (write_through(w, flags) && cr.cached())
     for (unsigned i = 0; i < sl.n; ++i) write_back_line(c, cr, sl.e[i].line);
-  return again;
 }
 
 // ---- cache instructions ---------------------------------------------------------------------

@@ -31,8 +31,9 @@ bool model_atomic_wave(Wave& w, const Range& r, const uint64_t* addr, uint64_t e
 // Whole-wave fast paths over one access of every active lane (`ex`) of `bytes` at addr[lane],
 // all inside [lo, hi + bytes). Load: host pointers per active lane to read from, or false when
 // some lane needs the per-lane path (a private L1 copy, a partly dirty RW line, stale-load
-// reports). Store: pointers to write to and the lines they dirty; after writing, commit (true:
-// write the same bytes again, an invalidate raced the store); false: use the per-lane path.
+// reports). Store: pointers to write to, grouped in runs of lanes whose bytes lie in one or two
+// consecutive pages, and the lines they dirty; model_store_lanes writes them (RW/NC: each run
+// under its pages' locks, as GpuCache::lock_pages says); false: use the per-lane path.
 struct WaveAccess {
   const uint64_t* addr;
   uint64_t ex;
@@ -41,13 +42,22 @@ struct WaveAccess {
 };
 bool model_load_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs);
 struct StoreLines {
-  struct Entry { uint64_t line; uint64_t mask; uint32_t epoch; };
-  Entry e[130];
+  GpuCache::LineMask e[130];  // the lines, run after run
   unsigned n = 0;
+  struct Run {
+    uint64_t lanes;                  // its lanes
+    uint64_t first_page, last_page;  // the pages their bytes are in (at most two)
+    unsigned from, to;               // its lines: e[from, to)
+  };
+  Run run[64];
+  unsigned runs = 0;
 };
 bool model_store_ptrs(Wave& w, const Range& r, const WaveAccess& a, uint16_t flags, uint8_t** ptrs,
                       StoreLines& lines);
-bool model_store_commit(Wave& w, const Range& r, StoreLines& lines, uint16_t flags);
+// copy(lanes) writes those lanes' bytes through the pointers model_store_ptrs gave.
+template <class F>
+void model_store_lanes(Wave& w, const Range& r, StoreLines& lines, uint16_t flags, F&& copy);
+void model_store_commit(Wave& w, const Range& r, StoreLines& lines, uint16_t flags);  // (model_store_lanes' end)
 
 // A whole wave's contiguous access [va, va + n) (n <= 1024, the lanes' pieces in lane order).
 // Load: a pointer to the n bytes as this CU reads them (memory or the L2's copy when every line
@@ -59,9 +69,10 @@ void model_store_block(Wave& w, const Range& r, uint64_t va, const uint8_t* src,
 // The same in two steps, for a caller that writes the bytes itself: begin gives where (the L2's
 // copy of an RW range, after other L1s took their copies of the lines; nullptr for other
 // MTYPEs: use model_store_block), end marks them dirty and updates this CU's L1 copies.
-struct BlockStore { uint64_t off; unsigned n; uint32_t own; };
+struct BlockStore { uint64_t off; unsigned n; uint32_t own; GpuCache::PageLocks held; };
 uint8_t* model_store_begin(Wave& w, const Range& r, uint64_t va, unsigned n, BlockStore& b);
 void model_store_end(Wave& w, const Range& r, const BlockStore& b, uint16_t flags);
+// (begin takes the lines' page locks, end gives them back: write nothing else in between)
 // A whole wave's strided store: lane l's `bytes` (src + bytes * l) at va + stride * l, stride at
 // least `bytes` and the wave's span at most kMaxStridedLines lines. Load: model_load_block
 // without staging gives the base to read the lanes from, or nullptr (not one source).
@@ -78,5 +89,24 @@ void exec_buffer_wbl2(Wave& w, const Inst& in);
 void exec_buffer_invl2(Wave& w, const Inst& in);
 void exec_buffer_wbinvl1(Wave& w, const Inst& in);
 void exec_buffer_inv(Wave& w, const Inst& in);
+
+template <class F>
+void model_store_lanes(Wave& w, const Range& r, StoreLines& lines, uint16_t flags, F&& copy) {
+  CachedRange& cr = *r.cache;
+  if (!cr.cached()) {  // memory itself (CC/UC): nothing marks the bytes
+    for (unsigned i = 0; i < lines.runs; ++i) copy(lines.run[i].lanes);
+    return;
+  }
+  GpuCache& c = *w.group->ctx->cache;
+  for (unsigned i = 0; i < lines.runs; ++i) {
+    const StoreLines::Run& run = lines.run[i];
+    GpuCache::PageLocks held;
+    c.lock_pages(cr, run.first_page, run.last_page, held);
+    copy(run.lanes);
+    c.mark_lines(cr, lines.e + run.from, run.to - run.from);
+    c.unlock_pages(held);
+  }
+  model_store_commit(w, r, lines, flags);
+}
 
 }  // namespace emu::shader

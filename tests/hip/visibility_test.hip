@@ -90,6 +90,90 @@ __global__ void tear64(unsigned long long* words, unsigned stride, unsigned* fla
   if (l == 0) __hip_atomic_store(&flags[1], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
 
+// Where lane l of a wave accesses in the tests below: layout 0 the words in lane order (one
+// block), 1 scattered over them (each line's lanes apart), 2 every other word (a strided block).
+__device__ unsigned lane_word(unsigned l, unsigned layout) {
+  return layout == 0 ? l : layout == 1 ? (l * 7) & 63 : 2 * l;
+}
+
+// Block 0 stores i = 1, 2, ... into 64 words, each store a system-scope release (the L2 writes
+// back what it holds first, so the store lands on a line with no dirty bytes), and loads the word
+// back at agent scope (from the L2); block 1, at the same time on another CU, runs atomics on the
+// same words that leave them as they are (compare-and-swaps that never match, max with 0): the L2
+// performs them, bringing the bytes it does not hold from memory. Every atomic is ordered before
+// or after a store, so the load always reads back the value just stored; counts[0]: loads that
+// did not. flags as in tear64; counts[1]: a sum of the atomics' results (keeps them).
+__global__ void lost_store(unsigned* words, unsigned layout, unsigned* flags, unsigned iters, unsigned* counts) {
+  const unsigned w = lane_word(threadIdx.x, layout);
+  const long long bound = 10 * kTick, t0 = wall_clock64();
+  if (blockIdx.x == 0) {
+    while (!__hip_atomic_load(&flags[0], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT))
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        return;
+      }
+    unsigned lost = 0;
+    for (unsigned i = 1; !__hip_atomic_load(&flags[1], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); ++i) {
+      __hip_atomic_store(&words[w], i, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+      lost += __hip_atomic_load(&words[w], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) != i;
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        break;
+      }
+      if (threadIdx.x == 0) flags[3] = i;
+    }
+    atomicAdd(&counts[0], lost);
+    return;
+  }
+  if (threadIdx.x == 0) __hip_atomic_store(&flags[0], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  unsigned sum = 0;
+  for (unsigned i = 0; i < iters; ++i)
+    sum += (i & 1) ? atomicMax(&words[w], 0u) : atomicCAS(&words[w], 0xffffffffu, 0u);
+  atomicAdd(&counts[1], sum);
+  if (threadIdx.x == 0) __hip_atomic_store(&flags[1], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+
+// Block 0 moves 64 words from (i-1, i-1) to (i, i): a system-scope release that stores i-1 into
+// the low half again (the line written back, then only those four bytes dirty in the L2), then
+// one 64-bit store of the pair. Block 1 loads the words at the same time on another CU and counts
+// loads whose halves differ (counts[0]; the L2 holds half of such a word newer than memory) and
+// loads that saw a new value (counts[1]).
+__global__ void tear_partial(unsigned long long* words, unsigned layout, unsigned* flags, unsigned iters,
+                             unsigned* counts) {
+  const unsigned w = lane_word(threadIdx.x, layout);
+  const long long bound = 10 * kTick, t0 = wall_clock64();
+  if (blockIdx.x == 0) {
+    while (!__hip_atomic_load(&flags[0], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT))
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        return;
+      }
+    for (unsigned i = 1; !__hip_atomic_load(&flags[1], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); ++i) {
+      __hip_atomic_store(reinterpret_cast<unsigned*>(&words[w]), i - 1, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM);
+      __hip_atomic_store(&words[w], (unsigned long long)i << 32 | i, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+      if (wall_clock64() - t0 > bound) {
+        flags[2] = 1;
+        return;
+      }
+      if (threadIdx.x == 0) flags[3] = i;
+    }
+    return;
+  }
+  if (threadIdx.x == 0) __hip_atomic_store(&flags[0], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  unsigned torn = 0, changes = 0;
+  unsigned long long last = 0;
+  for (unsigned i = 0; i < iters; ++i) {
+    const unsigned k = i % 3, r = k == 0 ? lane_word((i / 3) & 63, layout) : k == 1 ? lane_word((threadIdx.x * 5 + i) & 63, layout) : w;
+    const unsigned long long v = __hip_atomic_load(&words[r], __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+    torn += static_cast<unsigned>(v) != static_cast<unsigned>(v >> 32);
+    changes += v != last;
+    last = v;
+  }
+  atomicAdd(&counts[0], torn);
+  atomicAdd(&counts[1], changes);
+  if (threadIdx.x == 0) __hip_atomic_store(&flags[1], 1u, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+
 // Two workgroups pass data through global memory. Block 0 reads data (its CU's L1 now holds
 // it), tells block 1, waits for block 1's new data and reads it again (out[64 + i]); block 1
 // waits, writes data[i] = 100 + i and raises the flag. With `fence`, both use __threadfence()
@@ -390,6 +474,62 @@ TEST_F(Visibility, SixtyFourBitAccessesAreSingleCopyAtomic) {
       ASSERT_EQ(hipMemset(flags, 0, 4 * sizeof(unsigned)), hipSuccess);
       counts[0] = counts[1] = 0;
       hipLaunchKernelGGL(tear64, dim3(2), dim3(64), 0, s_, words, stride, flags, 20000u, counts);
+      ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+      unsigned timed_out = 0, stores = 0;
+      ASSERT_EQ(hipMemcpy(&timed_out, flags + 2, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+      ASSERT_EQ(timed_out, 0u) << "a workgroup timed out waiting for the other (two must run at once)";
+      ASSERT_EQ(hipMemcpy(&stores, flags + 3, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+      EXPECT_GT(counts[1], 64u) << "the reader saw the words change " << counts[1] << " times (" << stores
+                                << " stores): the two workgroups did not run at once";
+      EXPECT_EQ(counts[0], 0u) << "loads that saw half of one 64-bit store and half of another (" << stores << " stores)";
+      release(m, reinterpret_cast<int*>(words));
+      release(Mem::Device, reinterpret_cast<int*>(flags));
+      release(Mem::Coherent, reinterpret_cast<int*>(counts));
+    }
+  }
+}
+
+// A plain store and an atomic on the same word on two CUs: the atomic is ordered before or after
+// the store, never undoes it (a lock released with a plain store while another wave's
+// compare-and-swap spins on it must stay released), whatever the store's lanes' layout.
+TEST_F(Visibility, AtomicsNeverUndoARacingStore) {
+  for (Mem m : {Mem::Device, Mem::NonCoherent}) {
+    for (unsigned layout : {0u, 1u, 2u}) {
+      SCOPED_TRACE(testing::Message() << name(m) << ", layout " << layout);
+      unsigned* words = reinterpret_cast<unsigned*>(alloc(m, 128));
+      unsigned* counts = reinterpret_cast<unsigned*>(alloc(Mem::Coherent, 2));
+      unsigned* flags = reinterpret_cast<unsigned*>(alloc(Mem::Device, 4));
+      ASSERT_EQ(hipMemset(words, 0, 128 * sizeof(unsigned)), hipSuccess);
+      ASSERT_EQ(hipMemset(flags, 0, 4 * sizeof(unsigned)), hipSuccess);
+      counts[0] = counts[1] = 0;
+      hipLaunchKernelGGL(lost_store, dim3(2), dim3(64), 0, s_, words, layout, flags, 20000u, counts);
+      ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
+      unsigned timed_out = 0, stores = 0;
+      ASSERT_EQ(hipMemcpy(&timed_out, flags + 2, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+      ASSERT_EQ(timed_out, 0u) << "a workgroup timed out waiting for the other (two must run at once)";
+      ASSERT_EQ(hipMemcpy(&stores, flags + 3, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+      EXPECT_GT(stores, 16u) << "the stores did not run while the atomics did";
+      EXPECT_EQ(counts[0], 0u) << "stores an atomic on the same word undid (" << stores << " stores per lane)";
+      release(m, reinterpret_cast<int*>(words));
+      release(Mem::Device, reinterpret_cast<int*>(flags));
+      release(Mem::Coherent, reinterpret_cast<int*>(counts));
+    }
+  }
+}
+
+// A 64-bit load racing a 64-bit store is single-copy atomic also when the L2 held half of the
+// word newer than memory (an earlier 32-bit store to it): the load sees the old pair or the new.
+TEST_F(Visibility, SixtyFourBitLoadsOfPartlyDirtyWordsAreSingleCopyAtomic) {
+  for (Mem m : {Mem::Device, Mem::NonCoherent}) {
+    for (unsigned layout : {0u, 1u, 2u}) {
+      SCOPED_TRACE(testing::Message() << name(m) << ", layout " << layout);
+      unsigned long long* words = reinterpret_cast<unsigned long long*>(alloc(m, 256));
+      unsigned* counts = reinterpret_cast<unsigned*>(alloc(Mem::Coherent, 2));
+      unsigned* flags = reinterpret_cast<unsigned*>(alloc(Mem::Device, 4));
+      ASSERT_EQ(hipMemset(words, 0, 128 * sizeof(unsigned long long)), hipSuccess);
+      ASSERT_EQ(hipMemset(flags, 0, 4 * sizeof(unsigned)), hipSuccess);
+      counts[0] = counts[1] = 0;
+      hipLaunchKernelGGL(tear_partial, dim3(2), dim3(64), 0, s_, words, layout, flags, 20000u, counts);
       ASSERT_EQ(hipStreamSynchronize(s_), hipSuccess);
       unsigned timed_out = 0, stores = 0;
       ASSERT_EQ(hipMemcpy(&timed_out, flags + 2, sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
