@@ -468,6 +468,8 @@ Step Pm4Executor::dispatch_direct(const uint32_t* p) {
   rd.preempt = &q_.dead;
   // AMDKFD_IOC_ALLOC_QUEUE_GWS gives any compute queue the GWS (MAP_QUEUES gws_control_queue).
   rd.gws = cp_.d_.gws_queue.load(std::memory_order_acquire) == &q_;
+  const std::shared_ptr<const std::vector<uint32_t>> cus = queue_cus(q_);  // (SET_CU_MASK)
+  rd.cus = cus ? cus.get() : &cp_.d_.model->all_cus;
   const DispatchResult res = run_register_dispatch(cp_.p_, cp_.d_, rd);
   if (res.preempted) return Step::Blocked;  // the queue is being destroyed
   stats::bump(stats::counters().pm4_dispatches);

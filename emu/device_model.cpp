@@ -136,6 +136,7 @@ bool build(const kfdemu_config& c, Model* m, std::string* why) {
     g.gtt_bytes = m->host_mem_bytes * 3 / 4;
     g.cus = uint32_t(c.cus);
     g.unique_id = 0x5a3c000000000000ull | uint64_t(i + 1) * 0x1234567ull;
+    g.all_cus = enabled_cus(g, {});
     m->gpus.push_back(g);
   }
   return true;
@@ -223,6 +224,43 @@ const GpuModel* gpu_by_minor(uint32_t minor) {
 // firmware (0x20000000), and RAS as datacenter parts ship with it enabled (kfd_topology.c:
 // SRAM ECC 0x04000000 and HBM ECC 0x00100000 from ras_enabled, RAS event notify 0x00200000).
 constexpr uint32_t kCapability = 0x2807a280u | 0x04000000u | 0x00100000u | 0x00200000u;
+
+// The GPU's layout: shader_engines engines over num_xcc XCCs, one shader array (SH) each (the
+// topology's simd_arrays_per_engine), the CUs spread over the XCCs and then their engines, the
+// first ones taking one more where they do not divide. amdkfd numbers the CUs of one XCC for a
+// mask as kfd_mqd_manager.c mqd_symmetrically_map_cu_mask does: CU index within its array
+// slowest, then arrays, then engines fastest (bit 0 SE0 CU0, bit 1 SE1 CU0, ...), the count
+// limited to the CUs there are; on parts with several XCCs each XCC applies the same mask to
+// its own CUs (kfd_mqd_manager_v9.c, per XCC instance). The distributor deals consecutive
+// workgroups to the XCCs in turn, and within one to its enabled CUs in that order.
+std::vector<uint32_t> enabled_cus(const GpuModel& g, const std::vector<uint32_t>& mask) {
+  const TargetInfo& t = *g.target;
+  const uint32_t xccs = std::max(1u, t.num_xcc);
+  const uint32_t ses = std::max(1u, t.shader_engines / xccs);
+  const uint64_t bits = uint64_t{mask.size()} * 32;
+  std::vector<std::vector<uint32_t>> per_xcc(xccs);
+  size_t longest = 0;
+  for (uint32_t x = 0; x < xccs; ++x) {
+    const uint32_t xcus = g.cus / xccs + (x < g.cus % xccs ? 1 : 0);
+    uint32_t most = 0;
+    std::vector<uint32_t> per_se(ses);
+    for (uint32_t s = 0; s < ses; ++s) most = std::max(most, per_se[s] = xcus / ses + (s < xcus % ses ? 1 : 0));
+    uint64_t i = 0;
+    for (uint32_t cu = 0; cu < most; ++cu)
+      for (uint32_t se = 0; se < ses; ++se) {
+        if (per_se[se] <= cu) continue;
+        const bool on = mask.empty() || (i < bits && ((mask[i / 32] >> (i % 32)) & 1));
+        if (on) per_xcc[x].push_back((cu & 15) << 8 | se << 13 | x << 16);
+        ++i;
+      }
+    longest = std::max(longest, per_xcc[x].size());
+  }
+  std::vector<uint32_t> out;
+  for (size_t k = 0; k < longest; ++k)
+    for (uint32_t x = 0; x < xccs; ++x)
+      if (k < per_xcc[x].size()) out.push_back(per_xcc[x][k]);
+  return out;
+}
 
 std::string gpu_node_properties(const GpuModel& g) {
   const TargetInfo& t = *g.target;

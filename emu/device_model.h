@@ -51,6 +51,7 @@ struct GpuModel {
   uint32_t cus;
   uint32_t location_id;   // PCI bus/dev/fn
   uint64_t unique_id;
+  std::vector<uint32_t> all_cus;  // enabled_cus without a mask: where a queue's dispatches run
 
   bool large_bar() const { return visible_vram_bytes >= vram_bytes; }
 };
@@ -83,6 +84,11 @@ const GpuModel* gpu_by_minor(uint32_t minor);
 
 // Topology "properties" text of a GPU node and of the CPU node.
 std::string gpu_node_properties(const GpuModel& g);
+
+// The compute units a queue's CU mask enables (AMDKFD_IOC_SET_CU_MASK's dwords; empty: every CU),
+// in the order the workgroup distributor deals workgroups out to them, in the form of
+// shader::Dispatch::cus (HW_ID's CU_ID [11:8], SH_ID [12], SE_ID [15:13], the XCC in [19:16]).
+std::vector<uint32_t> enabled_cus(const GpuModel& g, const std::vector<uint32_t>& mask);
 std::string cpu_node_properties();
 
 void log(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

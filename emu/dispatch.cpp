@@ -123,6 +123,8 @@ DispatchResult run_kernel_dispatch(Process& p, DeviceState& d, const Queue& q, u
   const uint64_t private_base = d.scratch_va.load(std::memory_order_acquire) << 16;
   shader::Dispatch sd{packet_va, queue_va, dispatch_id, private_base, &q.dead};
   sd.gws = holds_gws(d, q);
+  const std::shared_ptr<const std::vector<uint32_t>> cus = queue_cus(q);
+  sd.cus = cus ? cus.get() : &d.model->all_cus;
   return result_of(core_for(d).run(sd, mem, hooks));
 }
 

@@ -445,7 +445,8 @@ int Process::get_tile_config(kfd_ioctl_get_tile_config_args* a) {
 
 // kfd_chardev.c kfd_ioctl_set_cu_mask: the bit count must be a non-zero multiple of 32; bits past
 // 1024 are dropped; the mask is read before the queue is looked up (pqm_update_mqd: an unknown
-// queue is EFAULT). The emulated CP runs waves on no particular CU, so the mask is recorded only.
+// queue is EFAULT). The queue's dispatches then place workgroups on the CUs it enables only
+// (device_model.h enabled_cus); a mask that enables none hangs them, as it does a GPU's queue.
 int Process::set_cu_mask(kfd_ioctl_set_cu_mask_args* a) {
   constexpr uint32_t kMaxCus = 1024;
   if (a->num_cu_mask % 32 != 0 || a->num_cu_mask == 0) return -EINVAL;
@@ -455,7 +456,11 @@ int Process::set_cu_mask(kfd_ioctl_set_cu_mask_args* a) {
   std::lock_guard<std::mutex> lk(mu);
   auto it = queues_.find(a->queue_id);
   if (it == queues_.end()) return -EFAULT;
-  it->second->cu_mask = std::move(mask);
+  DeviceState* d = device(it->second->gpu_id);
+  if (!d) return -EFAULT;
+  auto cus = std::make_shared<const std::vector<uint32_t>>(enabled_cus(*d->model, mask));
+  std::lock_guard<std::mutex> cl(it->second->cu_mu);
+  it->second->cus = std::move(cus);
   return 0;
 }
 

@@ -79,7 +79,10 @@ struct Queue {
   uint64_t rptr_va = 0, wptr_va = 0;
   uint32_t doorbell_index = 0;
   uint32_t percentage = 100, priority = 7;
-  std::vector<uint32_t> cu_mask;          // SET_CU_MASK: bit n enables CU n (empty: all CUs)
+  // SET_CU_MASK: the CUs its dispatches run on (device_model.h enabled_cus; null: every CU),
+  // replaced under cu_mu while the command processor may be taking it for a dispatch.
+  mutable std::mutex cu_mu;
+  std::shared_ptr<const std::vector<uint32_t>> cus;
   std::vector<std::shared_ptr<Bo>> held;  // buffers referenced for the queue's lifetime
   std::mutex busy;                        // held by the command processor while it works
   std::atomic<bool> dead{false};
@@ -109,6 +112,12 @@ struct Queue {
   uint8_t* ring_host = nullptr;
   uint64_t* rptr_host = nullptr;
 };
+
+// The CUs the queue's mask enables (null: no mask, every CU), for one dispatch.
+inline std::shared_ptr<const std::vector<uint32_t>> queue_cus(const Queue& q) {
+  std::lock_guard<std::mutex> lk(q.cu_mu);
+  return q.cus;
+}
 
 struct Event {
   uint32_t id = 0;

@@ -260,6 +260,16 @@ base::Status Kfd::update_queue(uint32_t queue_id, uint64_t ring_base_address, ui
   });
 }
 
+base::Status Kfd::set_cu_mask(uint32_t queue_id, std::span<const uint32_t> mask) const {
+  kfd_ioctl_set_cu_mask_args a{};
+  a.queue_id = queue_id;
+  a.num_cu_mask = static_cast<uint32_t>(mask.size() * 32);
+  a.cu_mask_ptr = reinterpret_cast<uint64_t>(mask.data());
+  return call(ioctls::kSetCuMask, &a, [&] {
+    return "queue_id=" + std::to_string(queue_id) + " num_cu_mask=" + std::to_string(a.num_cu_mask);
+  });
+}
+
 // --- events --------------------------------------------------------------------------------
 
 base::Result<EventInfo> Kfd::create_event(uint32_t event_type, bool auto_reset, uint32_t node_id,

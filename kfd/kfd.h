@@ -131,6 +131,9 @@ class Kfd {
   base::Status alloc_queue_gws(uint32_t queue_id, uint32_t num_gws) const;
   base::Status update_queue(uint32_t queue_id, uint64_t ring_base_address, uint32_t ring_size,
                       uint32_t queue_percentage, uint32_t queue_priority) const;
+  // AMDKFD_IOC_SET_CU_MASK: the queue's dispatches run on the CUs whose bits are set (32 bits a
+  // dword; amdkfd numbers CUs engine by engine, kfd_mqd_manager.c).
+  base::Status set_cu_mask(uint32_t queue_id, std::span<const uint32_t> mask) const;
 
   // CREATE_EVENT. event_page_handle: an ALLOC_MEMORY handle of the events page (dGPU), or 0 to
   // let the kernel allocate it (then mmap /dev/kfd at EventInfo::event_page_offset).

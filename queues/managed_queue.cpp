@@ -70,4 +70,16 @@ base::Status ManagedQueue::set_global_wave_sync(bool on) const {
   return gpu_.kfd().alloc_queue_gws(queue_id(), on ? 1 : 0);
 }
 
+base::Status ManagedQueue::set_cu_mask(std::span<const uint32_t> mask) {
+  std::lock_guard lk(cu_mu_);
+  if (base::Status s = gpu_.kfd().set_cu_mask(queue_id(), mask); !s.ok()) return s;
+  cu_mask_.assign(mask.begin(), mask.end());
+  return {};
+}
+
+std::vector<uint32_t> ManagedQueue::cu_mask() const {
+  std::lock_guard lk(cu_mu_);
+  return cu_mask_;
+}
+
 }  // namespace queues

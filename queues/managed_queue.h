@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "gpu/device.h"
@@ -168,12 +170,19 @@ class ManagedQueue {
   // back (AMDKFD_IOC_ALLOC_QUEUE_GWS; EBUSY while another queue holds it).
   base::Status set_global_wave_sync(bool on) const;
 
+  // Runs the queue's dispatches on the CUs `mask` enables (AMDKFD_IOC_SET_CU_MASK; bit i of the
+  // dwords is amdkfd's i-th CU); cu_mask() then returns it (empty: every CU, never set).
+  base::Status set_cu_mask(std::span<const uint32_t> mask);
+  std::vector<uint32_t> cu_mask() const;
+
  protected:
   ManagedQueue(Engine e, const gpu::Device& gpu) : engine_(e), gpu_(gpu) {}
 
  private:
   const Engine engine_;
   const gpu::Device& gpu_;
+  mutable std::mutex cu_mu_;
+  std::vector<uint32_t> cu_mask_;
 };
 
 }  // namespace queues

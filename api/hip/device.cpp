@@ -41,6 +41,20 @@ queues::WaitPolicy Device::wait_policy(bool blocking_sync) const {
   return p;
 }
 
+namespace {
+
+queues::ManagedQueueOptions stream_queue_options(queues::Engine engine) {
+  queues::ManagedQueueOptions o;
+  o.engine = engine;
+  o.priority = 7;
+  // Event timings (hipEventElapsedTime, kfdrtEventGetTimestamps) read the start/end timestamps
+  // stamped into completion signals.
+  o.profiling = true;
+  return o;
+}
+
+}  // namespace
+
 base::Result<queues::ManagedQueue*> Device::queue_for_stream(bool null_stream) {
   std::lock_guard lk(mu_);
   uint32_t want;
@@ -50,16 +64,53 @@ base::Result<queues::ManagedQueue*> Device::queue_for_stream(bool null_stream) {
     want = 1 + next_queue_++ % (max_queues_ - 1);
   }
   while (queues_.size() <= want) {
-    queues::ManagedQueueOptions o;
-    o.engine = engine_;
-    o.priority = 7;
-    // Event timings (hipEventElapsedTime, kfdrtEventGetTimestamps) read the start/end timestamps
-    // stamped into completion signals.
-    o.profiling = true;
-    KFD_ASSIGN(auto q, queues::ManagedQueue::create(gpu_, rt_.memory(), rt_.events(), rt_.scratch(), o));
+    KFD_ASSIGN(auto q, queues::ManagedQueue::create(gpu_, rt_.memory(), rt_.events(), rt_.scratch(),
+                                                    stream_queue_options(engine_)));
     queues_.push_back(std::move(q));
   }
   return queues_[want].get();
+}
+
+base::Result<std::shared_ptr<Stream>> Device::create_stream_with_cu_mask(std::span<const uint32_t> mask) {
+  queues::ManagedQueue* q = nullptr;
+  {
+    std::lock_guard lk(mu_);
+    if (!masked_free_.empty()) {
+      q = masked_free_.back();
+      masked_free_.pop_back();
+    }
+  }
+  if (!q) {
+    KFD_ASSIGN(auto made, queues::ManagedQueue::create(gpu_, rt_.memory(), rt_.events(), rt_.scratch(),
+                                                       stream_queue_options(engine_)));
+    std::lock_guard lk(mu_);
+    masked_queues_.push_back(std::move(made));
+    q = masked_queues_.back().get();
+  }
+  auto give_back = [&] {
+    std::lock_guard lk(mu_);
+    masked_free_.push_back(q);
+  };
+  if (base::Status st = q->set_cu_mask(mask); !st.ok()) {
+    give_back();
+    return st.error();
+  }
+  auto s = Stream::create(*this, *q, hipStreamDefault, 0, false);
+  if (!s) {
+    give_back();
+    return s.error();
+  }
+  std::lock_guard lk(mu_);
+  streams_.push_back(*s);
+  masked_.emplace_back(s->get(), q);
+  return *s;
+}
+
+std::vector<uint32_t> Device::stream_cu_mask(const Stream* s) {
+  std::lock_guard lk(mu_);
+  for (const auto& [stream, q] : masked_)
+    if (stream == s) return q->cu_mask();
+  return {};
 }
 
 base::Result<Stream*> Device::null_stream() {
@@ -92,6 +143,12 @@ hipError_t Device::destroy_stream(Stream* s) {
   streams_.erase(std::remove_if(streams_.begin(), streams_.end(),
                                 [s](const std::shared_ptr<Stream>& p) { return p.get() == s; }),
                  streams_.end());
+  for (auto it = masked_.begin(); it != masked_.end(); ++it)
+    if (it->first == s) {  // its queue, idle now, serves the next masked stream
+      masked_free_.push_back(it->second);
+      masked_.erase(it);
+      break;
+    }
   return e;
 }
 
@@ -125,6 +182,8 @@ hipError_t Device::reset() {
     streams_.erase(std::remove_if(streams_.begin(), streams_.end(),
                                   [](const std::shared_ptr<Stream>& p) { return !p->is_null(); }),
                    streams_.end());
+    for (const auto& m : masked_) masked_free_.push_back(m.second);
+    masked_.clear();
   }
   hipError_t ignored;
   if (Runtime* rt = Runtime::get(&ignored))
@@ -134,6 +193,7 @@ hipError_t Device::reset() {
     // back. A queue another thread is still feeding keeps its scratch (EBUSY).
     std::lock_guard lk(mu_);
     for (auto& q : queues_) (void)q->release_scratch();
+    for (auto& q : masked_queues_) (void)q->release_scratch();
   }
   forget_peer_access(index_);
   return e;

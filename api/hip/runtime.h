@@ -105,6 +105,11 @@ class Device {
   // The null (legacy default) stream, created on first use.
   base::Result<Stream*> null_stream();
   base::Result<std::shared_ptr<Stream>> create_stream(unsigned flags, int priority);
+  // hipExtStreamCreateWithCUMask: a stream on a queue of its own whose dispatches run on the CUs
+  // `mask` enables (ManagedQueue::set_cu_mask); the queue serves the next such stream after it.
+  base::Result<std::shared_ptr<Stream>> create_stream_with_cu_mask(std::span<const uint32_t> mask);
+  // The CU mask the stream's queue applies (empty: none, every CU).
+  std::vector<uint32_t> stream_cu_mask(const Stream* s);
   hipError_t destroy_stream(Stream* s);
   std::vector<std::shared_ptr<Stream>> streams();  // every live stream incl. the null stream
   // Whether `pred(stream)` holds for every live stream, under the device's lock (no copy).
@@ -148,6 +153,10 @@ class Device {
   std::vector<std::unique_ptr<queues::ManagedQueue>> queues_;
   uint32_t max_queues_ = 4;
   uint32_t next_queue_ = 0;
+  // Queues of CU-masked streams: each serves one live stream (masked_) or waits for the next.
+  std::vector<std::unique_ptr<queues::ManagedQueue>> masked_queues_;
+  std::vector<std::pair<const Stream*, queues::ManagedQueue*>> masked_;
+  std::vector<queues::ManagedQueue*> masked_free_;
   std::vector<std::shared_ptr<Stream>> streams_;
   std::atomic<Stream*> null_{nullptr};
   std::mutex hostcall_mu_;

@@ -246,3 +246,51 @@ HIP_EXPORT hipError_t kfdrtStreamGetAqlQueue(hipStream_t h, void** queue) {
   *queue = reinterpret_cast<void*>(s->queue().queue_address());
   return hipSuccess;
 }
+
+// ---- CU masks (hipExtStreamCreateWithCUMask, hipExtStreamGetCUMask) --------------------------
+// Bit i of the mask's dwords is the device's i-th compute unit as amdkfd numbers them for a
+// queue (AMDKFD_IOC_SET_CU_MASK: the first CU of every shader engine, then the second, ...); bits
+// past the device's CUs are ignored (HIP's documentation). A mask that enables none of them is
+// refused here: a GPU queue with no CU enabled never runs a kernel.
+
+HIP_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t* stream, uint32_t cuMaskSize, const uint32_t* cuMask) {
+  if (!stream) return ret(hipErrorInvalidHandle);
+  if (cuMaskSize == 0 || !cuMask) return ret(hipErrorInvalidValue);
+  HIP_INIT_NAMED(rt, "hipExtStreamCreateWithCUMask");
+  Device& dev = rt->current();
+  const uint32_t cus = static_cast<uint32_t>(std::max(0, dev.limits().multiProcessorCount));
+  bool any = false;
+  for (uint32_t i = 0; i < cus && i / 32 < cuMaskSize; ++i) any |= (cuMask[i / 32] >> (i % 32)) & 1;
+  if (!any) {
+    warn_once("hipExtStreamCreateWithCUMask",
+              "the CU mask enables none of the device's " + std::to_string(cus) + " compute units");
+    return ret(hipErrorInvalidValue);
+  }
+  auto s = dev.create_stream_with_cu_mask(std::span(cuMask, cuMaskSize));
+  if (!s) {
+    debug_log("hipExtStreamCreateWithCUMask", s.message());
+    return ret(from_error(s.error(), hipErrorOutOfMemory));
+  }
+  rt->add_stream_handle(*s);
+  *stream = reinterpret_cast<hipStream_t>(s->get());
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipExtStreamGetCUMask(hipStream_t h, uint32_t cuMaskSize, uint32_t* cuMask) {
+  if (cuMaskSize == 0 || !cuMask) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  std::shared_ptr<Stream> s;
+  if (hipError_t e = rt->stream(h, &s); e != hipSuccess) return ret(e);
+  Device& dev = s->device();
+  const uint32_t cus = static_cast<uint32_t>(std::max(0, dev.limits().multiProcessorCount));
+  const std::vector<uint32_t> mask = dev.stream_cu_mask(s.get());
+  for (uint32_t w = 0; w < cuMaskSize; ++w) {  // the CUs the stream runs on, as many dwords as fit
+    uint32_t bits = 0;
+    for (uint32_t b = 0; b < 32; ++b) {
+      const uint32_t i = w * 32 + b;
+      if (i < cus && (mask.empty() || (w < mask.size() && ((mask[w] >> b) & 1)))) bits |= 1u << b;
+    }
+    cuMask[w] = bits;
+  }
+  return hipSuccess;
+}

@@ -321,10 +321,33 @@ void ShaderCore::flush_code_cache() { core_->code.clear(); }
 
 namespace {
 
+// A queue whose CU mask enables no compute unit: the workgroup distributor never places a
+// workgroup, so the dispatch waits (kfd_mqd_manager.c: "Returning with no CU's enabled will hang
+// the queue") until the queue is preempted. Said once per process, naming the kernel.
+Outcome hang_without_cus(const Launch& l, Memory& mem, const std::atomic<bool>* preempt) {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    std::fprintf(stderr, "kfdemu: the queue's CU mask enables no compute unit: %s never starts (a GPU hangs here "
+                 "until the queue is destroyed)\n", kernel_name(mem, l.kernel_object, l.entry).c_str());
+  if (!preempt) {
+    Outcome o;
+    o.kind = Outcome::Kind::Unimplemented;
+    o.message = "a dispatch on a queue whose CU mask enables no compute unit, without a way to preempt it";
+    return o;
+  }
+  while (!preempt->load(std::memory_order_acquire)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Outcome o;
+  o.kind = Outcome::Kind::Preempted;
+  return o;
+}
+
 Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
-                   const std::atomic<bool>* preempt, bool dispatch_gws) {
+                   const std::atomic<bool>* preempt, bool dispatch_gws, const std::vector<uint32_t>* cus) {
+  l.cus = cus;
+  if (cus && cus->empty()) return hang_without_cus(l, mem, preempt);
+  const unsigned ncus = cus ? static_cast<unsigned>(cus->size()) : core.cus;
   // (Only compared with total_groups: one workgroup needs none of resident_groups' divisions.)
-  l.resident = l.total_groups <= 1 ? 1 : std::min<uint64_t>(l.max_workers, resident_groups(l, core.cus));
+  l.resident = l.total_groups <= 1 ? 1 : std::min<uint64_t>(l.max_workers, resident_groups(l, ncus));
   DispatchCtx ctx;
   ctx.preempt = preempt;
   ctx.mem = &mem;
@@ -390,14 +413,14 @@ Outcome ShaderCore::run(const Dispatch& d, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(d, core_->target, mem, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks, d.preempt, d.gws);
+  return run_launch(*core_, l, mem, hooks, d.preempt, d.gws, d.cus);
 }
 
 Outcome ShaderCore::run_registers(const RegisterDispatch& r, Memory& mem, Hooks& hooks) {
   Launch l;
   Outcome bad = read_launch(r, core_->target, l);
   if (!bad.ok()) return bad;
-  return run_launch(*core_, l, mem, hooks, r.preempt, r.gws);
+  return run_launch(*core_, l, mem, hooks, r.preempt, r.gws, r.cus);
 }
 
 }  // namespace emu::shader

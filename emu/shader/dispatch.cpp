@@ -409,6 +409,7 @@ void setup_group(const Launch& l, DispatchCtx& ctx, unsigned worker, uint64_t in
   g.id[0] = l.start[0] + static_cast<uint32_t>(index % l.groups[0]);
   g.id[1] = l.start[1] + static_cast<uint32_t>((index / l.groups[0]) % l.groups[1]);
   g.id[2] = l.start[2] + static_cast<uint32_t>(index / (uint64_t{l.groups[0]} * l.groups[1]));
+  g.cu = l.cus && !l.cus->empty() ? (*l.cus)[index % l.cus->size()] : 0;
   uint32_t size[3];
   for (int i = 0; i < 3; ++i) size[i] = std::min<uint32_t>(l.wg[i], l.grid[i] - g.id[i] * l.wg[i]);
   uint64_t items = uint64_t{size[0]} * size[1] * size[2];

@@ -45,6 +45,7 @@ struct Launch {
   QueueScratch scratch;
   unsigned max_workers = ~0u;     // workgroups that may run at once (scratch slots)
   uint64_t resident = ~0ull;      // workgroups resident at once (compute units and scratch)
+  const std::vector<uint32_t>* cus = nullptr;  // Dispatch::cus: workgroup i runs on (*cus)[i % size]
 };
 
 // Workgroups of the dispatch `cus` compute units hold at once, as the SPI places them: wave slots

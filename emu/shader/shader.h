@@ -150,6 +150,12 @@ struct Dispatch {
   // The queue holds the device's global wave sync (AMDKFD_IOC_ALLOC_QUEUE_GWS): without it the
   // dispatch's ds_gws_* instructions stop it with Unimplemented.
   bool gws = false;
+  // The compute units the queue's CU mask enables (AMDKFD_IOC_SET_CU_MASK), in the order the
+  // workgroup distributor deals workgroups out to them, each as the HW_ID bits of the CU (CU_ID
+  // [11:8], SH_ID [12], SE_ID [15:13]) with its XCC in [19:16] (null: the core's `cus`, none in
+  // particular). An empty list: no workgroup starts, as on a GPU whose queue has no CU enabled,
+  // until the queue is preempted (destroyed).
+  const std::vector<uint32_t>* cus = nullptr;
 };
 
 // One kernel dispatch as a PM4 DISPATCH_DIRECT starts it: from the COMPUTE_* registers the queue's
@@ -172,6 +178,7 @@ struct RegisterDispatch {
   uint64_t scratch_base = 0;     // COMPUTE_DISPATCH_SCRATCH_BASE (architected flat scratch)
   const std::atomic<bool>* preempt = nullptr;  // as Dispatch::preempt
   bool gws = false;              // as Dispatch::gws: the queue holds the global wave sync
+  const std::vector<uint32_t>* cus = nullptr;  // as Dispatch::cus
 };
 
 // What the memory model saw during a dispatch (with a GpuCache): loads that returned stale data

@@ -172,10 +172,14 @@ uint32_t hwreg_read(const Wave& w, unsigned id) {
     case 1: return w.mode;
     case 2: return (w.scc ? 1u : 0u) | (w.exec() == 0 ? 1u << 9 : 0) | (w.vcc() == 0 ? 1u << 10 : 0);
     case 3: return w.trapsts;
-    case 4: return (w.wave_id & 15) | ((w.wave_id >> 4) & 3) << 4;  // HW_ID: wave, simd
+    // HW_ID: WAVE_ID [3:0], SIMD_ID [5:4], and the CU the workgroup runs on: CU_ID [11:8], SH_ID
+    // [12], SE_ID [15:13] (amd_device_functions.h's field list; Dispatch::cus).
+    case 4: return (w.wave_id & 15) | ((w.wave_id >> 4) & 3) << 4 | (w.group->cu & 0xff00u);
     case 5: return 0;  // GPR_ALLOC
     case 6: return 0;  // LDS_ALLOC
     case 15: return static_cast<uint32_t>(kPrivateAperture >> 48) | static_cast<uint32_t>(kLdsAperture >> 48) << 16;
+    // XCC_ID (gfx940+, LLVM SIDefines.h ID_XCC_ID): the XCC the workgroup runs on in [3:0].
+    case 20: return w.group->ctx->target == Target::gfx942 ? (w.group->cu >> 16) & 15u : 0;
     default: return 0;
   }
 }

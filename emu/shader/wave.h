@@ -175,6 +175,7 @@ struct Group {
   unsigned nwaves = 0;
   L1* l1 = nullptr;             // the CU's vector L1 (memory model), nullptr: none
   uint32_t id[3] = {};
+  uint32_t cu = 0;              // the CU it runs on (Dispatch::cus' form: HW_ID bits, XCC in [19:16])
 };
 
 inline constexpr uint64_t kLdsAperture = 1ull << 48;

@@ -203,6 +203,8 @@ emu::shader::Outcome dispatch(emu::shader::ShaderCore& core, HostMemory& mem, ui
   RecordingHooks local;
   emu::shader::Dispatch d{reinterpret_cast<uint64_t>(pkt), reinterpret_cast<uint64_t>(queue), 1,
                           reinterpret_cast<uint64_t>(backing)};
+  d.cus = l.cus;
+  d.preempt = l.preempt;
   emu::shader::GpuCache* cache = mem.cache();
   if (cache && l.acquire_system) cache->invalidate();
   auto out = core.run(d, mem, hooks ? *hooks : local);

@@ -92,6 +92,9 @@ struct Launch {
   // (the L2's NC lines invalidated) before, system-scope release (the L2 written back) after.
   bool acquire_system = true;
   bool release_system = true;
+  // The queue's enabled CUs and its preemption flag (shader::Dispatch::cus / preempt).
+  const std::vector<uint32_t>* cus = nullptr;
+  const std::atomic<bool>* preempt = nullptr;
 };
 
 // Per-work-item scratch kfdrt's HIP layer gives the kernel with descriptor `kd` (64 bytes)

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Fault and control tests: memory faults, traps, illegal/unimplemented instructions, messages,
 // barriers with early-exiting waves, branches and calls, hardware registers.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "pm4/queue_error.h"
 #include "tests/emu/isa_fixture.h"
 
@@ -24,6 +28,42 @@ TEST(Faults, ReportsOutOfBoundsWriteAndKeepsRunning) {
   // The same core runs the next dispatch normally.
   auto ok = dispatch(core, mem, co.kernel("oob_write"), l, Args().add(buf).add(3u).data(),
                      Args().add(buf).add(3u).size());
+  EXPECT_TRUE(ok.ok()) << ok.message;
+  EXPECT_EQ(buf[3], 42u);
+}
+
+// A queue whose CU mask enables no compute unit: the dispatch never starts (a GPU's queue hangs:
+// kfd_mqd_manager.c) and says so, until the queue is preempted; with CUs it runs.
+TEST(Faults, DispatchWithoutEnabledCusWaitsForPreemption) {
+  HostMemory mem;
+  emu::shader::ShaderCore core(emu::shader::Target::gfx90a, 2);
+  CodeObject co;
+  ASSERT_EQ(co.load(kernel_path("basic.co"), mem), "");
+  uint32_t* buf = mem.alloc_array<uint32_t>(16);
+  buf[3] = 0;
+  const std::vector<uint32_t> none, two{0x0000u, 0x2000u};  // SE0 CU0, SE1 CU0
+  std::atomic<bool> preempt{false};
+  Launch l;
+  l.grid[0] = 64;
+  l.block[0] = 64;
+  l.cus = &none;
+  l.preempt = &preempt;
+  testing::internal::CaptureStderr();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    preempt.store(true);
+  });
+  auto o = dispatch(core, mem, co.kernel("oob_write"), l, Args().add(buf).add(3u).data(), Args().add(buf).add(3u).size());
+  later.join();
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(o.kind, Kind::Preempted) << o.message;
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50)) << "it waited for the preemption";
+  EXPECT_EQ(buf[3], 0u) << "no workgroup ran";
+  EXPECT_NE(log.find("CU mask enables no compute unit"), std::string::npos) << log;
+  preempt.store(false);
+  l.cus = &two;
+  auto ok = dispatch(core, mem, co.kernel("oob_write"), l, Args().add(buf).add(3u).data(), Args().add(buf).add(3u).size());
   EXPECT_TRUE(ok.ok()) << ok.message;
   EXPECT_EQ(buf[3], 42u);
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // GoogleTest suite (compiled as HIP): stream ordering, the legacy null stream, events, callbacks.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <hip/hip_runtime.h>
 
 #include <atomic>
+#include <set>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -266,4 +268,91 @@ TEST_F(HipStreams, DeviceSynchronizeWaitsForEveryStream) {
   opener.join();
   for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(load(log_ + i), int(i) + 1);
   for (auto& x : s) EXPECT_EQ(hipStreamDestroy(x), hipSuccess);
+}
+
+// ---- CU masks (hipExtStreamCreateWithCUMask) ----------------------------------------------------
+
+// Workgroup b writes the compute unit it ran on (__smid: SE_ID << 5 | SH_ID << 4 | CU_ID).
+__global__ void where_groups_ran(unsigned* out) {
+  if (threadIdx.x == 0) out[blockIdx.x] = __smid();
+}
+
+class HipCuMasks : public ::testing::Test {
+ protected:
+  static constexpr unsigned kGroups = 1024;
+  void SetUp() override {
+    ASSERT_EQ(hipMalloc(&out_, kGroups * sizeof(unsigned)), hipSuccess);
+    hipDeviceProp_t p{};
+    ASSERT_EQ(hipGetDeviceProperties(&p, 0), hipSuccess);
+    cus_ = unsigned(p.multiProcessorCount);
+    // The emulated gfx90a (8 shader engines of one array, 13 CUs each by default) places
+    // workgroups exactly where amdkfd's numbering says; a GPU with harvested CUs renumbers them.
+    emulated_ = dlsym(RTLD_DEFAULT, "kfdemu_get_config") != nullptr && std::string(p.gcnArchName).rfind("gfx90a", 0) == 0 &&
+                cus_ % 8 == 0;
+  }
+  void TearDown() override { EXPECT_EQ(hipFree(out_), hipSuccess); }
+  // The CUs the stream's kernel ran on.
+  std::set<unsigned> run_on(hipStream_t s) {
+    hipLaunchKernelGGL(where_groups_ran, dim3(kGroups), dim3(64), 0, s, out_);
+    EXPECT_EQ(hipStreamSynchronize(s), hipSuccess);
+    std::vector<unsigned> got(kGroups);
+    EXPECT_EQ(hipMemcpy(got.data(), out_, kGroups * sizeof(unsigned), hipMemcpyDeviceToHost), hipSuccess);
+    return std::set<unsigned>(got.begin(), got.end());
+  }
+  unsigned* out_ = nullptr;
+  unsigned cus_ = 0;
+  bool emulated_ = false;
+};
+
+// amdkfd numbers CUs for a mask engine by engine (kfd_mqd_manager.c mqd_symmetrically_map_cu_mask):
+// bits 0..3 are the first CU of shader engines 0..3, bit 8 the second CU of engine 0 (8 engines).
+TEST_F(HipCuMasks, KernelsRunOnlyOnTheCusTheMaskEnables) {
+  const std::set<unsigned> all = run_on(nullptr);
+  EXPECT_LE(all.size(), cus_);
+  if (emulated_) EXPECT_EQ(all.size(), cus_) << "1024 workgroups are dealt out to every CU";
+  hipStream_t s = nullptr;
+  const uint32_t mask[1] = {0xF};
+  ASSERT_EQ(hipExtStreamCreateWithCUMask(&s, 1, mask), hipSuccess);
+  const std::set<unsigned> four = run_on(s);
+  EXPECT_LE(four.size(), 4u);
+  for (unsigned smid : four) EXPECT_LT(smid >> 5, 4u) << "ran on shader engine " << (smid >> 5);
+  if (emulated_) EXPECT_EQ(four, (std::set<unsigned>{0u << 5, 1u << 5, 2u << 5, 3u << 5}));
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+  // A queue given back serves the next masked stream, with its mask.
+  const uint32_t second[1] = {1u << 8};
+  ASSERT_EQ(hipExtStreamCreateWithCUMask(&s, 1, second), hipSuccess);
+  const std::set<unsigned> one = run_on(s);
+  EXPECT_EQ(one.size(), 1u);
+  if (emulated_) EXPECT_EQ(one, std::set<unsigned>{1u}) << "engine 0's second CU";
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+  EXPECT_EQ(run_on(nullptr), all) << "other streams keep every CU";
+}
+
+TEST_F(HipCuMasks, GetCuMaskGivesTheCusAStreamRunsOn) {
+  const unsigned words = (cus_ + 31) / 32 + 1;
+  std::vector<uint32_t> got(words, 0xdeadbeef);
+  ASSERT_EQ(hipExtStreamGetCUMask(nullptr, words, got.data()), hipSuccess);  // the null stream: every CU
+  for (unsigned i = 0; i < words * 32; ++i) EXPECT_EQ((got[i / 32] >> (i % 32)) & 1, i < cus_ ? 1u : 0u) << "bit " << i;
+  std::vector<uint32_t> mask(words, 0xAAAAAAAAu);
+  hipStream_t s = nullptr;
+  ASSERT_EQ(hipExtStreamCreateWithCUMask(&s, words, mask.data()), hipSuccess);
+  ASSERT_EQ(hipExtStreamGetCUMask(s, words, got.data()), hipSuccess);
+  for (unsigned i = 0; i < words * 32; ++i)
+    EXPECT_EQ((got[i / 32] >> (i % 32)) & 1, i < cus_ ? (i & 1) : 0u) << "bit " << i << " (bits past the CUs are dropped)";
+  EXPECT_EQ(hipExtStreamGetCUMask(s, 0, got.data()), hipErrorInvalidValue);
+  EXPECT_EQ(hipExtStreamGetCUMask(s, words, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipStreamDestroy(s), hipSuccess);
+}
+
+TEST_F(HipCuMasks, RejectsMasksThatEnableNoCu) {
+  hipStream_t s = nullptr;
+  const uint32_t none[2] = {0, 0};
+  EXPECT_EQ(hipExtStreamCreateWithCUMask(nullptr, 1, none), hipErrorInvalidHandle);
+  EXPECT_EQ(hipExtStreamCreateWithCUMask(&s, 0, none), hipErrorInvalidValue);
+  EXPECT_EQ(hipExtStreamCreateWithCUMask(&s, 1, nullptr), hipErrorInvalidValue);
+  EXPECT_EQ(hipExtStreamCreateWithCUMask(&s, 2, none), hipErrorInvalidValue) << "no bit set";
+  std::vector<uint32_t> past((cus_ + 31) / 32 + 1, 0);
+  past.back() = 0x80000000u;  // a CU the device does not have
+  EXPECT_EQ(hipExtStreamCreateWithCUMask(&s, uint32_t(past.size()), past.data()), hipErrorInvalidValue);
+  EXPECT_EQ(s, nullptr);
 }

@@ -168,6 +168,12 @@ hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData);
 hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags);
 hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
+// A stream whose kernels run on the compute units the mask enables: bit i of cuMask's
+// cuMaskSize dwords is the i-th CU as amdkfd numbers them (the first CU of each shader engine in
+// turn, then the second...); bits past multiProcessorCount are ignored; a mask that enables no
+// CU is hipErrorInvalidValue. hipExtStreamGetCUMask writes the CUs a stream runs on.
+hipError_t hipExtStreamCreateWithCUMask(hipStream_t* stream, uint32_t cuMaskSize, const uint32_t* cuMask);
+hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t* cuMask);
 hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device);
 
 // ---- Events ----
