@@ -31,7 +31,7 @@ __global__ void bit_fields(unsigned long long* o, const unsigned long long* in) 
   unsigned int x = unsigned(in[0]), y = unsigned(in[1]);
   unsigned long long w = in[2];
   o[0] = __bitextract_u32(x, 8, 8);
-  o[1] = __bitextract_u32(x, 28, 8);
+  o[1] = __bitextract_u32(y, 28, 8);  // past the word's end: wraps as ROCm's definition does
   o[2] = __bitextract_u32(x, 40, 8);  // offset taken modulo 32
   o[3] = __bitextract_u32(x, 8, 0);
   o[4] = __bitextract_u64(w, 36, 12);
@@ -48,6 +48,7 @@ __global__ void bit_fields(unsigned long long* o, const unsigned long long* in) 
   o[15] = __lastbit_u32_u32(0x50u + (x & 0));
   o[16] = __lastbit_u32_u32(x & 0);
   o[17] = __lastbit_u32_u64(w & ~0xffffffffffull);
+  o[18] = __bitextract_u64(w, 60, 8);
 }
 
 TEST(HipIntrinsics, ExtractInsertPermuteAndShiftBitFields) {
@@ -56,9 +57,11 @@ TEST(HipIntrinsics, ExtractInsertPermuteAndShiftBitFields) {
   in[0] = 0x33221100;  // doubles as the "hi" word of the funnel shifts
   in[1] = 0x77665544;
   in[2] = 0x0123456789abcdefull;
-  auto o = run<unsigned long long>(bit_fields, 18, 1, (const unsigned long long*)in);
+  auto o = run<unsigned long long>(bit_fields, 19, 1, (const unsigned long long*)in);
   EXPECT_EQ(o[0], 0x11u);
-  EXPECT_EQ(o[1], 0x3u);
+  // A field past the word's end: (src << ((bits - offset - width) mod bits)) >> (bits - width),
+  // HIP's definition (ROCm's headers, HIP's own tests): 0x77665544's low nibble, not bits 28..31.
+  EXPECT_EQ(o[1], 0x40u);
   EXPECT_EQ(o[2], 0x11u);
   EXPECT_EQ(o[3], 0u);
   EXPECT_EQ(o[4], 0x456u);
@@ -75,6 +78,7 @@ TEST(HipIntrinsics, ExtractInsertPermuteAndShiftBitFields) {
   EXPECT_EQ(o[15], 4u);
   EXPECT_EQ(o[16], 0xffffffffu);
   EXPECT_EQ(o[17], 40u);  // 0x0123450000000000: bit 0 of 0x45 << 40
+  EXPECT_EQ(o[18], 0xf0u);  // the 64-bit field past the end wraps alike
   EXPECT_EQ(hipFree(in), hipSuccess);
 }
 

@@ -8,15 +8,19 @@
 
 #define __KFDRT_DEV static __device__ inline __attribute__((always_inline))
 
-// ---- Bit fields (v_bfe / v_bfi semantics: offset and width taken modulo the word size) ----
+// ---- Bit fields (offset and width taken modulo the word size) ----
+// Extract as HIP defines it (ROCm's amd_device_functions.h): the field shifted up to the word's
+// top, then down by (bits - width), with the GPU's shifts, which take their count modulo the word
+// size. Within the word that is (src >> offset) & mask; a field that runs past the word's end
+// (offset + width > bits) wraps instead of being cut, as HIP's own tests expect.
 __KFDRT_DEV unsigned int __bitextract_u32(unsigned int src, unsigned int offset, unsigned int width) {
   offset &= 31u, width &= 31u;
-  return width == 0 ? 0u : (src >> offset) & ((1u << width) - 1u);
+  return width == 0 ? 0u : (src << ((32u - offset - width) & 31u)) >> (32u - width);
 }
 __KFDRT_DEV unsigned long long __bitextract_u64(unsigned long long src, unsigned int offset,
                                                 unsigned int width) {
   offset &= 63u, width &= 63u;
-  return width == 0 ? 0ull : (src >> offset) & ((1ull << width) - 1ull);
+  return width == 0 ? 0ull : (src << ((64u - offset - width) & 63u)) >> (64u - width);
 }
 __KFDRT_DEV unsigned int __bitinsert_u32(unsigned int dst, unsigned int src, unsigned int offset,
                                          unsigned int width) {
