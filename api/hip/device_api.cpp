@@ -147,6 +147,40 @@ HIP_EXPORT hipError_t hipDeviceGetPCIBusId(char* bus_id, int len, int id) {
   return hipSuccess;
 }
 
+// The device at a PCI address as hipDeviceGetPCIBusId writes it ("dddd:bb:dd.f"; the domain may be
+// left out): domain, bus and device must match. Unparsable: hipErrorInvalidValue; no such device:
+// hipErrorInvalidDevice (CUDA's cudaDeviceGetByPCIBusId; HIP 5.2 returned success and left *device
+// as it was).
+HIP_EXPORT hipError_t hipDeviceGetByPCIBusId(int* device, const char* pci_bus_id) {
+  if (!device || !pci_bus_id) return ret(hipErrorInvalidValue);
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  char tail = 0;
+  if (std::sscanf(pci_bus_id, "%x:%x:%x.%x%c", &domain, &bus, &dev, &fn, &tail) != 4) {
+    domain = 0;
+    if (std::sscanf(pci_bus_id, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3) return ret(hipErrorInvalidValue);
+  }
+  HIP_INIT(rt);
+  for (int i = 0; i < rt->device_count(); ++i) {
+    const hipDeviceProp_tR0600& p = rt->device(i)->props();
+    if (unsigned(p.pciDomainID) == domain && unsigned(p.pciBusID) == bus && unsigned(p.pciDeviceID) == dev) {
+      *device = i;
+      return hipSuccess;
+    }
+  }
+  return ret(hipErrorInvalidDevice);
+}
+
+// The device's UUID: its KFD unique_id, little-endian in the first eight bytes (as
+// hipGetDeviceProperties' uuid).
+HIP_EXPORT hipError_t hipDeviceGetUuid(hipUUID* uuid, hipDevice_t id) {
+  if (!uuid) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  Device* d = device_at(rt, id);
+  if (!d) return ret(hipErrorInvalidDevice);
+  *uuid = d->props().uuid;
+  return hipSuccess;
+}
+
 HIP_EXPORT hipError_t hipDeviceSynchronize(void) {
   HIP_INIT(rt);
   return ret(rt->current().synchronize("hipDeviceSynchronize"));

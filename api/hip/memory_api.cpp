@@ -236,6 +236,10 @@ HIP_EXPORT hipError_t hipFree(void* ptr) {
   if (!ptr) return hipSuccess;
   HIP_INIT(rt);
   auto e = allocations().find(ptr);
+  // hipHostMalloc memory too, as HIP 5.2 frees it (hipamd hip_memory.cpp ihipFree frees any
+  // memory object the runtime allocated; HIP's own tests free pinned buffers so); registered
+  // memory is the caller's (hipHostUnregister).
+  if (e && e->base == reinterpret_cast<uintptr_t>(ptr) && e->kind == AllocKind::Host) return hipHostFree(ptr);
   if (!e || e->base != reinterpret_cast<uintptr_t>(ptr) ||
       (e->kind != AllocKind::Device && e->kind != AllocKind::Managed))
     return ret(hipErrorInvalidValue);

@@ -42,6 +42,39 @@ std::vector<int> parse_visible_devices(const char* spec, int physical_count) {
   return out;
 }
 
+std::vector<int> parse_rocr_visible_devices(const char* spec, const std::vector<uint64_t>& unique_ids) {
+  std::vector<int> out;
+  const char* p = spec;
+  while (*p) {
+    while (*p == ' ') ++p;
+    const char* end = p;
+    while (*end && *end != ',') ++end;
+    std::string tok(p, end);
+    while (!tok.empty() && tok.back() == ' ') tok.pop_back();
+    int found = -1;
+    if (tok.size() > 4 && (tok.compare(0, 4, "GPU-") == 0 || tok.compare(0, 4, "gpu-") == 0)) {
+      char* stop = nullptr;
+      errno = 0;
+      const unsigned long long id = std::strtoull(tok.c_str() + 4, &stop, 16);
+      if (!errno && stop && *stop == 0)
+        for (size_t i = 0; i < unique_ids.size(); ++i)
+          if (unique_ids[i] == id) found = int(i);
+    } else if (!tok.empty()) {
+      char* stop = nullptr;
+      errno = 0;
+      const long v = std::strtol(tok.c_str(), &stop, 10);
+      if (!errno && stop && *stop == 0 && v >= 0 && v < long(unique_ids.size())) found = int(v);
+    }
+    bool dup = false;
+    for (int o : out) dup |= o == found;
+    if (found < 0 || dup) break;
+    out.push_back(found);
+    if (*end != ',') break;
+    p = end + 1;
+  }
+  return out;
+}
+
 hipError_t Runtime::open(Runtime** out) {
   std::unique_ptr<Runtime> rt(new Runtime());
   queues::RuntimeOptions opts;
@@ -64,13 +97,23 @@ hipError_t Runtime::open(Runtime** out) {
 
 base::Status Runtime::add_devices() {
   auto gpus = qrt_->gpus();
+  // ROCR_VISIBLE_DEVICES picks and orders the GPUs first (what ROCm's runtime shows HIP; cluster
+  // schedulers set it), then HIP_VISIBLE_DEVICES indexes the GPUs left.
+  std::vector<int> physical;
+  if (const char* rocr = std::getenv("ROCR_VISIBLE_DEVICES")) {
+    std::vector<uint64_t> ids;
+    for (const auto& g : gpus) ids.push_back(g->props().unique_id);
+    physical = parse_rocr_visible_devices(rocr, ids);
+  } else {
+    for (size_t i = 0; i < gpus.size(); ++i) physical.push_back(int(i));
+  }
   std::vector<int> order;
   const char* spec = std::getenv("HIP_VISIBLE_DEVICES");
   if (!spec) spec = std::getenv("CUDA_VISIBLE_DEVICES");
   if (spec) {
-    order = parse_visible_devices(spec, int(gpus.size()));
+    for (int i : parse_visible_devices(spec, int(physical.size()))) order.push_back(physical[size_t(i)]);
   } else {
-    for (size_t i = 0; i < gpus.size(); ++i) order.push_back(int(i));
+    order = physical;
   }
   // Which engine runs the HIP streams' work: AQL queues, or PM4 queues (KFDRT_HIP_QUEUE=pm4).
   queues::Engine engine = queues::Engine::Aql;

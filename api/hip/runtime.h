@@ -222,5 +222,9 @@ class Runtime {
 
 // Parses HIP_VISIBLE_DEVICES-style lists: indices in order, up to the first invalid one.
 std::vector<int> parse_visible_devices(const char* spec, int physical_count);
+// Parses ROCR_VISIBLE_DEVICES (ROCm's runtime-level list, which HIP_VISIBLE_DEVICES then indexes):
+// GPU indices or UUIDs ("GPU-" and the 16 hex digits of the KFD unique_id, as rocminfo prints
+// them), in order, up to the first invalid or repeated one. unique_ids[i]: GPU i's.
+std::vector<int> parse_rocr_visible_devices(const char* spec, const std::vector<uint64_t>& unique_ids);
 
 }  // namespace hip

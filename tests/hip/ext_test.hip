@@ -5,9 +5,17 @@
 #include <hip/hip_hcc.h>
 #include <hip/hip_runtime.h>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
+
+extern char** environ;
 
 namespace {
 
@@ -309,3 +317,121 @@ TEST(HipMisc, DeviceQueriesAndKernelConfigs) {
 }
 
 }  // namespace
+
+// ---- ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES (a new process for each setting) ----------
+
+// Run by the test below in a child process: the devices HIP shows it, as one line.
+TEST(HipVisibleDevicesChild, DISABLED_Report) {
+  int n = 0;
+  const hipError_t e = hipGetDeviceCount(&n);
+  std::printf("visible: %d %d", int(e), n);
+  for (int i = 0; i < n; ++i) {
+    hipDeviceProp_t p{};
+    if (hipGetDeviceProperties(&p, i) == hipSuccess) std::printf(" %d", p.pciBusID);
+  }
+  std::printf("\n");
+}
+
+namespace {
+
+// This program's report (above) with the variables set to `rocr` and `hip` (nullptr: unset).
+std::string visible_with(const char* rocr, const char* hip) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "ROCR_VISIBLE_DEVICES=", 21) && std::strncmp(*e, "HIP_VISIBLE_DEVICES=", 20) &&
+        std::strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21))
+      env.push_back(*e);
+  if (rocr) env.push_back(std::string("ROCR_VISIBLE_DEVICES=") + rocr);
+  if (hip) env.push_back(std::string("HIP_VISIBLE_DEVICES=") + hip);
+  std::vector<char*> envp;
+  for (auto& x : env) envp.push_back(x.data());
+  envp.push_back(nullptr);
+  std::string self = "/proc/self/exe", filter = "--gtest_filter=HipVisibleDevicesChild.DISABLED_Report",
+              disabled = "--gtest_also_run_disabled_tests";
+  char* argv[] = {self.data(), filter.data(), disabled.data(), nullptr};
+  int out[2];
+  if (pipe(out) != 0) return "pipe failed";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &fa, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t k; rc == 0 && (k = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(k));
+  close(out[0]);
+  int status = 0;
+  if (rc == 0) waitpid(pid, &status, 0);
+  const size_t at = text.find("visible: ");
+  if (at == std::string::npos) return "no report: " + text;
+  return text.substr(at + 9, text.find('\n', at) - at - 9);
+}
+
+}  // namespace
+
+// ROCm's runtime shows HIP the GPUs ROCR_VISIBLE_DEVICES lists (indices or "GPU-" UUIDs, up to the
+// first invalid entry; cluster schedulers set it), and HIP_VISIBLE_DEVICES indexes those.
+TEST(HipVisibleDevices, RocrListPicksAndOrdersTheGpusHipIndexes) {
+  int n = 0;
+  ASSERT_EQ(hipGetDeviceCount(&n), hipSuccess);
+  if (n < 2) GTEST_SKIP() << "needs two GPUs (KFDEMU_GPUS=2 under the emulator)";
+  if (std::getenv("ROCR_VISIBLE_DEVICES") || std::getenv("HIP_VISIBLE_DEVICES") || std::getenv("CUDA_VISIBLE_DEVICES"))
+    GTEST_SKIP() << "the GPUs are already narrowed by the environment";
+  int bus[2];
+  char uuid1[40];
+  for (int i = 0; i < 2; ++i) {
+    hipDeviceProp_t p{};
+    ASSERT_EQ(hipGetDeviceProperties(&p, i), hipSuccess);
+    bus[i] = p.pciBusID;
+    if (i == 1) {  // the KFD unique_id, little-endian in the UUID's first bytes
+      hipUUID u{};
+      ASSERT_EQ(hipDeviceGetUuid(&u, 1), hipSuccess);
+      unsigned long long id = 0;
+      for (int b = 0; b < 8; ++b) id |= (unsigned long long)(unsigned char)u.bytes[b] << (8 * b);
+      std::snprintf(uuid1, sizeof uuid1, "GPU-%016llx", id);
+    }
+  }
+  const std::string b0 = std::to_string(bus[0]), b1 = std::to_string(bus[1]);
+  EXPECT_EQ(visible_with(nullptr, nullptr).rfind("0 " + std::to_string(n) + " " + b0 + " " + b1, 0), 0u)
+      << "every GPU, in order (more GPUs follow)";
+  EXPECT_EQ(visible_with("1,0", nullptr), "0 2 " + b1 + " " + b0);
+  EXPECT_EQ(visible_with("1", nullptr), "0 1 " + b1);
+  EXPECT_EQ(visible_with(uuid1, nullptr), "0 1 " + b1) << uuid1;
+  EXPECT_EQ(visible_with("1,9,0", nullptr), "0 1 " + b1) << "up to the first invalid entry";
+  EXPECT_EQ(visible_with("1,0", "1"), "0 1 " + b0) << "HIP_VISIBLE_DEVICES indexes ROCr's list";
+  EXPECT_EQ(visible_with("-1", nullptr), std::to_string(int(hipErrorNoDevice)) + " 0");
+  EXPECT_EQ(visible_with("1", "1"), std::to_string(int(hipErrorNoDevice)) + " 0");
+}
+
+// A device's PCI address names it back (CUDA's cudaDeviceGetByPCIBusId); UUIDs tell GPUs apart.
+TEST(HipVisibleDevices, PciAddressAndUuidNameTheDevice) {
+  int n = 0;
+  ASSERT_EQ(hipGetDeviceCount(&n), hipSuccess);
+  std::vector<std::string> uuids;
+  for (int i = 0; i < n; ++i) {
+    char bus[32];
+    ASSERT_EQ(hipDeviceGetPCIBusId(bus, sizeof bus, i), hipSuccess);
+    int found = -1;
+    EXPECT_EQ(hipDeviceGetByPCIBusId(&found, bus), hipSuccess) << bus;
+    EXPECT_EQ(found, i) << bus;
+    found = -1;
+    EXPECT_EQ(hipDeviceGetByPCIBusId(&found, bus + 5), hipSuccess) << "without the domain: " << (bus + 5);
+    EXPECT_EQ(found, i);
+    hipUUID u{};
+    ASSERT_EQ(hipDeviceGetUuid(&u, i), hipSuccess);
+    uuids.emplace_back(u.bytes, sizeof u.bytes);
+    EXPECT_NE(uuids.back(), std::string(sizeof u.bytes, '\0'));
+    for (int j = 0; j < i; ++j) EXPECT_NE(uuids[size_t(j)], uuids.back()) << "devices " << j << " and " << i;
+  }
+  int d = 7;
+  EXPECT_EQ(hipDeviceGetByPCIBusId(&d, "not an address"), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetByPCIBusId(&d, "0000:ff:1f.0"), hipErrorInvalidDevice);
+  EXPECT_EQ(d, 7);
+  EXPECT_EQ(hipDeviceGetByPCIBusId(nullptr, "0000:03:00.0"), hipErrorInvalidValue);
+  EXPECT_EQ(hipDeviceGetUuid(nullptr, 0), hipErrorInvalidValue);
+  hipUUID u{};
+  EXPECT_EQ(hipDeviceGetUuid(&u, n), hipErrorInvalidDevice);
+}

@@ -40,6 +40,23 @@ TEST_F(HipMemory, MallocRejectsBadArguments) {
   EXPECT_EQ(hipFree(p), hipErrorInvalidValue);  // double free
 }
 
+// hipFree frees hipHostMalloc memory too (HIP 5.2 does; programs written for ROCm rely on it), not
+// memory the program registered (hipHostUnregister gives that back).
+TEST_F(HipMemory, FreeAlsoFreesPinnedHostMemory) {
+  int* h = nullptr;
+  ASSERT_EQ(hipHostMalloc(&h, 4096), hipSuccess);
+  h[0] = 7;
+  EXPECT_EQ(hipFree(h + 1), hipErrorInvalidValue);  // interior pointer
+  EXPECT_EQ(hipFree(h), hipSuccess);
+  EXPECT_EQ(hipHostFree(h), hipErrorInvalidValue) << "freed once already";
+  hipPointerAttribute_t a{};
+  EXPECT_NE(hipPointerGetAttributes(&a, h), hipSuccess);
+  std::vector<int> mine(1024);
+  ASSERT_EQ(hipHostRegister(mine.data(), mine.size() * sizeof(int), hipHostRegisterDefault), hipSuccess);
+  EXPECT_EQ(hipFree(mine.data()), hipErrorInvalidValue);
+  EXPECT_EQ(hipHostUnregister(mine.data()), hipSuccess);
+}
+
 TEST_F(HipMemory, MallocPitchAlignsRows) {
   void* p = nullptr;
   size_t pitch = 0;

@@ -44,6 +44,8 @@ hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device);
 hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device);
 hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device);
 hipError_t hipDeviceGetPCIBusId(char* pciBusId, int len, int device);
+hipError_t hipDeviceGetByPCIBusId(int* device, const char* pciBusId);
+hipError_t hipDeviceGetUuid(hipUUID* uuid, hipDevice_t device);
 hipError_t hipDeviceSynchronize(void);
 hipError_t hipDeviceReset(void);
 hipError_t hipSetDeviceFlags(unsigned flags);
