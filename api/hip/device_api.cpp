@@ -62,7 +62,12 @@ HIP_EXPORT hipError_t hipGetDeviceCount(int* count) {
 }
 
 HIP_EXPORT hipError_t hipSetDevice(int id) {
-  HIP_INIT(rt);
+  ::trace::ApiScope trace_scope("hipSetDevice");
+  hipError_t err = hipSuccess;
+  Runtime* rt = Runtime::get(&err);
+  // With no device at all (every GPU hidden), any index is an invalid device, as in HIP 5.2
+  // (HIP's hipSetGetDevice test); hipGetDevice and hipGetDeviceCount say hipErrorNoDevice.
+  if (!rt) return ret(err == hipErrorNoDevice ? hipErrorInvalidDevice : err);
   if (!device_at(rt, id)) return ret(hipErrorInvalidDevice);
   rt->set_current(id);
   return hipSuccess;

@@ -269,9 +269,11 @@ HIP_EXPORT hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags)
     munmap(p, len);
     return ret(alloc_error("hipHostMalloc", reg.error()));
   }
-  // hipHostMalloc always sets Portable and Mapped.
+  // The memory is portable and mapped whatever the flags say (every GPU maps it); hipHostGetFlags
+  // gives back the flags as the caller passed them, as HIP 5.2 does for Portable, Mapped and
+  // WriteCombined (HIP's own hipHostGetFlags test compares them so).
   allocations().add(rt->memory(), {reinterpret_cast<uintptr_t>(p), size, AllocKind::Host,
-                     flags | hipHostMallocPortable | hipHostMallocMapped, rt->current_index(),
+                     flags, rt->current_index(),
                      coherent, reinterpret_cast<uintptr_t>(p), len});
   *ptr = p;
   return hipSuccess;

@@ -229,8 +229,13 @@ hipError_t Stream::record(Event& ev) {
   if (!rec) return submit_error("hipEventRecord", err);
   std::lock_guard lk(mu_);
   reap();
-  // Device-scope acquire and release by default; system scope on request (the seed's table).
-  aql::FenceScope rel = (ev.flags() & hipEventReleaseToSystem) ? aql::kScopeSystem : aql::kScopeAgent;
+  // A system-scope release unless the event asks for device scope (hipEventReleaseToDevice,
+  // hipEventDisableSystemFence). HIP's documentation allows a device-scope release for an event
+  // with neither flag, but ROCm's HIP makes a kernel's writes to non-coherent host memory visible
+  // after hipEventSynchronize on such an event (its kernels release to system scope), and
+  // programs written for it, HIP's own tests among them, read host memory so.
+  const bool device_scope = ev.flags() & (hipEventReleaseToDevice | hipEventDisableSystemFence);
+  aql::FenceScope rel = device_scope ? aql::kScopeAgent : aql::kScopeSystem;
   const Command own = Command::marker(queues::Fence{true, aql::kScopeAgent, rel}, Completion::to(rec->sig.get(), 0));
   if (hipError_t e = push(deps, std::span(&own, 1), 0, "hipEventRecord"); e != hipSuccess) {
     rec->sig->store(0);

@@ -157,10 +157,21 @@ TEST_F(HipMemory, HostRegisterMapsUserMemory) {
 TEST_F(HipMemory, HostMallocVariants) {
   void* p = nullptr;
   ASSERT_EQ(hipMallocHost(&p, 100), hipSuccess);
-  unsigned flags = 0;
+  unsigned flags = 7;
   EXPECT_EQ(hipHostGetFlags(&flags, p), hipSuccess);
-  EXPECT_EQ(flags & (hipHostMallocPortable | hipHostMallocMapped), unsigned(hipHostMallocPortable | hipHostMallocMapped));
+  EXPECT_EQ(flags, 0u) << "hipMallocHost: hipHostMallocDefault";
   EXPECT_EQ(hipHostFree(p), hipSuccess);
+  // The flags come back as they were given (the memory is portable and mapped either way).
+  for (unsigned f : {unsigned(hipHostMallocMapped), unsigned(hipHostMallocWriteCombined | hipHostMallocMapped),
+                     unsigned(hipHostMallocPortable), unsigned(hipHostMallocNonCoherent)}) {
+    ASSERT_EQ(hipHostMalloc(&p, 100, f), hipSuccess);
+    EXPECT_EQ(hipHostGetFlags(&flags, p), hipSuccess);
+    EXPECT_EQ(flags, f);
+    void* d = nullptr;
+    EXPECT_EQ(hipHostGetDevicePointer(&d, p, 0), hipSuccess) << "mapped whatever the flags";
+    EXPECT_EQ(d, p);
+    EXPECT_EQ(hipHostFree(p), hipSuccess);
+  }
   EXPECT_EQ(hipHostMalloc(&p, 64, hipHostMallocCoherent | hipHostMallocNonCoherent), hipErrorInvalidValue);
   EXPECT_EQ(hipHostMalloc(&p, 64, 0x8), hipErrorInvalidValue);
   EXPECT_EQ(hipHostMalloc(static_cast<void**>(nullptr), 64, 0), hipErrorInvalidValue);

@@ -310,13 +310,17 @@ TEST_F(Visibility, DeviceSynchronizeReleasesToTheSystem) {
   for (Mem m : host_kinds()) both_ways(m, [&] { ASSERT_EQ(hipDeviceSynchronize(), hipSuccess); }, true);
 }
 
-// hipEventSynchronize: a device-scope release by default; hipEventReleaseToSystem makes it system.
+// hipEventSynchronize: a device-scope release with hipEventReleaseToDevice (or
+// hipEventDisableSystemFence), a system-scope one otherwise (what ROCm's HIP does for an event
+// without flags, though HIP's documentation allows device scope there).
 TEST_F(Visibility, EventSynchronizeDependsOnTheEventsScope) {
-  for (unsigned flags : {unsigned(hipEventDefault), unsigned(hipEventReleaseToSystem)}) {
+  for (unsigned flags : {unsigned(hipEventDefault), unsigned(hipEventReleaseToDevice), unsigned(hipEventDisableSystemFence),
+                         unsigned(hipEventReleaseToSystem)}) {
     for (Mem m : host_kinds()) {
+      SCOPED_TRACE(testing::Message() << "event flags 0x" << std::hex << flags);
       hipEvent_t e;
       ASSERT_EQ(hipEventCreateWithFlags(&e, flags), hipSuccess);
-      const bool visible = m == Mem::Coherent || flags == hipEventReleaseToSystem;
+      const bool visible = m == Mem::Coherent || (flags != hipEventReleaseToDevice && flags != hipEventDisableSystemFence);
       both_ways(m, [&] {
         ASSERT_EQ(hipEventRecord(e, s_), hipSuccess);
         ASSERT_EQ(hipEventSynchronize(e), hipSuccess);
@@ -340,8 +344,8 @@ TEST_F(Visibility, StreamWaitEventMakesNothingVisibleToAnotherDevice) {
     int* p = alloc(m);
     host_fill(p, 0);
     ASSERT_EQ(hipDeviceSynchronize(), hipSuccess);
-    hipEvent_t e;
-    ASSERT_EQ(hipEventCreate(&e), hipSuccess);
+    hipEvent_t e;  // (a device-scope event: no release of its own to the system)
+    ASSERT_EQ(hipEventCreateWithFlags(&e, hipEventReleaseToDevice), hipSuccess);
     write(p, 3000);
     ASSERT_EQ(hipEventRecord(e, s_), hipSuccess);
     ASSERT_EQ(hipSetDevice(1), hipSuccess);
@@ -574,7 +578,7 @@ TEST_F(Visibility, ReportNamesTheKernelThatReadStaleData) {
 }
 
 // KFDEMU_REPORT_STALE on the host side: the host reads what a kernel left in the L2 of
-// non-coherent memory after an event without hipEventReleaseToSystem (a fence missing): the
+// non-coherent memory after a device-scope event (hipEventReleaseToDevice: a fence missing): the
 // emulator names the address, the kernel and the missing system-scope release. After
 // hipDeviceSynchronize (the data written back) and with the documented synchronisation, no report.
 TEST_F(Visibility, ReportNamesTheKernelWhoseWritesTheHostReadStale) {
@@ -586,7 +590,7 @@ TEST_F(Visibility, ReportNamesTheKernelWhoseWritesTheHostReadStale) {
   int* p = alloc(Mem::NonCoherent);
   host_fill(p, 0);
   hipEvent_t e;
-  ASSERT_EQ(hipEventCreate(&e), hipSuccess);
+  ASSERT_EQ(hipEventCreateWithFlags(&e, hipEventReleaseToDevice), hipSuccess);
   write(p, 1000);
   ASSERT_EQ(hipEventRecord(e, s_), hipSuccess);
   ASSERT_EQ(hipEventSynchronize(e), hipSuccess);
@@ -653,7 +657,7 @@ TEST_F(Visibility, ReportLeavesOtherFaultsFatal) {
       {
         int* p = alloc(Mem::NonCoherent);
         hipEvent_t e;
-        if (hipEventCreate(&e) != hipSuccess) std::exit(3);
+        if (hipEventCreateWithFlags(&e, hipEventReleaseToDevice) != hipSuccess) std::exit(3);
         write(p, 1);
         if (hipEventRecord(e, s_) != hipSuccess || hipEventSynchronize(e) != hipSuccess) std::exit(4);
         *g_bad = 1;  // not a watched page
