@@ -44,6 +44,11 @@ Side side(Runtime* rt, const void* p, size_t n) {
   if (info->tag) {
     const auto* e = static_cast<const AllocEntry*>(info->tag.get());
     const auto a = reinterpret_cast<uintptr_t>(p);
+    // Registered host memory is the caller's bytes [base, base + size); its pages' other bytes
+    // belong to other objects (malloc puts neighbours there). A copy that is not wholly inside
+    // those bytes reaches plain pageable memory, and is staged as such (HIP's hipHostRegister
+    // test copies into a malloc buffer whose first page another buffer registered).
+    if (e->kind == AllocKind::Registered && !(a >= e->base && n <= e->size && a - e->base <= e->size - n)) return Side{};
     if (a >= e->base && a < e->base + std::max<size_t>(e->size, 1)) s.fits = a + n <= e->base + e->size;
   }
   return s;

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include <unistd.h>
+
 __global__ void add_one(int* p, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) p[i] += 1;
@@ -55,6 +57,35 @@ TEST_F(HipMemory, FreeAlsoFreesPinnedHostMemory) {
   ASSERT_EQ(hipHostRegister(mine.data(), mine.size() * sizeof(int), hipHostRegisterDefault), hipSuccess);
   EXPECT_EQ(hipFree(mine.data()), hipErrorInvalidValue);
   EXPECT_EQ(hipHostUnregister(mine.data()), hipSuccess);
+}
+
+// Registration covers the caller's bytes; the rest of their pages is other objects' memory (malloc
+// puts a neighbour there). A copy that starts in such a page outside the registered bytes and runs
+// past the registration is an ordinary pageable copy.
+TEST_F(HipMemory, CopiesNextToRegisteredBytesArePageable) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> block(5 * page);
+  unsigned char* base = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(block.data()) + page - 1) & ~(page - 1));
+  unsigned char* mine = base + 100;  // registered: [base + 100, base + page + 100)
+  ASSERT_EQ(hipHostRegister(mine, page, hipHostRegisterDefault), hipSuccess);
+  unsigned char* other = base + page + 200;  // in the registration's last page, past its bytes
+  const size_t n = 2 * page;
+  unsigned char* d = nullptr;
+  ASSERT_EQ(hipMalloc(&d, n), hipSuccess);
+  std::vector<unsigned char> want(n);
+  for (size_t i = 0; i < n; ++i) want[i] = static_cast<unsigned char>(i * 7 + 1);
+  ASSERT_EQ(hipMemcpy(d, want.data(), n, hipMemcpyHostToDevice), hipSuccess);
+  EXPECT_EQ(hipMemcpy(other, d, n, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(std::memcmp(other, want.data(), n), 0);
+  EXPECT_EQ(hipMemset(d, 0, n), hipSuccess);
+  EXPECT_EQ(hipMemcpy(d, other, n, hipMemcpyHostToDevice), hipSuccess);
+  std::vector<unsigned char> back(n);
+  ASSERT_EQ(hipMemcpy(back.data(), d, n, hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(back, want);
+  EXPECT_EQ(hipMemcpy(mine, d, page, hipMemcpyDeviceToHost), hipSuccess) << "inside the registered bytes";
+  EXPECT_EQ(std::memcmp(mine, want.data(), page), 0);
+  EXPECT_EQ(hipHostUnregister(mine), hipSuccess);
+  EXPECT_EQ(hipFree(d), hipSuccess);
 }
 
 TEST_F(HipMemory, MallocPitchAlignsRows) {
