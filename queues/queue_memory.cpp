@@ -21,8 +21,12 @@ base::Status allocate_compute_buffers(mem::Context& ctx, const gpu::Device& gpu,
     KFD_ASSIGN(out->eop, ctx.allocate(queue_buffer_request(mem::Heap::Vram, mem::Coherence::NonCoherent,
                                                            sizes.eop_size, id)));
   }
+  // The context save area (tens of MiB on a large part: every wave slot's state) in system
+  // memory, as libhsakmt allocates it (queues.c: allocate_exec_aligned_memory with DeviceLocal
+  // false): in VRAM it took 60 MiB of the device's memory per queue, and hipMemGetInfo's free
+  // memory dropped on a process's first kernel. The EOP buffer stays in VRAM (libhsakmt: device-local).
   if (sizes.cwsr) {
-    KFD_ASSIGN(out->cwsr, ctx.allocate(queue_buffer_request(mem::Heap::Vram, mem::Coherence::NonCoherent,
+    KFD_ASSIGN(out->cwsr, ctx.allocate(queue_buffer_request(mem::Heap::Gtt, mem::Coherence::NonCoherent,
                                                             sizes.cwsr_total, id)));
   }
   return {};

@@ -356,3 +356,20 @@ TEST_F(HipCuMasks, RejectsMasksThatEnableNoCu) {
   EXPECT_EQ(hipExtStreamCreateWithCUMask(&s, uint32_t(past.size()), past.data()), hipErrorInvalidValue);
   EXPECT_EQ(s, nullptr);
 }
+
+// A stream's queue of its own costs the device little memory: its context save area (every wave
+// slot's state, tens of MiB) is in system memory, as libhsakmt puts it; only the EOP buffer is VRAM.
+TEST_F(HipCuMasks, AQueueOfItsOwnTakesLittleDeviceMemory) {
+  size_t free0 = 0, total = 0, free1 = 0;
+  ASSERT_EQ(hipMemGetInfo(&free0, &total), hipSuccess);
+  // Three at once: the tests before gave back one queue at most, so two are new.
+  hipStream_t s[3] = {};
+  const uint32_t mask[1] = {0xFFFFFFFFu};
+  for (hipStream_t& x : s) {
+    ASSERT_EQ(hipExtStreamCreateWithCUMask(&x, 1, mask), hipSuccess);
+    EXPECT_FALSE(run_on(x).empty());
+  }
+  ASSERT_EQ(hipMemGetInfo(&free1, &total), hipSuccess);
+  EXPECT_LT(free0 > free1 ? free0 - free1 : 0, size_t(1) << 20) << "bytes of VRAM two new queues took";
+  for (hipStream_t x : s) EXPECT_EQ(hipStreamDestroy(x), hipSuccess);
+}
