@@ -102,6 +102,30 @@ HIP_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, 
   return hipSuccess;
 }
 
+// The variants with flags: HIP 5.2 defines hipOccupancyDefault (0) only; other flags are refused.
+HIP_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, const void* fn, int block_size,
+                                                                            size_t dyn, unsigned int flags) {
+  if (flags != hipOccupancyDefault) return ret(hipErrorInvalidValue);
+  return hipOccupancyMaxActiveBlocksPerMultiprocessor(blocks, fn, block_size, dyn);
+}
+
+HIP_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, hipFunction_t f, int block_size,
+                                                                         size_t dyn) {
+  if (!blocks || !f || block_size <= 0) return ret(hipErrorInvalidValue);
+  Device* dev;
+  const KernelInfo* k;
+  if (hipError_t e = kernel_on_current(reinterpret_cast<Function*>(f), &dev, &k); e != hipSuccess) return ret(e);
+  *blocks = blocks_per_cu(limits_of(*dev), *k, block_size, dyn);
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, hipFunction_t f,
+                                                                                  int block_size, size_t dyn,
+                                                                                  unsigned int flags) {
+  if (flags != hipOccupancyDefault) return ret(hipErrorInvalidValue);
+  return hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block_size, dyn);
+}
+
 HIP_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int* grid, int* block, const void* fn, size_t dyn,
                                                         int limit) {
   Function* f = fn ? Registry::get().function(fn) : nullptr;
@@ -112,4 +136,10 @@ HIP_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* grid, int* bl
                                                               size_t dyn, int limit) {
   if (!f) return ret(hipErrorInvalidValue);
   return ret(potential_block_size(reinterpret_cast<Function*>(f), dyn, limit, grid, block));
+}
+
+HIP_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* grid, int* block, hipFunction_t f,
+                                                                       size_t dyn, int limit, unsigned int flags) {
+  if (flags != hipOccupancyDefault) return ret(hipErrorInvalidValue);
+  return hipModuleOccupancyMaxPotentialBlockSize(grid, block, f, dyn, limit);
 }

@@ -435,3 +435,29 @@ TEST(HipVisibleDevices, PciAddressAndUuidNameTheDevice) {
   hipUUID u{};
   EXPECT_EQ(hipDeviceGetUuid(&u, n), hipErrorInvalidDevice);
 }
+
+// Occupancy of a module's kernel, as of the same kernel launched through the runtime's table.
+TEST(HipExt, ModuleOccupancyOfAModulesKernel) {
+  hipModule_t m = nullptr;
+  ASSERT_EQ(hipModuleLoad(&m, KFDRT_TEST_CO), hipSuccess);
+  hipFunction_t fill = nullptr;
+  ASSERT_EQ(hipModuleGetFunction(&fill, m, "fill"), hipSuccess);
+  int blocks = -1, again = -1, grid = 0, block = 0, grid2 = 0, block2 = 0;
+  ASSERT_EQ(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fill, 256, 0), hipSuccess);
+  EXPECT_GT(blocks, 0);
+  ASSERT_EQ(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&again, fill, 256, 0, hipOccupancyDefault), hipSuccess);
+  EXPECT_EQ(again, blocks);
+  ASSERT_EQ(hipModuleOccupancyMaxPotentialBlockSize(&grid, &block, fill, 0, 0), hipSuccess);
+  ASSERT_EQ(hipModuleOccupancyMaxPotentialBlockSizeWithFlags(&grid2, &block2, fill, 0, 0, hipOccupancyDefault), hipSuccess);
+  EXPECT_EQ(grid2, grid);
+  EXPECT_EQ(block2, block);
+  int more = -1;
+  ASSERT_EQ(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&more, fill, 64, 0), hipSuccess);
+  EXPECT_GE(more, blocks) << "smaller blocks: as many or more fit";
+  EXPECT_EQ(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(nullptr, fill, 256, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, nullptr, 256, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fill, 0, 0), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, fill, 256, 0, 1u), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, fill, 0, 0, 1u), hipErrorInvalidValue);
+  EXPECT_EQ(hipModuleUnload(m), hipSuccess);
+}

@@ -396,6 +396,10 @@ TEST_F(HipLaunch, OccupancyCountsWavesRegistersAndLds) {
   EXPECT_EQ(blocks, std::min(by_vgprs, p.maxBlocksPerMultiProcessor));  // half-empty waves count whole
   ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 256, 0), hipSuccess);
   EXPECT_EQ(blocks, by_vgprs / 4);
+  blocks = -1;  // the same with hipOccupancyDefault, the only flag HIP has
+  ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, tiny, 256, 0, hipOccupancyDefault), hipSuccess);
+  EXPECT_EQ(blocks, by_vgprs / 4);
+  EXPECT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, tiny, 256, 0, 1u), hipErrorInvalidValue);
   ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 100, 32 * 1024), hipSuccess);
   EXPECT_EQ(blocks, int(p.sharedMemPerMultiprocessor / (32 * 1024)));  // LDS-bound
   ASSERT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lds_hog, 64, 0), hipSuccess);

@@ -242,6 +242,18 @@ hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const vo
                                                         int blockSize, size_t dynSharedMemPerBlk);
 hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, hipFunction_t f,
                                                    size_t dynSharedMemPerBlk, int blockSizeLimit);
+#define hipOccupancyDefault 0x00
+// The same with flags; hipOccupancyDefault is the only one (others: hipErrorInvalidValue).
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* f, int blockSize,
+                                                                 size_t dynSharedMemPerBlk,
+                                                                 unsigned int flags __HIP_DEFAULT(hipOccupancyDefault));
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hipFunction_t f, int blockSize,
+                                                              size_t dynSharedMemPerBlk);
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, hipFunction_t f, int blockSize,
+                                                                       size_t dynSharedMemPerBlk, unsigned int flags);
+hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* gridSize, int* blockSize, hipFunction_t f,
+                                                            size_t dynSharedMemPerBlk, int blockSizeLimit,
+                                                            unsigned int flags);
 hipError_t hipProfilerStart(void);
 
 // kfdrt extension: the coherence the memory layer gave the allocation holding `ptr` (1 for
@@ -351,6 +363,13 @@ static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBl
                                                                       size_t dynSharedMemPerBlk) {
   return hipOccupancyMaxActiveBlocksPerMultiprocessor(
       numBlocks, reinterpret_cast<const void*>(kernel), blockSize, dynSharedMemPerBlk);
+}
+template <class R, class... A>
+static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, R (*kernel)(A...),
+                                                                               int blockSize, size_t dynSharedMemPerBlk,
+                                                                               unsigned int flags = hipOccupancyDefault) {
+  return hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, reinterpret_cast<const void*>(kernel), blockSize,
+                                                               dynSharedMemPerBlk, flags);
 }
 template <class R, class... A>
 static inline hipError_t hipLaunchKernel(R (*kernel)(A...), dim3 numBlocks, dim3 dimBlocks,
