@@ -2,6 +2,8 @@
 // The memory model of one emulated GPU: its L2 (write-back for non-coherent memory, stale copies until invalidated) and its CUs' write-through vector L1s.
 #pragma once
 
+#include <sched.h>
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -276,10 +278,15 @@ class GpuCache {
     const uint64_t h = (reinterpret_cast<uintptr_t>(&r) >> 4) * 0x9E3779B97F4A7C15ull + page * 0xC2B2AE3D27D4EB4Full;
     return static_cast<unsigned>((h >> 40) % kStripes);
   }
+  // Held for a few hundred nanoseconds (a store's bytes, a line's write-back); a holder the host
+  // descheduled (more threads than CPUs: tests side by side) is waited for with yields, not a
+  // whole time slice of spinning.
   void lock_stripe(unsigned i) {
     std::atomic_flag& f = stripes_[i];
-    while (f.test_and_set(std::memory_order_acquire))
-      while (f.test(std::memory_order_relaxed)) cpu_relax();
+    for (unsigned spins = 0; f.test_and_set(std::memory_order_acquire);)
+      while (f.test(std::memory_order_relaxed))
+        if (++spins % 256 == 0) sched_yield();
+        else cpu_relax();
   }
   void lock(const CachedRange& r, uint64_t line) { lock_stripe(stripe_of(r, line / kLinesPerPage)); }
   void unlock(const CachedRange& r, uint64_t line) {
