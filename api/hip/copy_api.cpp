@@ -15,6 +15,7 @@
 #include "api/hip/alloc.h"
 #include "api/hip/code.h"
 #include "api/hip/stream.h"
+#include "api/hip/texture.h"
 
 namespace hip {
 namespace {
@@ -405,12 +406,102 @@ hipError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, siz
   return copy_pitched(c, kind, stream, async);
 }
 
-// hipArray (textures) is not implemented: a copy naming one says so once and fails.
-hipError_t arrays_unsupported(const char* api) {
-  static std::atomic<bool> said{false};
-  if (!said.exchange(true))
-    std::fprintf(stderr, "kfdrt: %s: hipArray copies are not implemented (only pitched linear memory)\n", api);
-  return hipErrorNotSupported;
+// An array as one side of a copy: the address of byte `x` of row `y` of slice `z`, checked to
+// leave room for `w` bytes, `h` rows and `d` slices.
+hipError_t array_side(const hipArray* a, size_t x, size_t y, size_t z, size_t w, size_t h, size_t d,
+                      uint8_t** at, size_t* pitch, size_t* slice, const char* api) {
+  ArrayGeom g;
+  if (!a || !array_geom(a, &g)) {
+    debug_log(api, "not an array (never made, or freed)");
+    return hipErrorInvalidValue;
+  }
+  if (x > g.row_bytes || w > g.row_bytes - x || y > g.rows || h > g.rows - y || z > g.slices || d > g.slices - z) {
+    debug_log(api, "the region (" + std::to_string(x) + " + " + std::to_string(w) + " bytes, row " +
+                       std::to_string(y) + " + " + std::to_string(h) + ", slice " + std::to_string(z) + " + " +
+                       std::to_string(d) + ") leaves the array (" + std::to_string(g.row_bytes) + " bytes x " +
+                       std::to_string(g.rows) + " rows x " + std::to_string(g.slices) + ")");
+    return hipErrorInvalidValue;
+  }
+  *at = g.data + z * g.slice_bytes() + y * g.pitch + x;
+  *pitch = g.pitch;
+  *slice = g.slice_bytes();
+  return hipSuccess;
+}
+
+// A copy of `count` bytes to or from an array, starting at byte `x` of row `y` and running on
+// through the following rows as if the array's rows were contiguous (hipMemcpyToArray,
+// hipMemcpyFromArray, hipMemcpyHtoA, hipMemcpyAtoH): the head of a row, whole rows, a tail.
+hipError_t copy_array_linear(hipArray* to, const hipArray* from, void* dst, const void* src, size_t x, size_t y,
+                             size_t count, hipMemcpyKind kind, hipStream_t stream, bool async, const char* api) {
+  const hipArray* a = to ? to : from;
+  ArrayGeom g;
+  if (!a || !array_geom(a, &g)) {
+    debug_log(api, "not an array (never made, or freed)");
+    return hipErrorInvalidValue;
+  }
+  if (count == 0) return hipSuccess;
+  if (!(to ? src : dst)) return hipErrorInvalidValue;
+  const size_t total = g.row_bytes * g.rows * g.slices;
+  if (x >= g.row_bytes || y >= g.rows * g.slices) return hipErrorInvalidValue;
+  const size_t start = y * g.row_bytes + x;
+  if (count > total - start) {
+    debug_log(api, std::to_string(count) + " bytes from byte " + std::to_string(start) + " leave the array's " +
+                       std::to_string(total));
+    return hipErrorInvalidValue;
+  }
+  size_t done = 0;
+  while (done < count) {
+    const size_t at = start + done;
+    const size_t row = at / g.row_bytes, col = at % g.row_bytes;
+    uint8_t* arr = g.data + row * g.pitch + col;  // slices follow rows: pitch * rows each
+    Pitched c;
+    const size_t left = count - done;
+    if (col != 0 || left < g.row_bytes) {
+      c.w = std::min(left, g.row_bytes - col);
+      c.h = 1;
+    } else {
+      c.w = g.row_bytes;
+      c.h = left / g.row_bytes;
+    }
+    auto* host = const_cast<uint8_t*>(static_cast<const uint8_t*>(to ? src : dst)) + done;
+    c.dst = to ? static_cast<void*>(arr) : host;
+    c.src = to ? static_cast<const void*>(host) : arr;
+    c.dpitch = to ? g.pitch : g.row_bytes;
+    c.spitch = to ? g.row_bytes : g.pitch;
+    if (hipError_t e = copy_pitched(c, kind, stream, async); e != hipSuccess) return e;
+    done += c.w * c.h;
+  }
+  return hipSuccess;
+}
+
+// 2-D copies naming arrays: `to` (at byte x, row y) from `src` rows `spitch` apart, or to `dst`
+// (rows `dpitch` apart) from `from` (at byte fx, row fy); both arrays for array-to-array.
+hipError_t copy_2d_array(hipArray* to, size_t x, size_t y, const void* src, size_t spitch, void* dst, size_t dpitch,
+                         const hipArray* from, size_t fx, size_t fy, size_t w, size_t h, hipMemcpyKind kind,
+                         hipStream_t stream, bool async) {
+  const char* api = to && from ? "hipMemcpy2DArrayToArray" : to ? "hipMemcpy2DToArray" : "hipMemcpy2DFromArray";
+  if (!to && !from) return hipErrorInvalidValue;
+  if (w == 0 || h == 0) return hipSuccess;
+  Pitched c;
+  c.w = w;
+  c.h = h;
+  size_t slice;
+  uint8_t* at;
+  if (to) {
+    if (hipError_t r = array_side(to, x, y, 0, w, h, 1, &at, &c.dpitch, &slice, api); r != hipSuccess) return r;
+    c.dst = at;
+  } else {
+    c.dst = dst;
+    c.dpitch = dpitch;
+  }
+  if (from) {
+    if (hipError_t r = array_side(from, fx, fy, 0, w, h, 1, &at, &c.spitch, &slice, api); r != hipSuccess) return r;
+    c.src = at;
+  } else {
+    c.src = src;
+    c.spitch = spitch;
+  }
+  return copy_pitched(c, kind, stream, async);
 }
 
 // hipMemcpy3D's parameters (cudaMemcpy3D's rules for linear memory): positions and the width in
@@ -419,7 +510,50 @@ hipError_t arrays_unsupported(const char* api) {
 hipError_t copy_3d(const hipMemcpy3DParms* p, hipStream_t stream, bool async) {
   const char* api = async ? "hipMemcpy3DAsync" : "hipMemcpy3D";
   if (!p) return hipErrorInvalidValue;
-  if (p->srcArray || p->dstArray) return arrays_unsupported(api);
+  if ((p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr)) return hipErrorInvalidValue;
+  if (p->srcArray || p->dstArray) {
+    // With an array on either side, positions and the width are in elements (cudaMemcpy3D).
+    ArrayGeom g;
+    if (!array_geom(p->srcArray ? p->srcArray : p->dstArray, &g)) return hipErrorInvalidValue;
+    if (p->srcArray && p->dstArray) {
+      ArrayGeom g2;
+      if (!array_geom(p->dstArray, &g2) || g2.elem != g.elem) return hipErrorInvalidValue;
+    }
+    const hipExtent& e = p->extent;
+    if (e.width == 0 || e.height == 0 || e.depth == 0) return hipSuccess;
+    Pitched c;
+    c.w = e.width * g.elem;
+    c.h = e.height;
+    c.d = e.depth;
+    uint8_t* at;
+    if (p->srcArray) {
+      if (hipError_t r = array_side(p->srcArray, p->srcPos.x * g.elem, p->srcPos.y, p->srcPos.z, c.w, c.h, c.d, &at,
+                                    &c.spitch, &c.sslice, api);
+          r != hipSuccess)
+        return r;
+      c.src = at;
+    } else {
+      const hipPitchedPtr& s = p->srcPtr;
+      if (!s.ptr || p->srcPos.x * g.elem + c.w > s.pitch) return hipErrorInvalidValue;
+      c.spitch = s.pitch;
+      c.sslice = s.pitch * (s.ysize ? s.ysize : e.height);
+      c.src = static_cast<const uint8_t*>(s.ptr) + p->srcPos.z * c.sslice + p->srcPos.y * s.pitch + p->srcPos.x * g.elem;
+    }
+    if (p->dstArray) {
+      if (hipError_t r = array_side(p->dstArray, p->dstPos.x * g.elem, p->dstPos.y, p->dstPos.z, c.w, c.h, c.d, &at,
+                                    &c.dpitch, &c.dslice, api);
+          r != hipSuccess)
+        return r;
+      c.dst = at;
+    } else {
+      const hipPitchedPtr& d = p->dstPtr;
+      if (!d.ptr || p->dstPos.x * g.elem + c.w > d.pitch) return hipErrorInvalidValue;
+      c.dpitch = d.pitch;
+      c.dslice = d.pitch * (d.ysize ? d.ysize : e.height);
+      c.dst = static_cast<uint8_t*>(d.ptr) + p->dstPos.z * c.dslice + p->dstPos.y * d.pitch + p->dstPos.x * g.elem;
+    }
+    return copy_pitched(c, p->kind, stream, async);
+  }
   const hipExtent& e = p->extent;
   if (e.width == 0 || e.height == 0 || e.depth == 0) return hipSuccess;
   if (!p->srcPtr.ptr || !p->dstPtr.ptr) return hipErrorInvalidValue;
@@ -466,7 +600,39 @@ const void* driver_side(hipMemoryType t, const void* host, hipDeviceptr_t device
 hipError_t copy_param_2d(const hip_Memcpy2D* p, hipStream_t stream, bool async) {
   const char* api = async ? "hipMemcpyParam2DAsync" : "hipMemcpyParam2D";
   if (!p) return hipErrorInvalidValue;
-  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) return arrays_unsupported(api);
+  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) {
+    if (p->WidthInBytes == 0 || p->Height == 0) return hipSuccess;
+    Pitched c;
+    c.w = p->WidthInBytes;
+    c.h = p->Height;
+    uint8_t* at;
+    size_t slice;
+    if (p->srcMemoryType == hipMemoryTypeArray) {
+      if (hipError_t r = array_side(p->srcArray, p->srcXInBytes, p->srcY, 0, c.w, c.h, 1, &at, &c.spitch, &slice, api);
+          r != hipSuccess)
+        return r;
+      c.src = at;
+    } else {
+      const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
+      if (!s) return hipErrorInvalidValue;
+      if (p->srcXInBytes > p->srcPitch || c.w > p->srcPitch - p->srcXInBytes) return hipErrorInvalidPitchValue;
+      c.src = s + p->srcY * p->srcPitch + p->srcXInBytes;
+      c.spitch = p->srcPitch;
+    }
+    if (p->dstMemoryType == hipMemoryTypeArray) {
+      if (hipError_t r = array_side(p->dstArray, p->dstXInBytes, p->dstY, 0, c.w, c.h, 1, &at, &c.dpitch, &slice, api);
+          r != hipSuccess)
+        return r;
+      c.dst = at;
+    } else {
+      auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
+      if (!d) return hipErrorInvalidValue;
+      if (p->dstXInBytes > p->dstPitch || c.w > p->dstPitch - p->dstXInBytes) return hipErrorInvalidPitchValue;
+      c.dst = d + p->dstY * p->dstPitch + p->dstXInBytes;
+      c.dpitch = p->dstPitch;
+    }
+    return copy_pitched(c, hipMemcpyDefault, stream, async);
+  }
   const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
   auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
   if (p->WidthInBytes == 0 || p->Height == 0) return hipSuccess;
@@ -487,8 +653,42 @@ hipError_t copy_param_2d(const hip_Memcpy2D* p, hipStream_t stream, bool async) 
 hipError_t copy_drv_3d(const HIP_MEMCPY3D* p, hipStream_t stream, bool async) {
   const char* api = async ? "hipDrvMemcpy3DAsync" : "hipDrvMemcpy3D";
   if (!p) return hipErrorInvalidValue;
-  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) return arrays_unsupported(api);
   if (p->srcLOD || p->dstLOD) return hipErrorInvalidValue;  // mipmap levels: arrays only
+  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) {
+    if (p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0) return hipSuccess;
+    Pitched c;
+    c.w = p->WidthInBytes;
+    c.h = p->Height;
+    c.d = p->Depth;
+    uint8_t* at;
+    if (p->srcMemoryType == hipMemoryTypeArray) {
+      if (hipError_t r = array_side(p->srcArray, p->srcXInBytes, p->srcY, p->srcZ, c.w, c.h, c.d, &at, &c.spitch,
+                                    &c.sslice, api);
+          r != hipSuccess)
+        return r;
+      c.src = at;
+    } else {
+      const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
+      if (!s || uint64_t(p->srcXInBytes) + c.w > p->srcPitch) return hipErrorInvalidValue;
+      c.spitch = p->srcPitch;
+      c.sslice = size_t(p->srcPitch) * p->srcHeight;
+      c.src = s + p->srcZ * c.sslice + size_t(p->srcY) * p->srcPitch + p->srcXInBytes;
+    }
+    if (p->dstMemoryType == hipMemoryTypeArray) {
+      if (hipError_t r = array_side(p->dstArray, p->dstXInBytes, p->dstY, p->dstZ, c.w, c.h, c.d, &at, &c.dpitch,
+                                    &c.dslice, api);
+          r != hipSuccess)
+        return r;
+      c.dst = at;
+    } else {
+      auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
+      if (!d || uint64_t(p->dstXInBytes) + c.w > p->dstPitch) return hipErrorInvalidValue;
+      c.dpitch = p->dstPitch;
+      c.dslice = size_t(p->dstPitch) * p->dstHeight;
+      c.dst = d + p->dstZ * c.dslice + size_t(p->dstY) * p->dstPitch + p->dstXInBytes;
+    }
+    return copy_pitched(c, hipMemcpyDefault, stream, async);
+  }
   const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
   auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
   if (p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0) return hipSuccess;
@@ -634,6 +834,49 @@ HIP_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* p, hipStream_t s
 }
 HIP_EXPORT hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* p) { return ret(copy_drv_3d(p, nullptr, false)); }
 HIP_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* p, hipStream_t s) { return ret(copy_drv_3d(p, s, true)); }
+
+// ---- arrays ----
+
+HIP_EXPORT hipError_t hipMemcpy2DToArray(hipArray* dst, size_t x, size_t y, const void* src, size_t spitch,
+                                         size_t w, size_t h, hipMemcpyKind kind) {
+  return ret(copy_2d_array(dst, x, y, src, spitch, nullptr, 0, nullptr, 0, 0, w, h, kind, nullptr, false));
+}
+HIP_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray* dst, size_t x, size_t y, const void* src, size_t spitch,
+                                              size_t w, size_t h, hipMemcpyKind kind, hipStream_t s) {
+  return ret(copy_2d_array(dst, x, y, src, spitch, nullptr, 0, nullptr, 0, 0, w, h, kind, s, true));
+}
+HIP_EXPORT hipError_t hipMemcpy2DFromArray(void* dst, size_t dpitch, hipArray_const_t src, size_t x, size_t y,
+                                           size_t w, size_t h, hipMemcpyKind kind) {
+  return ret(copy_2d_array(nullptr, 0, 0, nullptr, 0, dst, dpitch, src, x, y, w, h, kind, nullptr, false));
+}
+HIP_EXPORT hipError_t hipMemcpy2DFromArrayAsync(void* dst, size_t dpitch, hipArray_const_t src, size_t x, size_t y,
+                                                size_t w, size_t h, hipMemcpyKind kind, hipStream_t s) {
+  return ret(copy_2d_array(nullptr, 0, 0, nullptr, 0, dst, dpitch, src, x, y, w, h, kind, s, true));
+}
+HIP_EXPORT hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t dx, size_t dy, hipArray_const_t src, size_t sx,
+                                              size_t sy, size_t w, size_t h, hipMemcpyKind kind) {
+  return ret(copy_2d_array(dst, dx, dy, nullptr, 0, nullptr, 0, src, sx, sy, w, h, kind, nullptr, false));
+}
+HIP_EXPORT hipError_t hipMemcpyToArray(hipArray* dst, size_t x, size_t y, const void* src, size_t count,
+                                       hipMemcpyKind kind) {
+  return ret(copy_array_linear(dst, nullptr, nullptr, src, x, y, count, kind, nullptr, false, "hipMemcpyToArray"));
+}
+HIP_EXPORT hipError_t hipMemcpyFromArray(void* dst, hipArray_const_t src, size_t x, size_t y, size_t count,
+                                         hipMemcpyKind kind) {
+  return ret(copy_array_linear(nullptr, src, dst, nullptr, x, y, count, kind, nullptr, false, "hipMemcpyFromArray"));
+}
+HIP_EXPORT hipError_t hipMemcpyHtoA(hipArray* dst, size_t offset, const void* src, size_t count) {
+  ArrayGeom g;
+  if (!dst || !array_geom(dst, &g)) return ret(hipErrorInvalidValue);
+  return ret(copy_array_linear(dst, nullptr, nullptr, src, offset % g.row_bytes, offset / g.row_bytes, count,
+                               hipMemcpyHostToDevice, nullptr, false, "hipMemcpyHtoA"));
+}
+HIP_EXPORT hipError_t hipMemcpyAtoH(void* dst, hipArray* src, size_t offset, size_t count) {
+  ArrayGeom g;
+  if (!src || !array_geom(src, &g)) return ret(hipErrorInvalidValue);
+  return ret(copy_array_linear(nullptr, src, dst, nullptr, offset % g.row_bytes, offset / g.row_bytes, count,
+                               hipMemcpyDeviceToHost, nullptr, false, "hipMemcpyAtoH"));
+}
 
 HIP_EXPORT hipError_t hipMemset(void* dst, int value, size_t n) {
   return ret(memset_n<uint8_t>(dst, uint8_t(value), n, nullptr, false));

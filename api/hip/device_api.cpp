@@ -261,6 +261,44 @@ HIP_EXPORT hipError_t hipDeviceCanAccessPeer(int* can, int id, int peer) {
   return hipSuccess;
 }
 
+// Every pair of emulated or real GPUs kfdrt drives reaches the other's memory through the same
+// mapping (hipDeviceCanAccessPeer); arrays are linear device memory, so a peer reads them too.
+HIP_EXPORT hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int src, int dst) {
+  if (!value) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  if (!device_at(rt, src) || !device_at(rt, dst) || src == dst) return ret(hipErrorInvalidDevice);
+  switch (attr) {
+    case hipDevP2PAttrPerformanceRank: *value = 0; break;  // one kind of link
+    case hipDevP2PAttrAccessSupported:
+    case hipDevP2PAttrNativeAtomicSupported:
+    case hipDevP2PAttrHipArrayAccessSupported: *value = 1; break;
+    default: return ret(hipErrorInvalidValue);
+  }
+  return hipSuccess;
+}
+
+HIP_EXPORT hipError_t hipChooseDevice(int* device, const hipDeviceProp_t* prop) {
+  if (!device || !prop) return ret(hipErrorInvalidValue);
+  HIP_INIT(rt);
+  int best = 0;
+  long best_score = -1;
+  for (int i = 0; i < rt->device_count(); ++i) {
+    hipDeviceProp_t p;
+    if (hipGetDeviceProperties(&p, i) != hipSuccess) continue;
+    long score = 0;
+    if (prop->major && p.major == prop->major) score += 8;
+    if (prop->major && p.major > prop->major) score += 4;
+    if (prop->minor && p.minor >= prop->minor) score += 2;
+    if (prop->multiProcessorCount && p.multiProcessorCount >= prop->multiProcessorCount) score += 1;
+    if (prop->totalGlobalMem && p.totalGlobalMem >= prop->totalGlobalMem) score += 1;
+    if (prop->sharedMemPerBlock && p.sharedMemPerBlock >= prop->sharedMemPerBlock) score += 1;
+    if (prop->maxThreadsPerBlock && p.maxThreadsPerBlock >= prop->maxThreadsPerBlock) score += 1;
+    if (score > best_score) best = i, best_score = score;
+  }
+  *device = best;
+  return hipSuccess;
+}
+
 HIP_EXPORT hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags) {
   if (flags != 0) return ret(hipErrorInvalidValue);
   HIP_INIT(rt);

@@ -328,10 +328,9 @@ TEST(HipModules, LoadDataAndRejectBadImages) {
   (void)hipGetLastError();
 }
 
-// Texture objects are not implemented: their types are HIP 5.2's, the channel format helper
-// works, and creating one fails with hipErrorNotSupported without touching the handle's memory
-// beyond clearing it.
-TEST(HipTextures, ChannelFormatsAndUnsupportedObjects) {
+// Texture objects' types are HIP 5.2's, the channel format helper works, and the object calls
+// check their arguments (texture_test.hip reads through them).
+TEST(HipTextures, ChannelFormatsAndObjectArguments) {
   hipChannelFormatDesc f4 = hipCreateChannelDesc<float4>();
   EXPECT_EQ(f4.x, 32);
   EXPECT_EQ(f4.w, 32);
@@ -359,9 +358,20 @@ TEST(HipTextures, ChannelFormatsAndUnsupportedObjects) {
   hipTextureDesc tex{};
   tex.readMode = hipReadModeElementType;
   hipTextureObject_t obj = reinterpret_cast<hipTextureObject_t>(0x1234);
-  EXPECT_EQ(hipCreateTextureObject(&obj, &res, &tex, nullptr), hipErrorNotSupported);
+  res.res.linear.sizeInBytes = 4095;  // not a whole number of floats
+  EXPECT_EQ(hipCreateTextureObject(&obj, &res, &tex, nullptr), hipErrorInvalidValue);
   EXPECT_EQ(obj, nullptr);
-  EXPECT_EQ(hipGetLastError(), hipErrorNotSupported);
+  EXPECT_EQ(hipGetLastError(), hipErrorInvalidValue);
+  res.res.linear.sizeInBytes = 4096;
+  res.resType = hipResourceTypeMipmappedArray;  // not implemented: says so
+  EXPECT_EQ(hipCreateTextureObject(&obj, &res, &tex, nullptr), hipErrorNotSupported);
+  res.resType = hipResourceTypeLinear;
+  ASSERT_EQ(hipCreateTextureObject(&obj, &res, &tex, nullptr), hipSuccess);
+  EXPECT_NE(obj, nullptr);
+  hipResourceDesc got{};
+  EXPECT_EQ(hipGetTextureObjectResourceDesc(&got, obj), hipSuccess);
+  EXPECT_EQ(got.res.linear.devPtr, p);
+  EXPECT_EQ(hipDestroyTextureObject(obj), hipSuccess);
   EXPECT_EQ(hipCreateTextureObject(nullptr, &res, &tex, nullptr), hipErrorInvalidValue);
   EXPECT_EQ(hipCreateTextureObject(&obj, &res, nullptr, nullptr), hipErrorInvalidValue);
   EXPECT_EQ(hipDestroyTextureObject(nullptr), hipSuccess);

@@ -479,11 +479,11 @@ TEST_F(HipCopy, Copy3DEveryKind) {
   m.Height = h;
   ASSERT_EQ(hipMemcpyParam2D(&m), hipSuccess);
   EXPECT_EQ(std::memcmp(pin + 3 * hw, page.data() + host_at(0, 3, 2), w), 0);
-  // What HIP 5.2 defines but kfdrt does not implement, and bad geometry, fail with an error.
+  // An array that is not one, and bad geometry, fail with an error.
   hipMemcpy3DParms arr = p;
   arr.dstArray = reinterpret_cast<hipArray_t>(uintptr_t(0x1000));
   arr.dstPtr = hipPitchedPtr{};
-  EXPECT_EQ(hipMemcpy3D(&arr), hipErrorNotSupported);
+  EXPECT_EQ(hipMemcpy3D(&arr), hipErrorInvalidValue);
   hipMemcpy3DParms narrow = p;
   narrow.srcPtr.pitch = w - 1;  // a row does not fit its pitch
   EXPECT_EQ(hipMemcpy3D(&narrow), hipErrorInvalidPitchValue);

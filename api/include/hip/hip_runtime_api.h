@@ -58,6 +58,10 @@ hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* pConfig);
 hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config);
 hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
 hipError_t hipDeviceCanAccessPeer(int* canAccessPeer, int deviceId, int peerDeviceId);
+hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice);
+// The device whose properties best match the non-zero fields of `prop` (compute capability
+// first, then the multiprocessor count and the memory sizes).
+hipError_t hipChooseDevice(int* device, const hipDeviceProp_t* prop);
 hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
 hipError_t hipDeviceDisablePeerAccess(int peerDeviceId);
 

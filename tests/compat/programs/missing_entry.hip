@@ -11,10 +11,12 @@ int main() {
     CHECK(hipGraphCreate(&graph, 0) == hipErrorNotSupported);
     CHECK(hipGetLastError() == hipErrorNotSupported);
   }
-  // A C++ entry point of HIP 5.2 (exported under its C++ name).
+  // A C++ entry point of HIP 5.2 (exported under its C++ name) reaches kfdrt's own: a surface
+  // of no array is refused as an invalid value.
   hipSurfaceObject_t surface = nullptr;
   hipResourceDesc desc = {};
-  CHECK(hipCreateSurfaceObject(&surface, &desc) == hipErrorNotSupported);
+  CHECK(hipCreateSurfaceObject(&surface, &desc) == hipErrorInvalidValue);
+  CHECK(hipGetLastError() == hipErrorInvalidValue);
   // One that returns a pointer: NULL.
   CHECK(hipKernelNameRef(nullptr) == nullptr);
   // The runtime still works after them.

@@ -57,6 +57,7 @@ __KFDRT_DEV unsigned long long __umul64hi(unsigned long long x, unsigned long lo
 __KFDRT_DEV long long clock64(void) { return (long long)__builtin_amdgcn_s_memtime(); }
 __KFDRT_DEV long long __clock64(void) { return clock64(); }
 __KFDRT_DEV long long clock(void) { return clock64(); }
+__KFDRT_DEV long long __clock(void) { return clock64(); }
 __KFDRT_DEV long long wall_clock64(void) { return (long long)__builtin_amdgcn_s_memrealtime(); }
 
 // ---- Cross-lane shuffles (ds_bpermute: lane i reads lane index[i]) ----
@@ -162,6 +163,8 @@ __KFDRT_ATOMIC_INTS(atomicAdd, __hip_atomic_fetch_add)
 __KFDRT_ATOMIC_RMW(atomicAdd, __hip_atomic_fetch_add, long long)
 __KFDRT_ATOMIC_RMW(atomicAdd, __hip_atomic_fetch_add, float)
 __KFDRT_ATOMIC_RMW(atomicAdd, __hip_atomic_fetch_add, double)
+// The add whose result is not wanted (HIP's deprecated spelling for float).
+__KFDRT_DEV void atomicAddNoRet(float* p, float v) { (void)atomicAdd(p, v); }
 __KFDRT_ATOMIC_INTS(atomicAnd, __hip_atomic_fetch_and)
 __KFDRT_ATOMIC_INTS(atomicOr, __hip_atomic_fetch_or)
 __KFDRT_ATOMIC_INTS(atomicXor, __hip_atomic_fetch_xor)
@@ -249,6 +252,18 @@ extern "C" __device__ int printf(const char* format, ...);
 extern "C" __device__ __attribute__((weak, noinline)) void __assert_fail(const char*, const char*,
                                                                        unsigned int, const char*) {
   __builtin_trap();
+}
+
+// ---- memcpy and memset in kernels ----
+// Device overloads of <string.h>'s functions, as HIP provides them (the compiler expands them
+// into loads and stores; nothing is called).
+__KFDRT_DEV void* memcpy(void* dst, const void* src, size_t n) {
+  __builtin_memcpy(dst, src, n);
+  return dst;
+}
+__KFDRT_DEV void* memset(void* dst, int v, size_t n) {
+  __builtin_memset(dst, v, n);
+  return dst;
 }
 
 #undef __KFDRT_DEV

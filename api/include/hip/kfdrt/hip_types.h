@@ -148,9 +148,8 @@ typedef enum hipMemoryType {
   hipMemoryTypeUnified = 3
 } hipMemoryType;
 
-// Pitched (2-D and 3-D) copies, HIP 5.2's layouts (driver_types.h of HIP 5.2). kfdrt has no
-// arrays (textures): hipArray stays an incomplete type, and a copy naming an array fails with
-// hipErrorNotSupported.
+// Pitched (2-D and 3-D) copies, HIP 5.2's layouts (driver_types.h of HIP 5.2); struct hipArray is
+// defined in texture_types.h.
 typedef struct hipArray* hipArray_t;
 typedef hipArray_t hiparray;
 
@@ -665,6 +664,14 @@ typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeGcnArch = hipDeviceAttributeUnused4,
   hipDeviceAttributeGcnArchName = hipDeviceAttributeUnused5
 } hipDeviceAttribute_t;
+
+// Attributes of the link between two devices (hipDeviceGetP2PAttribute).
+typedef enum hipDeviceP2PAttr {
+  hipDevP2PAttrPerformanceRank = 0,
+  hipDevP2PAttrAccessSupported,
+  hipDevP2PAttrNativeAtomicSupported,
+  hipDevP2PAttrHipArrayAccessSupported
+} hipDeviceP2PAttr;
 
 // Managed memory hints (hipMemAdvise) and what hipMemRangeGetAttribute reports.
 typedef enum hipMemoryAdvise {
