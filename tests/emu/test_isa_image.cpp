@@ -694,3 +694,85 @@ TEST_F(Image, RefusesAnUnimplementedBufferFormat) {
 }
 
 }  // namespace
+
+namespace {
+
+// gfx906: the explicit-LOD samples (gfx90a has only image_sample) and tfe.
+class ImageGfx906 : public IsaTest {
+ protected:
+  ImageGfx906() : IsaTest(emu::shader::Target::gfx906) {}
+  struct Lane {
+    uint32_t addr[4];
+    uint32_t data[4];
+  };
+  void SetUp() override {
+    lanes = mem.alloc_array<Lane>(64);
+    float* p = reinterpret_cast<float*>(mem.alloc(16 * 4));
+    for (int i = 0; i < 16; ++i) p[i] = float(i % 4 + 10 * (i / 4));  // f(x, y) = x + 10 y, 4x4
+    im.base = reinterpret_cast<uint64_t>(p);
+    im.data_format = ig::kFmt32; im.num_format = ig::kNumFloat;
+    im.width = 4; im.height = 4;
+  }
+  emu::shader::Outcome run(const char* kernel) {
+    ig::encode(im, t);
+    ig::encode(sm, s);
+    Args a;
+    a.add(reinterpret_cast<uint64_t>(lanes));
+    for (uint32_t x : t) a.add(x);
+    for (uint32_t x : s) a.add(x);
+    for (uint32_t x : v) a.add(x);
+    return run_isa("image_gfx906.co", kernel, 64, 64, a);
+  }
+  void set(unsigned l, float a0, float a1, float a2) {
+    lanes[l].addr[0] = fbits(a0); lanes[l].addr[1] = fbits(a1); lanes[l].addr[2] = fbits(a2);
+  }
+  Lane* lanes = nullptr;
+  ig::Image im;
+  ig::Sampler sm;
+  uint32_t t[8] = {}, s[4] = {}, v[4] = {};
+};
+
+// Texel space (1.75, 2.5): a quarter of the way from texel (1, 2) to (2, 2) = 21.25 bilinear, 21 point.
+constexpr float kU = 1.75f / 4, kV = 2.5f / 4;
+
+TEST_F(ImageGfx906, SampleLzMagnifies) {
+  sm.mag_filter = ig::kBilinear;  // LOD 0 is magnification
+  sm.min_filter = ig::kPoint;
+  for (unsigned l = 0; l < 64; ++l) set(l, kU, kV, 0);
+  auto o = run("k_sample_lz");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_FLOAT_EQ(fslot(0, 0), 21.25f);
+  EXPECT_EQ(slot(3, 0), kOne);
+}
+
+TEST_F(ImageGfx906, SampleLPicksTheFilterByLod) {
+  sm.mag_filter = ig::kBilinear;
+  sm.min_filter = ig::kPoint;
+  for (unsigned l = 0; l < 64; ++l) set(l, kU, kV, l & 1 ? 1.0f : 0.0f);  // x, y, lod
+  auto o = run("k_sample_l");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_FLOAT_EQ(fslot(0, 0), 21.25f);  // LOD 0: magnified, bilinear
+  EXPECT_EQ(fslot(0, 1), 21.0f);         // LOD 1: minified, point (one level: level 0)
+  // A mipmapped image sampled past level 0 is refused, naming the level.
+  im.last_level = 2;
+  sm.mip_filter = ig::kMipPoint;
+  o = run("k_sample_l");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("sampling level 1"), std::string::npos) << o.message;
+}
+
+TEST_F(ImageGfx906, SampleBReadsTheBiasBeforeTheCoordinates) {
+  for (unsigned l = 0; l < 64; ++l) set(l, 3.0f, kU, kV);  // bias, x, y
+  auto o = run("k_sample_b");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_EQ(fslot(0, 0), 21.0f);  // point
+}
+
+TEST_F(ImageGfx906, RefusesTfe) {
+  for (unsigned l = 0; l < 64; ++l) { lanes[l].addr[0] = 0; lanes[l].addr[1] = 0; }
+  auto o = run("k_load_tfe");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("tfe"), std::string::npos) << o.message;
+}
+
+}  // namespace
