@@ -286,14 +286,24 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
   in.enc = e;
   in.size = 4;
   const OpTable& tab = op_table(t);
-  // MIMG (bits 31:26 = 0x3C, 64 bits, opcode in 24:18): image instructions are decoded to be
-  // named as unimplemented, not reported as invalid encodings.
+  // MIMG (bits 31:26 = 0x3C, 64 bits, opcode in 24:18; AMD Vega ISA "MIMG" format): the
+  // operands here, the modifiers in image.cpp. An opcode the target lacks (every one on gfx942)
+  // is an invalid encoding; one without a handler is unimplemented.
   if (e == Enc::Invalid && (d0 >> 26) == 0x3C && avail >= 2 && tab.name(kMimgRow, (d0 >> 18) & 0x7F)) {
+    const uint32_t d1 = dw[1];
     in.op = static_cast<uint16_t>((d0 >> 18) & 0x7F);
     in.name = tab.name(kMimgRow, in.op);
     in.size = 8;
-    in.raw[1] = dw[1];
-    in.exec = exec_unimplemented;
+    in.raw[1] = d1;
+    if (d0 & (1u << 13)) in.flags |= kGlc;
+    if (d0 & (1u << 25)) in.flags |= kSlc;
+    if ((t == Target::gfx90a || t == Target::gfx942) && (d0 & (1u << 16))) in.flags |= kAcc;
+    in.vaddr = d1 & 0xFF;
+    in.vdata = (d1 >> 8) & 0xFF;
+    in.srsrc = static_cast<uint8_t>(((d1 >> 16) & 0x1F) * 4);
+    in.saddr = static_cast<uint8_t>(((d1 >> 21) & 0x1F) * 4);
+    const ExecFn fn = tab.fn(kMimgRow, in.op);
+    in.exec = fn ? fn : exec_unimplemented;
     return true;
   }
   if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }

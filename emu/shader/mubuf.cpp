@@ -5,6 +5,8 @@
 
 #include "emu/shader/memmodel.h"
 #include "emu/shader/memops.h"
+#include "emu/shader/texel.h"
+#include "pm4/image_gfx9.h"
 #include "pm4/scratch_regs.h"
 
 namespace emu::shader {
@@ -152,8 +154,93 @@ void buffer_atomic(Wave& w, const Inst& in) {
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));
 }
 
+// Typed ("format") loads and stores: one element of the V#'s DATA_FORMAT / NUM_FORMAT per lane
+// (AMD Vega ISA "Buffer Instructions", typed buffers), N components in N data VGPRs (d16: two
+// per VGPR, low half first; an odd last half leaves the VGPR's high half as it was). An
+// element not wholly in range reads 0 in every component and is not written (range checking
+// in elements with a stride, in bytes without). Loads apply DST_SEL; stores do not.
+bool format_checks(Wave& w, const Inst& in, const pm4::image_gfx9::BufferFormat& f, const Vsharp& v,
+                   unsigned n, bool store) {
+  namespace ig = pm4::image_gfx9;
+  std::string why = texel::unsupported(f.data_format, f.num_format, store);
+  if (why.empty() && !store) why = texel::bad_sel(f.dst_sel);
+  if (why.empty() && store && n < ig::components(f.data_format))
+    why = "a store of fewer components than the format has (" + std::to_string(n) + " of " +
+          std::to_string(ig::components(f.data_format)) + ")";
+  if (why.empty() && (v.swizzle || v.add_tid)) why = "a swizzled or ADD_TID V#";
+  if (why.empty()) return true;
+  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
+            "MUBUF format access with " + why + " not implemented: " + describe(in, w.pc - in.size));
+  return false;
+}
+
+template <unsigned N, bool D16>
+void buffer_load_format(Wave& w, const Inst& in) {
+  namespace ig = pm4::image_gfx9;
+  Vsharp v = read_vsharp(w, in);
+  const ig::BufferFormat f = ig::decode_buffer_format(&w.s[in.srsrc & 127]);
+  if (!format_checks(w, in, f, v, N, false)) return;
+  const unsigned bytes = ig::bytes_per_texel(f.data_format);
+  const bool integer = texel::is_integer(f.num_format);
+  uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint64_t avail;
+    bool bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, avail, bad);
+    uint32_t out[4] = {0, 0, 0, 0};
+    if (avail >= bytes) {
+      uint8_t buf[16];
+      if (!lane_read(w, a, l, buf, bytes, in.flags)) return;
+      uint32_t t[4];
+      texel::unpack(buf, f.data_format, f.num_format, t);
+      texel::swizzle(t, f.dst_sel, integer, out);
+    }
+    for (unsigned c = 0; c < N; ++c) {
+      if (!D16) { data_row(w, in, in.vdata + c)[l] = out[c]; continue; }
+      uint32_t& r = data_row(w, in, in.vdata + c / 2)[l];
+      uint32_t h = texel::to_d16(out[c], integer);
+      r = (c & 1) ? (r & 0xFFFFu) | (h << 16) : (r & 0xFFFF0000u) | h;
+    }
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+template <unsigned N, bool D16>
+void buffer_store_format(Wave& w, const Inst& in) {
+  namespace ig = pm4::image_gfx9;
+  Vsharp v = read_vsharp(w, in);
+  const ig::BufferFormat f = ig::decode_buffer_format(&w.s[in.srsrc & 127]);
+  if (!format_checks(w, in, f, v, N, true)) return;
+  const unsigned bytes = ig::bytes_per_texel(f.data_format);
+  uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint64_t avail;
+    bool bad = false;
+    LaneAddr a = buffer_addr(w, in, v, l, avail, bad);
+    if (avail < bytes) continue;
+    uint32_t c4[4] = {0, 0, 0, 0};
+    for (unsigned c = 0; c < N; ++c) {
+      uint32_t r = data_row(w, in, in.vdata + (D16 ? c / 2 : c))[l];
+      c4[c] = D16 ? texel::from_d16(static_cast<uint16_t>((c & 1) ? r >> 16 : r), f.num_format) : r;
+    }
+    uint8_t buf[16];
+    texel::pack(c4, f.data_format, f.num_format, buf);
+    if (!lane_write(w, a, l, buf, bytes, in.flags)) return;
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
 
 const HandlerEntry kMubuf[] = {
+    {"buffer_load_format_x", buffer_load_format<1, false>}, {"buffer_load_format_xy", buffer_load_format<2, false>},
+    {"buffer_load_format_xyz", buffer_load_format<3, false>}, {"buffer_load_format_xyzw", buffer_load_format<4, false>},
+    {"buffer_store_format_x", buffer_store_format<1, false>}, {"buffer_store_format_xy", buffer_store_format<2, false>},
+    {"buffer_store_format_xyz", buffer_store_format<3, false>}, {"buffer_store_format_xyzw", buffer_store_format<4, false>},
+    {"buffer_load_format_d16_x", buffer_load_format<1, true>}, {"buffer_load_format_d16_xy", buffer_load_format<2, true>},
+    {"buffer_load_format_d16_xyz", buffer_load_format<3, true>}, {"buffer_load_format_d16_xyzw", buffer_load_format<4, true>},
+    {"buffer_store_format_d16_x", buffer_store_format<1, true>}, {"buffer_store_format_d16_xy", buffer_store_format<2, true>},
+    {"buffer_store_format_d16_xyz", buffer_store_format<3, true>}, {"buffer_store_format_d16_xyzw", buffer_store_format<4, true>},
     {"buffer_load_dword", buffer_load<4, false>}, {"buffer_load_dwordx2", buffer_load<8, false>},
     {"buffer_load_dwordx3", buffer_load<12, false>}, {"buffer_load_dwordx4", buffer_load<16, false>},
     {"buffer_load_ubyte", buffer_load<1, false>}, {"buffer_load_sbyte", buffer_load<1, true>},

@@ -323,8 +323,8 @@ extern const char* const kBaseOpNames[kEncodingRows] = {
     ,
 };
 
-// MIMG (image instructions), 7-bit opcodes; the shader core decodes them to name them in errors
-// (it implements none).
+// MIMG (image instructions), 7-bit opcodes; image.cpp executes the loads, stores, size query and
+// plain samples, the rest are named in errors as unimplemented.
 extern const char* const kBaseMimgNames =
     "image_load image_load_mip image_load_pck image_load_pck_sgn image_load_mip_pck "
     "image_load_mip_pck_sgn - - image_store image_store_mip image_store_pck "

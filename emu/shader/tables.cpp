@@ -49,7 +49,7 @@ class Registry {
     static const HandlerList all[] = {sop2_handlers(), sop1_handlers(), sopp_handlers(), smem_handlers(),
                                       vop_handlers(), vop3_handlers(), vop16_handlers(), vop_media_handlers(),
                                       vopc_handlers(), ds_handlers(), gws_handlers(), flat_handlers(),
-                                      mubuf_handlers()};
+                                      mubuf_handlers(), mimg_handlers()};
     return all;
   }
   // The slot holding `name`, or the empty one where it would go (FNV-1a, linear probing).
@@ -86,8 +86,7 @@ OpTable::~OpTable() { std::free(entries_); }
 void OpTable::resolve(Entry& e, unsigned row, unsigned op) const {
   // Two decoders may resolve an entry at once: both store the same answers.
   const char* name = op_name(t_, row, op);
-  // Image instructions are named only (none is implemented).
-  const ExecFn fn = row == kMimgRow ? nullptr : find_handler(name);
+  const ExecFn fn = find_handler(name);
   std::atomic_ref(e.name).store(name, std::memory_order_relaxed);
   std::atomic_ref(e.fn).store(fn, std::memory_order_relaxed);
   std::atomic_ref(e.ready).store(uint8_t{1}, std::memory_order_release);

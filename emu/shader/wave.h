@@ -239,6 +239,7 @@ HandlerList ds_handlers();
 HandlerList gws_handlers();
 HandlerList flat_handlers();
 HandlerList mubuf_handlers();
+HandlerList mimg_handlers();
 ExecFn find_handler(const char* name);
 
 }  // namespace emu::shader

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+// MIMG execution: image loads, stores, size queries and sampling through a T# (and S#) on
+// linear (SW_LINEAR) images; texels are read and written through the memory model like global
+// memory. What the core does not implement fails as such, naming the feature.
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "emu/shader/memops.h"
+#include "emu/shader/texel.h"
+#include "pm4/image_gfx9.h"
+
+namespace emu::shader {
+
+namespace {
+
+namespace ig = pm4::image_gfx9;
+
+// MIMG fields (AMD Vega ISA, "MIMG" microcode format): DMASK 11:8, UNORM 12, GLC 13, DA 14,
+// R128/A16 15, TFE 16, LWE 17, OP 24:18, SLC 25; VADDR 39:32, VDATA 47:40, SRSRC 52:48 (in
+// units of 4 SGPRs), SSAMP 57:53, D16 63. On gfx90a bit 16 is ACC (AGPR data) and there is no
+// TFE or R128 (LLVM's MIMG encoding for gfx90a; llvm-mc-15 -mcpu=gfx90a rejects tfe and r128).
+struct Mimg {
+  unsigned dmask;
+  bool unorm, da, a16, tfe, lwe, d16;
+};
+
+Mimg fields(const Wave& w, const Inst& in) {
+  const uint32_t d0 = in.raw[0], d1 = in.raw[1];
+  const Target t = w.group->ctx->target;
+  const bool acc_bit = t == Target::gfx90a || t == Target::gfx942;
+  return {(d0 >> 8) & 15, ((d0 >> 12) & 1) != 0, ((d0 >> 14) & 1) != 0, ((d0 >> 15) & 1) != 0,
+          !acc_bit && ((d0 >> 16) & 1), ((d0 >> 17) & 1) != 0, ((d1 >> 31) & 1) != 0};
+}
+
+bool fail(Wave& w, const Inst& in, const std::string& what) {
+  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, what + ": " + describe(in, w.pc - in.size));
+  return false;
+}
+
+unsigned coords_of(ig::ImageType t) {
+  switch (t) {
+    case ig::kType1D: return 1;
+    case ig::kType2D: case ig::kType1DArray: return 2;
+    default: return 3;  // 3D, 2D array
+  }
+}
+
+// What every image instruction checks and reads: the instruction's modifiers and the T#.
+struct Op {
+  Mimg m;
+  ig::Image im;
+  uint32_t bpt = 0;       // bytes per texel
+  bool integer = false;   // UINT/SINT: components are raw integers
+  unsigned ncoord = 1;
+  uint32_t slices = 1;    // 3D: depth; arrays: slices base_array..last_array; else 1
+};
+
+bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
+  op.m = fields(w, in);
+  if (op.m.tfe || op.m.lwe) return fail(w, in, "MIMG tfe/lwe (texel fail / LOD warning results) not implemented");
+  if (op.m.a16) return fail(w, in, "MIMG a16/r128 (16-bit addresses, 128-bit T#) not implemented");
+  if (op.m.dmask == 0) return fail(w, in, "MIMG dmask 0 not implemented");
+  if (in.srsrc + 8 > 106) return fail(w, in, "MIMG T# past the SGPRs");
+  op.im = ig::decode_image(&w.s[in.srsrc]);
+  const ig::Image& im = op.im;
+  if (im.type < ig::kType1D || im.type > ig::kType2DArray || im.type == ig::kTypeCube)
+    return fail(w, in, "image type " + std::to_string(im.type) +
+                           " not implemented (1D, 2D, 3D, 1D array and 2D array are)");
+  if (op.m.da != ig::is_array(im.type))
+    return fail(w, in, "MIMG da bit disagrees with the T#'s array type " + std::to_string(im.type));
+  if (im.sw_mode != 0)
+    return fail(w, in, "image SW_MODE " + std::to_string(im.sw_mode) +
+                           " (a swizzled surface) not implemented: only SW_LINEAR (0) is");
+  if (im.base_level != 0)
+    return fail(w, in, "image BASE_LEVEL " + std::to_string(im.base_level) + " (mip levels of linear images) not implemented");
+  if (w.s[in.srsrc + 6] & (1u << ig::kCompressionEnBit))
+    return fail(w, in, "image COMPRESSION_EN (DCC) not implemented");
+  op.ncoord = coords_of(im.type);
+  op.slices = im.type == ig::kType3D ? im.depth
+              : ig::is_array(im.type) ? (im.last_array >= im.base_array ? im.last_array - im.base_array + 1 : 0)
+                                      : 1;
+  if (!needs_format) return true;
+  if (std::string u = texel::unsupported(im.data_format, im.num_format, store); !u.empty())
+    return fail(w, in, "image " + u + " not implemented");
+  if (std::string u = texel::bad_sel(im.dst_sel); !store && !u.empty()) return fail(w, in, "image " + u);
+  op.bpt = ig::bytes_per_texel(im.data_format);
+  op.integer = texel::is_integer(im.num_format);
+  return true;
+}
+
+// Texel address of integer coordinates (x, y, slice or z) or false when outside the image.
+// Linear layout: rows `pitch` texels apart, slices (3D and arrays) pitch * height texels apart;
+// array slice s is the T#'s BASE_ARRAY + s.
+bool texel_addr(const Op& op, uint32_t x, uint32_t y, uint32_t z, uint64_t& addr) {
+  const ig::Image& im = op.im;
+  const bool arr = ig::is_array(im.type);
+  if (im.type == ig::kType1DArray) { z = y; y = 0; }
+  if (x >= im.width || y >= im.height || z >= op.slices) return false;
+  if (arr) z += im.base_array;
+  addr = im.base + ((uint64_t{z} * im.height + y) * im.pitch + x) * op.bpt;
+  return true;
+}
+
+// Writes the dmask-selected components to consecutive data VGPRs (d16: two per VGPR, low half
+// first; a last odd half leaves the VGPR's high half as it was).
+void write_result(Wave& w, const Inst& in, const Mimg& m, unsigned l, const uint32_t v[4], bool integer) {
+  unsigned k = 0;
+  for (unsigned c = 0; c < 4; ++c) {
+    if (!((m.dmask >> c) & 1)) continue;
+    if (!m.d16) {
+      data_row(w, in, in.vdata + k)[l] = v[c];
+    } else {
+      uint32_t& r = data_row(w, in, in.vdata + k / 2)[l];
+      uint32_t h = texel::to_d16(v[c], integer);
+      r = (k & 1) ? (r & 0xFFFFu) | (h << 16) : (r & 0xFFFF0000u) | h;
+    }
+    ++k;
+  }
+}
+
+uint32_t addr_vgpr(const Wave& w, const Inst& in, unsigned i, unsigned l) {
+  return w.v[(in.vaddr + i) & 255][l];
+}
+
+// image_load / image_load_mip: integer coordinates (then the mip level). Outside the image
+// (or past the last level) a load returns 0 in every component (AMD Vega ISA: out-of-range
+// image reads return zero). Only level 0 of a linear image is implemented.
+template <bool Mip>
+void image_load(Wave& w, const Inst& in) {
+  Op op;
+  if (!prologue(w, in, op, false, true)) return;
+  const uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint32_t c[3] = {0, 0, 0};
+    for (unsigned i = 0; i < op.ncoord; ++i) c[i] = addr_vgpr(w, in, i, l);
+    uint32_t out[4] = {0, 0, 0, 0};
+    uint64_t a;
+    bool in_range = texel_addr(op, c[0], c[1], c[2], a);
+    if (Mip) {
+      uint32_t mip = addr_vgpr(w, in, op.ncoord, l);
+      if (mip > op.im.last_level - op.im.base_level) in_range = false;
+      else if (mip != 0 && in_range) { fail(w, in, "image_load_mip of level " + std::to_string(mip) + " (mip levels of linear images) not implemented"); return; }
+    }
+    if (in_range) {
+      uint8_t buf[16];
+      if (!lane_read(w, {Space::Global, a, 0}, l, buf, op.bpt, in.flags)) return;
+      uint32_t t[4];
+      texel::unpack(buf, op.im.data_format, op.im.num_format, t);
+      texel::swizzle(t, op.im.dst_sel, op.integer, out);
+    }
+    write_result(w, in, op.m, l, out, op.integer);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+// image_store / image_store_mip: the dmask's components from the data VGPRs, converted to the
+// T#'s format (DST_SEL does not apply to writes). Stores outside the image are dropped.
+template <bool Mip>
+void image_store(Wave& w, const Inst& in) {
+  Op op;
+  if (!prologue(w, in, op, true, true)) return;
+  const unsigned need = (1u << ig::components(op.im.data_format)) - 1;
+  if ((op.m.dmask & need) != need)
+    return (void)fail(w, in, "image_store with dmask 0x" + std::to_string(op.m.dmask) +
+                                 " not covering every component of the format (partial texel writes) not implemented");
+  const uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint32_t c[3] = {0, 0, 0};
+    for (unsigned i = 0; i < op.ncoord; ++i) c[i] = addr_vgpr(w, in, i, l);
+    uint64_t a;
+    bool in_range = texel_addr(op, c[0], c[1], c[2], a);
+    if (Mip) {
+      uint32_t mip = addr_vgpr(w, in, op.ncoord, l);
+      if (mip > op.im.last_level - op.im.base_level) in_range = false;
+      else if (mip != 0 && in_range) { fail(w, in, "image_store_mip of level " + std::to_string(mip) + " (mip levels of linear images) not implemented"); return; }
+    }
+    if (!in_range) continue;
+    uint32_t v[4] = {0, 0, 0, 0};
+    unsigned k = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+      if (!((op.m.dmask >> i) & 1)) continue;
+      uint32_t r = data_row(w, in, in.vdata + (op.m.d16 ? k / 2 : k))[l];
+      v[i] = op.m.d16 ? texel::from_d16(static_cast<uint16_t>((k & 1) ? r >> 16 : r), op.im.num_format) : r;
+      ++k;
+    }
+    uint8_t buf[16];
+    texel::pack(v, op.im.data_format, op.im.num_format, buf);
+    if (!lane_write(w, {Space::Global, a, 0}, l, buf, op.bpt, in.flags)) return;
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+// image_get_resinfo: the mip level in the address VGPR; returns width, height, depth (3D) or
+// slices (arrays; 1D arrays in the second component) and the number of levels, as integers.
+void image_get_resinfo(Wave& w, const Inst& in) {
+  Op op;
+  if (!prologue(w, in, op, false, false)) return;
+  const ig::Image& im = op.im;
+  const uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    uint32_t mip = addr_vgpr(w, in, 0, l);
+    auto at = [&](uint32_t n) { return mip >= 32 ? 1u : std::max(1u, n >> mip); };
+    uint32_t out[4] = {at(im.width), at(im.height), 0, im.last_level - im.base_level + 1};
+    if (im.type == ig::kType3D) out[2] = at(im.depth);
+    else if (im.type == ig::kType2DArray) out[2] = op.slices;
+    else if (im.type == ig::kType1DArray) out[1] = op.slices;
+    if (im.type == ig::kType1D || im.type == ig::kType1DArray) out[2] = 0;
+    if (im.type == ig::kType1D) out[1] = 0;
+    write_result(w, in, op.m, l, out, true);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+// ---- sampling ----
+
+enum class Lod : uint8_t { Implicit, Bias, Zero, Explicit };
+
+bool is_border(ig::Clamp c) { return c == ig::kClampBorder || c == ig::kMirrorOnceBorder; }
+
+// Texel index `i` under an address mode (AMD Vega ISA, "Image Sampler": SQ_TEX_CLAMP); false
+// when it reads the border color.
+bool address(int64_t i, int64_t n, ig::Clamp c, int64_t& out) {
+  switch (c) {
+    case ig::kWrap: out = ((i % n) + n) % n; return true;
+    case ig::kMirror: {
+      int64_t m = ((i % (2 * n)) + 2 * n) % (2 * n);
+      out = m < n ? m : 2 * n - 1 - m;
+      return true;
+    }
+    case ig::kClampLastTexel: out = std::clamp<int64_t>(i, 0, n - 1); return true;
+    case ig::kMirrorOnceLastTexel: out = std::clamp<int64_t>(i < 0 ? -1 - i : i, 0, n - 1); return true;
+    case ig::kClampBorder: out = i; return i >= 0 && i < n;
+    case ig::kMirrorOnceBorder: out = i < 0 ? -1 - i : i; return out < n;
+    default: out = 0; return false;  // half-border modes: refused before (sampler_checks)
+  }
+}
+
+// One axis of a sample: one tap (point) or two (linear) with their weights. Texel centres are at
+// +0.5; bilinear weights are computed in full single precision (the hardware's reduced
+// fixed-point weight precision is not modelled).
+struct Axis {
+  int64_t i[2] = {0, 0};
+  float wgt[2] = {1, 0};
+  bool inside[2] = {true, true};
+  unsigned taps = 1;
+};
+
+int64_t floor_index(float u) {
+  if (std::isnan(u)) return 0;
+  return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
+}
+
+Axis make_axis(float u, uint32_t n, ig::Clamp c, bool linear) {
+  Axis a;
+  if (!linear) {
+    a.inside[0] = address(floor_index(u), n, c, a.i[0]);
+    return a;
+  }
+  float t = u - 0.5f;
+  float f = std::isnan(t) ? 0.0f : std::floor(std::clamp(t, -1.0e9f, 1.0e9f));
+  float fr = std::isnan(t) ? 0.0f : t - f;
+  int64_t i0 = static_cast<int64_t>(f);
+  a.taps = 2;
+  a.wgt[0] = 1.0f - fr;
+  a.wgt[1] = fr;
+  a.inside[0] = address(i0, n, c, a.i[0]);
+  a.inside[1] = address(i0 + 1, n, c, a.i[1]);
+  return a;
+}
+
+// Refuses the sampler states the core does not implement; true when the rest may go on.
+bool sampler_checks(Wave& w, const Inst& in, const Op& op, const ig::Sampler& s, bool normalized) {
+  if (s.mag_filter > ig::kBilinear || s.min_filter > ig::kBilinear || s.max_aniso != 0)
+    return fail(w, in, "anisotropic filtering (S# XY filter " + std::to_string(s.mag_filter) + "/" +
+                           std::to_string(s.min_filter) + ", MAX_ANISO_RATIO " + std::to_string(s.max_aniso) + ") not implemented");
+  if (s.filter_mode != 0) return fail(w, in, "S# FILTER_MODE " + std::to_string(s.filter_mode) + " (min/max reduction) not implemented");
+  if (s.trunc_coord) return fail(w, in, "S# TRUNC_COORD not implemented");
+  const ig::Clamp cl[3] = {s.clamp_x, s.clamp_y, s.clamp_z};
+  const unsigned axes = op.im.type == ig::kType3D ? 3 : op.im.type == ig::kType1D || op.im.type == ig::kType1DArray ? 1 : 2;
+  for (unsigned a = 0; a < axes; ++a) {
+    if (cl[a] == ig::kClampHalfBorder || cl[a] == ig::kMirrorOnceHalfBorder)
+      return fail(w, in, "S# CLAMP_" + std::string(1, "XYZ"[a]) + " " + std::to_string(cl[a]) + " (half border) not implemented");
+    if (is_border(cl[a]) && s.border == ig::kRegister)
+      return fail(w, in, "S# BORDER_COLOR_TYPE REGISTER (the border color table) not implemented");
+    if (!normalized && cl[a] != ig::kClampLastTexel && cl[a] != ig::kClampBorder)
+      return fail(w, in, "unnormalized coordinates with S# CLAMP_" + std::string(1, "XYZ"[a]) + " " +
+                             std::to_string(cl[a]) + " (only clamp modes are defined for them)");
+  }
+  return true;
+}
+
+template <Lod L>
+void image_sample(Wave& w, const Inst& in) {
+  Op op;
+  if (!prologue(w, in, op, false, true)) return;
+  if (in.saddr + 4 > 106) return (void)fail(w, in, "MIMG S# past the SGPRs");
+  const ig::Sampler s = ig::decode_sampler(&w.s[in.saddr]);
+  const ig::Image& im = op.im;
+  const bool normalized = !(op.m.unorm || s.force_unnormalized);
+  if (!sampler_checks(w, in, op, s, normalized)) return;
+  const bool mips = im.last_level > im.base_level && s.mip_filter != ig::kMipNone;
+  if (L == Lod::Implicit || L == Lod::Bias) {
+    // The implicit LOD (from the quad's derivatives) only picks the minification or
+    // magnification filter and the level; with one filter and one level it does not matter.
+    if (s.mag_filter != s.min_filter)
+      return (void)fail(w, in, "implicit-LOD sampling with different min and mag filters (quad derivatives) not implemented");
+    if (mips) return (void)fail(w, in, "implicit-LOD sampling of a mipmapped image (quad derivatives) not implemented");
+  }
+  const unsigned spatial = im.type == ig::kType3D ? 3 : im.type == ig::kType1D || im.type == ig::kType1DArray ? 1 : 2;
+  const uint32_t size[3] = {im.width, im.height, im.type == ig::kType3D ? im.depth : 1};
+  const ig::Clamp cl[3] = {s.clamp_x, s.clamp_y, s.clamp_z};
+  float border[4] = {0, 0, 0, s.border == ig::kTransBlack ? 0.0f : 1.0f};
+  if (s.border == ig::kOpaqueWhite) border[0] = border[1] = border[2] = 1.0f;
+  const uint64_t ex = w.exec();
+  for (unsigned l = 0; l < 64; ++l) {
+    if (!((ex >> l) & 1)) continue;
+    unsigned r = 0;
+    if (L == Lod::Bias) ++r;  // the bias VGPR comes first; it only moves the implicit LOD
+    float u[3] = {0, 0, 0};
+    for (unsigned i = 0; i < op.ncoord; ++i) u[i] = std::bit_cast<float>(addr_vgpr(w, in, r + i, l));
+    r += op.ncoord;
+    bool minify = false;
+    if (L == Lod::Explicit) {
+      float lod = std::bit_cast<float>(addr_vgpr(w, in, r, l)) + s.lod_bias;
+      lod = std::clamp(lod, s.min_lod, s.max_lod);
+      minify = lod > 0.0f;
+      if (mips && (s.mip_filter == ig::kMipLinear ? lod > 0.0f : std::nearbyint(lod) >= 1.0f))
+        return (void)fail(w, in, "sampling level " + std::to_string(lod) + " of a mipmapped linear image not implemented");
+    }
+    const ig::Filter xy = minify ? s.min_filter : s.mag_filter;
+    const bool zlin = s.z_filter == ig::kMipNone ? xy == ig::kBilinear : s.z_filter == ig::kMipLinear;
+    if (op.integer && (xy == ig::kBilinear || (spatial == 3 && zlin)))
+      return (void)fail(w, in, "linear filtering of an integer (UINT/SINT) format");
+    Axis ax[3];
+    for (unsigned a = 0; a < spatial; ++a) {
+      float c = normalized ? u[a] * float(size[a]) : u[a];
+      ax[a] = make_axis(c, size[a], cl[a], a == 2 ? zlin : xy == ig::kBilinear);
+    }
+    uint32_t slice = 0;
+    if (ig::is_array(im.type)) {  // the slice: rounded to nearest even, clamped to the array
+      float sl = u[spatial];
+      float rsl = std::isnan(sl) ? 0.0f : std::nearbyint(std::clamp(sl, 0.0f, float(op.slices ? op.slices - 1 : 0)));
+      slice = static_cast<uint32_t>(rsl);
+    }
+    float acc[4] = {0, 0, 0, 0};
+    uint32_t one_tap[4] = {0, 0, 0, 0};
+    const unsigned tz = spatial == 3 ? ax[2].taps : 1, ty = spatial >= 2 ? ax[1].taps : 1, tx = ax[0].taps;
+    for (unsigned k = 0; k < tz; ++k)
+      for (unsigned j = 0; j < ty; ++j)
+        for (unsigned i = 0; i < tx; ++i) {
+          bool inside = ax[0].inside[i] && (spatial < 2 || ax[1].inside[j]) && (spatial < 3 || ax[2].inside[k]);
+          float wgt = ax[0].wgt[i] * (spatial >= 2 ? ax[1].wgt[j] : 1.0f) * (spatial == 3 ? ax[2].wgt[k] : 1.0f);
+          uint32_t t[4];
+          if (!inside) {
+            for (unsigned c = 0; c < 4; ++c)
+              t[c] = op.integer ? static_cast<uint32_t>(border[c]) : std::bit_cast<uint32_t>(border[c]);
+          } else {
+            uint32_t x = uint32_t(ax[0].i[i]), y = spatial >= 2 ? uint32_t(ax[1].i[j]) : 0;
+            uint32_t z = spatial == 3 ? uint32_t(ax[2].i[k]) : slice;
+            if (im.type == ig::kType1DArray) y = slice;
+            uint64_t a = 0;
+            texel_addr(op, x, y, z, a);  // inside by construction
+            uint8_t buf[16];
+            if (!lane_read(w, {Space::Global, a, 0}, l, buf, op.bpt, in.flags)) return;
+            texel::unpack(buf, im.data_format, im.num_format, t);
+          }
+          if (tx * ty * tz == 1) { std::memcpy(one_tap, t, sizeof t); continue; }
+          for (unsigned c = 0; c < 4; ++c) acc[c] += wgt * std::bit_cast<float>(t[c]);
+        }
+    if (tx * ty * tz > 1)
+      for (unsigned c = 0; c < 4; ++c) one_tap[c] = std::bit_cast<uint32_t>(acc[c]);
+    uint32_t out[4];
+    texel::swizzle(one_tap, im.dst_sel, op.integer, out);
+    write_result(w, in, op.m, l, out, op.integer);
+  }
+  w.lane_ops += static_cast<unsigned>(std::popcount(ex));
+}
+
+const HandlerEntry kMimg[] = {
+    {"image_load", image_load<false>},         {"image_load_mip", image_load<true>},
+    {"image_store", image_store<false>},       {"image_store_mip", image_store<true>},
+    {"image_get_resinfo", image_get_resinfo},  {"image_sample", image_sample<Lod::Implicit>},
+    {"image_sample_b", image_sample<Lod::Bias>}, {"image_sample_lz", image_sample<Lod::Zero>},
+    {"image_sample_l", image_sample<Lod::Explicit>},
+};
+
+}  // namespace
+
+HandlerList mimg_handlers() { return {std::begin(kMimg), std::end(kMimg)}; }
+
+}  // namespace emu::shader
