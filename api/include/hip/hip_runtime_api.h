@@ -271,37 +271,37 @@ hipError_t hipProfilerStop(void);
 // C++ conveniences HIP provides: typed pointers, symbols by variable, kernels by function.
 template <class T>
 static inline hipError_t hipMalloc(T** ptr, size_t size) {
-  return hipMalloc(reinterpret_cast<void**>(ptr), size);
+  return hipMalloc((void**)(ptr), size);
 }
 template <class T>
 static inline hipError_t hipMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height) {
-  return hipMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height);
+  return hipMallocPitch((void**)(ptr), pitch, width, height);
 }
 template <class T>
 static inline hipError_t hipMallocManaged(T** ptr, size_t size,
                                           unsigned int flags = hipMemAttachGlobal) {
-  return hipMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
+  return hipMallocManaged((void**)(ptr), size, flags);
 }
 template <class T>
 static inline hipError_t hipExtMallocWithFlags(T** ptr, size_t size, unsigned int flags) {
-  return hipExtMallocWithFlags(reinterpret_cast<void**>(ptr), size, flags);
+  return hipExtMallocWithFlags((void**)(ptr), size, flags);
 }
 template <class T>
 static inline hipError_t hipHostMalloc(T** ptr, size_t size,
                                        unsigned int flags = hipHostMallocDefault) {
-  return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
+  return hipHostMalloc((void**)(ptr), size, flags);
 }
 template <class T>
 static inline hipError_t hipMallocHost(T** ptr, size_t size) {
-  return hipMallocHost(reinterpret_cast<void**>(ptr), size);
+  return hipMallocHost((void**)(ptr), size);
 }
 template <class T>
 static inline hipError_t hipHostAlloc(T** ptr, size_t size, unsigned int flags) {
-  return hipHostAlloc(reinterpret_cast<void**>(ptr), size, flags);
+  return hipHostAlloc((void**)(ptr), size, flags);
 }
 template <class T>
 static inline hipError_t hipHostGetDevicePointer(T** devPtr, void* hostPtr, unsigned int flags) {
-  return hipHostGetDevicePointer(reinterpret_cast<void**>(devPtr), hostPtr, flags);
+  return hipHostGetDevicePointer((void**)(devPtr), hostPtr, flags);
 }
 // Symbols are named by the variable itself (HIP_SYMBOL(x) is x).
 template <class T>

@@ -12,36 +12,55 @@
 #define __KFDRT_VEC_FN __host__ __device__ static inline constexpr
 #define __KFDRT_VEC_CTOR __host__ __device__ constexpr
 
-// Members x..w as in HIP; 2- and 4-element vectors are aligned to their size like HIP's. The
-// default constructor is trivial (vectors live in __shared__ memory and unions, and `T v{}`
-// zero-fills), a scalar fills every component (explicitly, as in HIP), and N scalars give the N
-// components.
-#define __KFDRT_VEC1(name, T)                                        \
-  struct name {                                                      \
-    T x;                                                             \
-    name() = default;                                                \
-    __KFDRT_VEC_CTOR name(T x_) : x(x_) {}                           \
+template <class U>
+U&& __kfdrt_vec_declval() noexcept;  // unevaluated only
+
+// Members x..w as in HIP; 2- and 4-element vectors are aligned to their size like HIP's;
+// value_type names the element. The default constructor is trivial (vectors live in __shared__
+// memory and unions, and `T v{}` zero-fills); a value of any type convertible to the element
+// fills every component (explicitly, as in HIP; implicitly for one-component vectors), and N such
+// values give the N components, each converted as by static_cast (HIP's constructors are such
+// templates: make_uchar2(~1, 1) and uchar2{~1, 1} both build).
+#define __KFDRT_VEC1(name, T)                                                                  \
+  struct name {                                                                                \
+    typedef T value_type;                                                                      \
+    T x;                                                                                       \
+    name() = default;                                                                          \
+    template <class U, class = decltype(static_cast<T>(__kfdrt_vec_declval<U>()))>             \
+    __KFDRT_VEC_CTOR name(U x_) : x(static_cast<T>(x_)) {}                                     \
   };
-#define __KFDRT_VEC2(name, T)                                        \
-  struct alignas(2 * sizeof(T)) name {                               \
-    T x, y;                                                          \
-    name() = default;                                                \
-    __KFDRT_VEC_CTOR explicit name(T s) : x(s), y(s) {}              \
-    __KFDRT_VEC_CTOR name(T x_, T y_) : x(x_), y(y_) {}              \
+#define __KFDRT_VEC2(name, T)                                                                  \
+  struct alignas(2 * sizeof(T)) name {                                                         \
+    typedef T value_type;                                                                      \
+    T x, y;                                                                                    \
+    name() = default;                                                                          \
+    template <class U, class = decltype(static_cast<T>(__kfdrt_vec_declval<U>()))>             \
+    __KFDRT_VEC_CTOR explicit name(U s) : x(static_cast<T>(s)), y(static_cast<T>(s)) {}        \
+    template <class A, class B>                                                                \
+    __KFDRT_VEC_CTOR name(A x_, B y_) : x(static_cast<T>(x_)), y(static_cast<T>(y_)) {}        \
   };
-#define __KFDRT_VEC3(name, T)                                        \
-  struct name {                                                      \
-    T x, y, z;                                                       \
-    name() = default;                                                \
-    __KFDRT_VEC_CTOR explicit name(T s) : x(s), y(s), z(s) {}        \
-    __KFDRT_VEC_CTOR name(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {} \
+#define __KFDRT_VEC3(name, T)                                                                  \
+  struct name {                                                                                \
+    typedef T value_type;                                                                      \
+    T x, y, z;                                                                                 \
+    name() = default;                                                                          \
+    template <class U, class = decltype(static_cast<T>(__kfdrt_vec_declval<U>()))>             \
+    __KFDRT_VEC_CTOR explicit name(U s) : x(static_cast<T>(s)), y(static_cast<T>(s)), z(static_cast<T>(s)) {} \
+    template <class A, class B, class C>                                                       \
+    __KFDRT_VEC_CTOR name(A x_, B y_, C z_)                                                    \
+        : x(static_cast<T>(x_)), y(static_cast<T>(y_)), z(static_cast<T>(z_)) {}               \
   };
-#define __KFDRT_VEC4(name, T)                                                    \
-  struct alignas(4 * sizeof(T)) name {                                           \
-    T x, y, z, w;                                                                \
-    name() = default;                                                            \
-    __KFDRT_VEC_CTOR explicit name(T s) : x(s), y(s), z(s), w(s) {}              \
-    __KFDRT_VEC_CTOR name(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {} \
+#define __KFDRT_VEC4(name, T)                                                                  \
+  struct alignas(4 * sizeof(T)) name {                                                         \
+    typedef T value_type;                                                                      \
+    T x, y, z, w;                                                                              \
+    name() = default;                                                                          \
+    template <class U, class = decltype(static_cast<T>(__kfdrt_vec_declval<U>()))>             \
+    __KFDRT_VEC_CTOR explicit name(U s)                                                        \
+        : x(static_cast<T>(s)), y(static_cast<T>(s)), z(static_cast<T>(s)), w(static_cast<T>(s)) {} \
+    template <class A, class B, class C, class D>                                              \
+    __KFDRT_VEC_CTOR name(A x_, B y_, C z_, D w_)                                              \
+        : x(static_cast<T>(x_)), y(static_cast<T>(y_)), z(static_cast<T>(z_)), w(static_cast<T>(w_)) {} \
   };
 
 // Component-wise application, N = 1..4: E(c) names component c of the operands.
