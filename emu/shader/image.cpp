@@ -86,6 +86,13 @@ bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
   if (std::string u = texel::bad_sel(im.dst_sel); !store && !u.empty()) return fail(w, in, "image " + u);
   op.bpt = ig::bytes_per_texel(im.data_format);
   op.integer = texel::is_integer(im.num_format);
+  // gfx9 linear surfaces have rows 256-byte aligned (AMD's gfx9 surface layout (addrlib): a
+  // SW_LINEAR block is 256 bytes wide, pitch a multiple of 256 / bytes-per-element); a T#
+  // describing another layout is not one hardware is documented to read.
+  if ((im.height > 1 || op.slices > 1) && (uint64_t{im.pitch} * op.bpt) % 256 != 0)
+    return fail(w, in, "image PITCH of " + std::to_string(im.pitch) + " texels (" +
+                           std::to_string(uint64_t{im.pitch} * op.bpt) +
+                           " bytes) not a multiple of 256 bytes, as gfx9 SW_LINEAR rows are");
   return true;
 }
 
