@@ -246,9 +246,16 @@ bool address(int64_t i, int64_t n, ig::Clamp c, int64_t& out) {
   }
 }
 
-// One axis of a sample: one tap (point) or two (linear) with their weights. Texel centres are at
-// +0.5; bilinear weights are computed in full single precision (the hardware's reduced
-// fixed-point weight precision is not modelled).
+// One axis of a sample: one tap (point) or two (linear) with their weights. Texel centres are
+// at +0.5. The texel-space coordinate is first converted to fixed point with kSubTexelBits
+// fraction bits, rounded to nearest: point sampling takes its integer part, bilinear filtering
+// takes the taps and weights from it (so weights have 8-bit precision). This is a model, not
+// taken from an AMD document: D3D11's functional spec asks for at least 16.8 fixed point, AMD's
+// Vulkan drivers report 8 subtexel bits, the S# has TRUNC_COORD to truncate instead of round,
+// and AMD's device library on gfx90a snaps point-sample coordinates to i / width (which lands
+// a hair below texel i in float) and relies on the hardware reading texel i.
+constexpr unsigned kSubTexelBits = 8;
+
 struct Axis {
   int64_t i[2] = {0, 0};
   float wgt[2] = {1, 0};
@@ -256,21 +263,22 @@ struct Axis {
   unsigned taps = 1;
 };
 
-int64_t floor_index(float u) {
+int64_t fixed_coord(float u) {
   if (std::isnan(u)) return 0;
-  return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
+  const double lim = double(int64_t{1} << 40);
+  return static_cast<int64_t>(std::nearbyint(std::clamp(double(u) * (1 << kSubTexelBits), -lim, lim)));
 }
 
 Axis make_axis(float u, uint32_t n, ig::Clamp c, bool linear) {
   Axis a;
+  const int64_t q = fixed_coord(u);
   if (!linear) {
-    a.inside[0] = address(floor_index(u), n, c, a.i[0]);
+    a.inside[0] = address(q >> kSubTexelBits, n, c, a.i[0]);  // >> of a negative: floor (C++20)
     return a;
   }
-  float t = u - 0.5f;
-  float f = std::isnan(t) ? 0.0f : std::floor(std::clamp(t, -1.0e9f, 1.0e9f));
-  float fr = std::isnan(t) ? 0.0f : t - f;
-  int64_t i0 = static_cast<int64_t>(f);
+  const int64_t t = q - (int64_t{1} << (kSubTexelBits - 1));  // minus half a texel
+  const int64_t i0 = t >> kSubTexelBits;
+  const float fr = float(t & ((1 << kSubTexelBits) - 1)) / float(1 << kSubTexelBits);
   a.taps = 2;
   a.wgt[0] = 1.0f - fr;
   a.wgt[1] = fr;

@@ -418,6 +418,38 @@ TEST_F(Sample, BilinearWeighsFourTexels) {
   EXPECT_FLOAT_EQ(fslot(0, 4), f(0, 0));
 }
 
+TEST_F(Sample, RoundsCoordinatesToAn8BitSubTexelGrid) {
+  // A 25x1 image of 32 FLOAT: texel i holds i.
+  float* p = reinterpret_cast<float*>(texels(64 * 4));
+  for (int i = 0; i < 25; ++i) p[i] = float(i);
+  im.base = reinterpret_cast<uint64_t>(p);
+  im.data_format = ig::kFmt32; im.num_format = ig::kNumFloat;
+  im.width = 25; im.height = 1;
+  set_image(im);
+  set_sampler(sm);  // point
+  // AMD's device library on gfx90a snaps point samples to i * (1 / width): in float that is a
+  // hair below texel i for some i; the texel read must still be i.
+  bool some_below = false;
+  for (unsigned l = 0; l < 64; ++l) {
+    volatile float r = 1.0f / 25.0f;  // (volatile: rounded as the GPU rounds, no folding)
+    volatile float c = float(l % 25) * r;
+    volatile float back = c * 25.0f;
+    some_below |= back < float(l % 25);  // l % 25 == 5: 0.2f * 25 < 5
+    fcoords(l, c, 0.5f);
+  }
+  ASSERT_TRUE(some_below) << "the test needs a coordinate that lands below its texel";
+  auto o = run("k_sample");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(fslot(0, l), float(l % 25)) << l;
+  // Bilinear: a third of the way from texel 2 to 3 weighs texel 3 by 85/256 (8-bit fraction).
+  sm.mag_filter = sm.min_filter = ig::kBilinear;
+  set_sampler(sm);
+  for (unsigned l = 0; l < 64; ++l) fcoords(l, (2.5f + 1.0f / 3.0f) / 25.0f, 0.5f);
+  o = run("k_sample");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_FLOAT_EQ(fslot(0, 0), 2.0f * (171.0f / 256) + 3.0f * (85.0f / 256));
+}
+
 TEST_F(Sample, AppliesAddressModesAtTheEdges) {
   float_image_4x4();
   // Point samples at x = -0.5 (texel -1) and x = 4.5 (texel 4), row 1; and x = -3.5 (texel -4).
