@@ -147,6 +147,38 @@ TEST_F(Image, Loads16_16AsFloatAndAsUint) {
   EXPECT_EQ(slot(1, 0), 0xFFFFC000u);
 }
 
+TEST_F(Image, LoadsPackedFormats) {
+  uint32_t* p = reinterpret_cast<uint32_t*>(texels(256));
+  // 2_10_10_10 (R10G10B10A2, R in bits 9:0): R 1023, G 0, B 512, A 1.
+  p[0] = 1023u | 0u << 10 | 512u << 20 | 1u << 30;
+  // 10_11_11 FLOAT (R11G11B10, R in bits 10:0): unsigned floats with a 5-bit exponent (bias 15):
+  // R 1.0 (exponent 15, 6-bit mantissa 0), G 2.5 (16, 0b010000), B 0.5 (14, 5-bit mantissa 0).
+  p[1] = (15u << 6) | ((16u << 6 | 0x10u) << 11) | (14u << 5) << 22;
+  ig::Image im;
+  im.base = reinterpret_cast<uint64_t>(p);
+  im.data_format = ig::kFmt2_10_10_10; im.num_format = ig::kNumUnorm;
+  im.width = 1; im.height = 1;
+  set_image(im);
+  for (unsigned l = 0; l < 64; ++l) coords(l, 0, 0);
+  auto o = run("k_load");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_EQ(fslot(0, 0), 1.0f);
+  EXPECT_EQ(fslot(1, 0), 0.0f);
+  EXPECT_FLOAT_EQ(fslot(2, 0), 512.0f / 1023.0f);
+  EXPECT_FLOAT_EQ(fslot(3, 0), 1.0f / 3.0f);
+  uint32_t* q = reinterpret_cast<uint32_t*>(texels(256));
+  q[0] = p[1];
+  im.base = reinterpret_cast<uint64_t>(q);
+  im.data_format = ig::kFmt10_11_11; im.num_format = ig::kNumFloat;
+  set_image(im);
+  o = run("k_load");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_EQ(fslot(0, 0), 1.0f);
+  EXPECT_EQ(fslot(1, 0), 2.5f);
+  EXPECT_EQ(fslot(2, 0), 0.5f);
+  EXPECT_EQ(slot(3, 0), kOne);
+}
+
 TEST_F(Image, LoadsRgba32UintFromA3DImage) {
   // 3x2x4 texels, pitch 16 (256 bytes): slices are pitch * height = 32 texels apart.
   uint32_t* p = reinterpret_cast<uint32_t*>(texels(16 * 2 * 4 * 16));
