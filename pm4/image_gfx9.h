@@ -3,10 +3,14 @@
 // runtime's encoder and the emulated shader core's decoder.
 //
 // Sources of the layouts (facts, not code): AMD "Vega" Instruction Set Architecture reference,
-// chapter 8 "Vector Memory Operations" (8.2.5 "Image Resource", 8.2.6 "Image Sampler", 8.1.5
-// "Buffer Resource", tables of IMG_DATA_FORMAT / IMG_NUM_FORMAT / BUF_DATA_FORMAT / BUF_NUM_FORMAT);
-// AMD "MI200 (CDNA2)" ISA reference, same chapters; AMD's gfx9 register descriptions of
-// SQ_IMG_RSRC_WORD0..7, SQ_IMG_SAMP_WORD0..3 and SQ_BUF_RSRC_WORD3 (bit positions below).
+// chapter "Vector Memory Operations" (the Image Resource, Image Sampler and Buffer Resource
+// tables, and the data and number format lists); AMD "MI200 (CDNA2)" ISA reference, same
+// chapter; AMD's gfx9 register descriptions of SQ_IMG_RSRC_WORD0..7, SQ_IMG_SAMP_WORD0..3 and
+// SQ_BUF_RSRC_WORD3 (the bit positions below).
+//
+// Linear images for gfx9 hardware (AMD's gfx9 surface layout, SW_LINEAR): base 256-byte aligned,
+// rows a multiple of 256 bytes apart (pitch a multiple of 256 / bytes_per_texel texels), slices
+// (3D, arrays) pitch * height texels apart.
 #pragma once
 
 #include <cstdint>

@@ -86,6 +86,13 @@ bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
   if (std::string u = texel::bad_sel(im.dst_sel); !store && !u.empty()) return fail(w, in, "image " + u);
   op.bpt = ig::bytes_per_texel(im.data_format);
   op.integer = texel::is_integer(im.num_format);
+  // gfx9 linear surfaces have rows 256-byte aligned (AMD's gfx9 surface layout (addrlib): a
+  // SW_LINEAR block is 256 bytes wide, pitch a multiple of 256 / bytes-per-element); a T#
+  // describing another layout is not one hardware is documented to read.
+  if ((im.height > 1 || op.slices > 1) && (uint64_t{im.pitch} * op.bpt) % 256 != 0)
+    return fail(w, in, "image PITCH of " + std::to_string(im.pitch) + " texels (" +
+                           std::to_string(uint64_t{im.pitch} * op.bpt) +
+                           " bytes) not a multiple of 256 bytes, as gfx9 SW_LINEAR rows are");
   return true;
 }
 
@@ -239,9 +246,16 @@ bool address(int64_t i, int64_t n, ig::Clamp c, int64_t& out) {
   }
 }
 
-// One axis of a sample: one tap (point) or two (linear) with their weights. Texel centres are at
-// +0.5; bilinear weights are computed in full single precision (the hardware's reduced
-// fixed-point weight precision is not modelled).
+// One axis of a sample: one tap (point) or two (linear) with their weights. Texel centres are
+// at +0.5. The texel-space coordinate is first converted to fixed point with kSubTexelBits
+// fraction bits, rounded to nearest: point sampling takes its integer part, bilinear filtering
+// takes the taps and weights from it (so weights have 8-bit precision). This is a model, not
+// taken from an AMD document: D3D11's functional spec asks for at least 16.8 fixed point, AMD's
+// Vulkan drivers report 8 subtexel bits, the S# has TRUNC_COORD to truncate instead of round,
+// and AMD's device library on gfx90a snaps point-sample coordinates to i / width (which lands
+// a hair below texel i in float) and relies on the hardware reading texel i.
+constexpr unsigned kSubTexelBits = 8;
+
 struct Axis {
   int64_t i[2] = {0, 0};
   float wgt[2] = {1, 0};
@@ -249,27 +263,33 @@ struct Axis {
   unsigned taps = 1;
 };
 
-int64_t floor_index(float u) {
+int64_t fixed_coord(float u) {
   if (std::isnan(u)) return 0;
-  return static_cast<int64_t>(std::floor(std::clamp(u, -1.0e9f, 1.0e9f)));
+  const double lim = double(int64_t{1} << 40);
+  return static_cast<int64_t>(std::nearbyint(std::clamp(double(u) * (1 << kSubTexelBits), -lim, lim)));
 }
 
 Axis make_axis(float u, uint32_t n, ig::Clamp c, bool linear) {
   Axis a;
+  const int64_t q = fixed_coord(u);
   if (!linear) {
-    a.inside[0] = address(floor_index(u), n, c, a.i[0]);
+    a.inside[0] = address(q >> kSubTexelBits, n, c, a.i[0]);  // >> of a negative: floor (C++20)
     return a;
   }
-  float t = u - 0.5f;
-  float f = std::isnan(t) ? 0.0f : std::floor(std::clamp(t, -1.0e9f, 1.0e9f));
-  float fr = std::isnan(t) ? 0.0f : t - f;
-  int64_t i0 = static_cast<int64_t>(f);
+  const int64_t t = q - (int64_t{1} << (kSubTexelBits - 1));  // minus half a texel
+  const int64_t i0 = t >> kSubTexelBits;
+  const float fr = float(t & ((1 << kSubTexelBits) - 1)) / float(1 << kSubTexelBits);
   a.taps = 2;
   a.wgt[0] = 1.0f - fr;
   a.wgt[1] = fr;
   a.inside[0] = address(i0, n, c, a.i[0]);
   a.inside[1] = address(i0 + 1, n, c, a.i[1]);
   return a;
+}
+
+// Axes filtered in space (the array slice is not one).
+unsigned spatial_axes(ig::ImageType t) {
+  return t == ig::kType3D ? 3 : t == ig::kType1D || t == ig::kType1DArray ? 1 : 2;
 }
 
 // Refuses the sampler states the core does not implement; true when the rest may go on.
@@ -280,7 +300,7 @@ bool sampler_checks(Wave& w, const Inst& in, const Op& op, const ig::Sampler& s,
   if (s.filter_mode != 0) return fail(w, in, "S# FILTER_MODE " + std::to_string(s.filter_mode) + " (min/max reduction) not implemented");
   if (s.trunc_coord) return fail(w, in, "S# TRUNC_COORD not implemented");
   const ig::Clamp cl[3] = {s.clamp_x, s.clamp_y, s.clamp_z};
-  const unsigned axes = op.im.type == ig::kType3D ? 3 : op.im.type == ig::kType1D || op.im.type == ig::kType1DArray ? 1 : 2;
+  const unsigned axes = spatial_axes(op.im.type);
   for (unsigned a = 0; a < axes; ++a) {
     if (cl[a] == ig::kClampHalfBorder || cl[a] == ig::kMirrorOnceHalfBorder)
       return fail(w, in, "S# CLAMP_" + std::string(1, "XYZ"[a]) + " " + std::to_string(cl[a]) + " (half border) not implemented");
@@ -293,6 +313,62 @@ bool sampler_checks(Wave& w, const Inst& in, const Op& op, const ig::Sampler& s,
   return true;
 }
 
+// One lane's sample once the filter is known: the taps of each axis (border taps read the
+// border colour), weighted in single precision, then DST_SEL. False after a fault.
+struct Footprint {
+  Axis ax[3];
+  unsigned spatial = 2;
+  uint32_t slice = 0;
+};
+
+bool filter_taps(Wave& w, const Inst& in, const Op& op, const Footprint& fp, const uint32_t border[4],
+                 unsigned l, uint32_t out[4]) {
+  const ig::Image& im = op.im;
+  const unsigned sp = fp.spatial;
+  const unsigned tz = sp == 3 ? fp.ax[2].taps : 1, ty = sp >= 2 ? fp.ax[1].taps : 1, tx = fp.ax[0].taps;
+  float acc[4] = {0, 0, 0, 0};
+  uint32_t t[4];
+  for (unsigned k = 0; k < tz; ++k)
+    for (unsigned j = 0; j < ty; ++j)
+      for (unsigned i = 0; i < tx; ++i) {
+        const bool inside = fp.ax[0].inside[i] && (sp < 2 || fp.ax[1].inside[j]) && (sp < 3 || fp.ax[2].inside[k]);
+        if (!inside) {
+          std::memcpy(t, border, sizeof t);
+        } else {
+          uint32_t x = uint32_t(fp.ax[0].i[i]), y = sp >= 2 ? uint32_t(fp.ax[1].i[j]) : 0;
+          uint32_t z = sp == 3 ? uint32_t(fp.ax[2].i[k]) : fp.slice;
+          if (im.type == ig::kType1DArray) y = fp.slice;
+          uint64_t a = 0;
+          texel_addr(op, x, y, z, a);  // inside by construction
+          uint8_t buf[16];
+          if (!lane_read(w, {Space::Global, a, 0}, l, buf, op.bpt, in.flags)) return false;
+          texel::unpack(buf, im.data_format, im.num_format, t);
+        }
+        if (tx * ty * tz == 1) break;
+        const float wgt = fp.ax[0].wgt[i] * (sp >= 2 ? fp.ax[1].wgt[j] : 1.0f) * (sp == 3 ? fp.ax[2].wgt[k] : 1.0f);
+        for (unsigned c = 0; c < 4; ++c) acc[c] += wgt * std::bit_cast<float>(t[c]);
+      }
+  if (tx * ty * tz > 1)
+    for (unsigned c = 0; c < 4; ++c) t[c] = std::bit_cast<uint32_t>(acc[c]);
+  texel::swizzle(t, im.dst_sel, op.integer, out);
+  return true;
+}
+
+// Whether the lane's LOD minifies; fails (false in `ok`) when the LOD needs a level past 0.
+template <Lod L>
+bool minifies(Wave& w, const Inst& in, const ig::Sampler& s, bool mips, float lod_vgpr, bool& ok) {
+  ok = true;
+  if (L != Lod::Explicit) return false;  // LOD 0 (lz) or one filter (implicit, checked)
+  float lod = std::clamp(lod_vgpr + s.lod_bias, s.min_lod, s.max_lod);
+  if (mips && (s.mip_filter == ig::kMipLinear ? lod > 0.0f : std::nearbyint(lod) >= 1.0f)) {
+    ok = fail(w, in, "sampling level " + std::to_string(lod) + " of a mipmapped linear image not implemented");
+    return false;
+  }
+  return lod > 0.0f;
+}
+
+// image_sample (implicit LOD), _b (bias VGPR first), _lz (LOD 0), _l (LOD VGPR last): float
+// coordinates, normalized unless UNORM or the S#'s FORCE_UNNORMALIZED; level 0 only.
 template <Lod L>
 void image_sample(Wave& w, const Inst& in) {
   Op op;
@@ -310,71 +386,36 @@ void image_sample(Wave& w, const Inst& in) {
       return (void)fail(w, in, "implicit-LOD sampling with different min and mag filters (quad derivatives) not implemented");
     if (mips) return (void)fail(w, in, "implicit-LOD sampling of a mipmapped image (quad derivatives) not implemented");
   }
-  const unsigned spatial = im.type == ig::kType3D ? 3 : im.type == ig::kType1D || im.type == ig::kType1DArray ? 1 : 2;
+  Footprint fp;
+  fp.spatial = spatial_axes(im.type);
   const uint32_t size[3] = {im.width, im.height, im.type == ig::kType3D ? im.depth : 1};
   const ig::Clamp cl[3] = {s.clamp_x, s.clamp_y, s.clamp_z};
-  float border[4] = {0, 0, 0, s.border == ig::kTransBlack ? 0.0f : 1.0f};
-  if (s.border == ig::kOpaqueWhite) border[0] = border[1] = border[2] = 1.0f;
+  // Border colours (SQ_TEX_BORDER_COLOR), as texel values before DST_SEL.
+  const float bw = s.border == ig::kOpaqueWhite ? 1.0f : 0.0f, ba = s.border == ig::kTransBlack ? 0.0f : 1.0f;
+  const float bf[4] = {bw, bw, bw, ba};
+  uint32_t border[4];
+  for (unsigned c = 0; c < 4; ++c) border[c] = op.integer ? static_cast<uint32_t>(bf[c]) : std::bit_cast<uint32_t>(bf[c]);
   const uint64_t ex = w.exec();
   for (unsigned l = 0; l < 64; ++l) {
     if (!((ex >> l) & 1)) continue;
-    unsigned r = 0;
-    if (L == Lod::Bias) ++r;  // the bias VGPR comes first; it only moves the implicit LOD
+    const unsigned r = L == Lod::Bias ? 1 : 0;  // the bias VGPR comes first
     float u[3] = {0, 0, 0};
     for (unsigned i = 0; i < op.ncoord; ++i) u[i] = std::bit_cast<float>(addr_vgpr(w, in, r + i, l));
-    r += op.ncoord;
-    bool minify = false;
-    if (L == Lod::Explicit) {
-      float lod = std::bit_cast<float>(addr_vgpr(w, in, r, l)) + s.lod_bias;
-      lod = std::clamp(lod, s.min_lod, s.max_lod);
-      minify = lod > 0.0f;
-      if (mips && (s.mip_filter == ig::kMipLinear ? lod > 0.0f : std::nearbyint(lod) >= 1.0f))
-        return (void)fail(w, in, "sampling level " + std::to_string(lod) + " of a mipmapped linear image not implemented");
-    }
+    bool ok;
+    const bool minify = minifies<L>(w, in, s, mips, std::bit_cast<float>(addr_vgpr(w, in, r + op.ncoord, l)), ok);
+    if (!ok) return;
     const ig::Filter xy = minify ? s.min_filter : s.mag_filter;
     const bool zlin = s.z_filter == ig::kMipNone ? xy == ig::kBilinear : s.z_filter == ig::kMipLinear;
-    if (op.integer && (xy == ig::kBilinear || (spatial == 3 && zlin)))
+    if (op.integer && (xy == ig::kBilinear || (fp.spatial == 3 && zlin)))
       return (void)fail(w, in, "linear filtering of an integer (UINT/SINT) format");
-    Axis ax[3];
-    for (unsigned a = 0; a < spatial; ++a) {
-      float c = normalized ? u[a] * float(size[a]) : u[a];
-      ax[a] = make_axis(c, size[a], cl[a], a == 2 ? zlin : xy == ig::kBilinear);
-    }
-    uint32_t slice = 0;
+    for (unsigned a = 0; a < fp.spatial; ++a)
+      fp.ax[a] = make_axis(normalized ? u[a] * float(size[a]) : u[a], size[a], cl[a], a == 2 ? zlin : xy == ig::kBilinear);
     if (ig::is_array(im.type)) {  // the slice: rounded to nearest even, clamped to the array
-      float sl = u[spatial];
-      float rsl = std::isnan(sl) ? 0.0f : std::nearbyint(std::clamp(sl, 0.0f, float(op.slices ? op.slices - 1 : 0)));
-      slice = static_cast<uint32_t>(rsl);
+      const float sl = u[fp.spatial], last = float(op.slices ? op.slices - 1 : 0);
+      fp.slice = static_cast<uint32_t>(std::isnan(sl) ? 0.0f : std::nearbyint(std::clamp(sl, 0.0f, last)));
     }
-    float acc[4] = {0, 0, 0, 0};
-    uint32_t one_tap[4] = {0, 0, 0, 0};
-    const unsigned tz = spatial == 3 ? ax[2].taps : 1, ty = spatial >= 2 ? ax[1].taps : 1, tx = ax[0].taps;
-    for (unsigned k = 0; k < tz; ++k)
-      for (unsigned j = 0; j < ty; ++j)
-        for (unsigned i = 0; i < tx; ++i) {
-          bool inside = ax[0].inside[i] && (spatial < 2 || ax[1].inside[j]) && (spatial < 3 || ax[2].inside[k]);
-          float wgt = ax[0].wgt[i] * (spatial >= 2 ? ax[1].wgt[j] : 1.0f) * (spatial == 3 ? ax[2].wgt[k] : 1.0f);
-          uint32_t t[4];
-          if (!inside) {
-            for (unsigned c = 0; c < 4; ++c)
-              t[c] = op.integer ? static_cast<uint32_t>(border[c]) : std::bit_cast<uint32_t>(border[c]);
-          } else {
-            uint32_t x = uint32_t(ax[0].i[i]), y = spatial >= 2 ? uint32_t(ax[1].i[j]) : 0;
-            uint32_t z = spatial == 3 ? uint32_t(ax[2].i[k]) : slice;
-            if (im.type == ig::kType1DArray) y = slice;
-            uint64_t a = 0;
-            texel_addr(op, x, y, z, a);  // inside by construction
-            uint8_t buf[16];
-            if (!lane_read(w, {Space::Global, a, 0}, l, buf, op.bpt, in.flags)) return;
-            texel::unpack(buf, im.data_format, im.num_format, t);
-          }
-          if (tx * ty * tz == 1) { std::memcpy(one_tap, t, sizeof t); continue; }
-          for (unsigned c = 0; c < 4; ++c) acc[c] += wgt * std::bit_cast<float>(t[c]);
-        }
-    if (tx * ty * tz > 1)
-      for (unsigned c = 0; c < 4; ++c) one_tap[c] = std::bit_cast<uint32_t>(acc[c]);
     uint32_t out[4];
-    texel::swizzle(one_tap, im.dst_sel, op.integer, out);
+    if (!filter_taps(w, in, op, fp, border, l, out)) return;
     write_result(w, in, op.m, l, out, op.integer);
   }
   w.lane_ops += static_cast<unsigned>(std::popcount(ex));

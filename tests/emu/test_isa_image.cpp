@@ -55,17 +55,17 @@ class Image : public IsaTest {
 // ---- image_load ----
 
 TEST_F(Image, LoadsRgba8UnormFromA2DImageWithPitchAndSwizzle) {
-  // 5x4 texels, rows 8 texels apart; the padding holds 0xEE and must never be read.
-  uint8_t* p = texels(8 * 4 * 4, 0xEE);
+  // 5x4 texels, rows 64 texels (256 bytes) apart; the padding holds 0xEE and must never be read.
+  uint8_t* p = texels(64 * 4 * 4, 0xEE);
   for (uint32_t y = 0; y < 4; ++y)
     for (uint32_t x = 0; x < 5; ++x) {
-      uint8_t* q = p + (y * 8 + x) * 4;
+      uint8_t* q = p + (y * 64 + x) * 4;
       q[0] = uint8_t(x * 10 + y); q[1] = uint8_t(255 - x); q[2] = uint8_t(y * 50); q[3] = 128;
     }
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
   im.data_format = ig::kFmt8_8_8_8; im.num_format = ig::kNumUnorm;
-  im.width = 5; im.height = 4; im.pitch = 8;
+  im.width = 5; im.height = 4; im.pitch = 64;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) coords(l, l % 8, l / 8);
   auto o = run("k_load");
@@ -114,14 +114,15 @@ TEST_F(Image, Loads32FloatFrom1DAndFillsMissingComponents) {
 }
 
 TEST_F(Image, Loads16_16AsFloatAndAsUint) {
-  uint16_t* p = reinterpret_cast<uint16_t*>(texels(4 * 4));
+  uint16_t* p = reinterpret_cast<uint16_t*>(texels(2 * 256));  // 2x2, rows 256 bytes apart
   // f16: 1.5 = 0x3E00, -2 = 0xC000, 0.25 = 0x3400, 65504 = 0x7BFF
   const uint16_t h[8] = {0x3E00, 0xC000, 0x3400, 0x7BFF, 0x0001, 0x8000, 0xFFFF, 0x1234};
-  std::memcpy(p, h, sizeof h);
+  std::memcpy(p, h, 8);
+  std::memcpy(p + 128, h + 4, 8);
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
   im.data_format = ig::kFmt16_16; im.num_format = ig::kNumFloat;
-  im.width = 2; im.height = 2;
+  im.width = 2; im.height = 2; im.pitch = 64;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) coords(l, l & 1, (l >> 1) & 1);
   auto o = run("k_load");
@@ -146,18 +147,50 @@ TEST_F(Image, Loads16_16AsFloatAndAsUint) {
   EXPECT_EQ(slot(1, 0), 0xFFFFC000u);
 }
 
+TEST_F(Image, LoadsPackedFormats) {
+  uint32_t* p = reinterpret_cast<uint32_t*>(texels(256));
+  // 2_10_10_10 (R10G10B10A2, R in bits 9:0): R 1023, G 0, B 512, A 1.
+  p[0] = 1023u | 0u << 10 | 512u << 20 | 1u << 30;
+  // 10_11_11 FLOAT (R11G11B10, R in bits 10:0): unsigned floats with a 5-bit exponent (bias 15):
+  // R 1.0 (exponent 15, 6-bit mantissa 0), G 2.5 (16, 0b010000), B 0.5 (14, 5-bit mantissa 0).
+  p[1] = (15u << 6) | ((16u << 6 | 0x10u) << 11) | (14u << 5) << 22;
+  ig::Image im;
+  im.base = reinterpret_cast<uint64_t>(p);
+  im.data_format = ig::kFmt2_10_10_10; im.num_format = ig::kNumUnorm;
+  im.width = 1; im.height = 1;
+  set_image(im);
+  for (unsigned l = 0; l < 64; ++l) coords(l, 0, 0);
+  auto o = run("k_load");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_EQ(fslot(0, 0), 1.0f);
+  EXPECT_EQ(fslot(1, 0), 0.0f);
+  EXPECT_FLOAT_EQ(fslot(2, 0), 512.0f / 1023.0f);
+  EXPECT_FLOAT_EQ(fslot(3, 0), 1.0f / 3.0f);
+  uint32_t* q = reinterpret_cast<uint32_t*>(texels(256));
+  q[0] = p[1];
+  im.base = reinterpret_cast<uint64_t>(q);
+  im.data_format = ig::kFmt10_11_11; im.num_format = ig::kNumFloat;
+  set_image(im);
+  o = run("k_load");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_EQ(fslot(0, 0), 1.0f);
+  EXPECT_EQ(fslot(1, 0), 2.5f);
+  EXPECT_EQ(fslot(2, 0), 0.5f);
+  EXPECT_EQ(slot(3, 0), kOne);
+}
+
 TEST_F(Image, LoadsRgba32UintFromA3DImage) {
-  // 3x2x4 texels, pitch 4: slices are pitch * height = 8 texels apart.
-  uint32_t* p = reinterpret_cast<uint32_t*>(texels(4 * 2 * 4 * 16));
+  // 3x2x4 texels, pitch 16 (256 bytes): slices are pitch * height = 32 texels apart.
+  uint32_t* p = reinterpret_cast<uint32_t*>(texels(16 * 2 * 4 * 16));
   for (uint32_t z = 0; z < 4; ++z)
     for (uint32_t y = 0; y < 2; ++y)
       for (uint32_t x = 0; x < 3; ++x)
-        for (uint32_t c = 0; c < 4; ++c) p[((z * 2 + y) * 4 + x) * 4 + c] = 1000 * z + 100 * y + 10 * x + c;
+        for (uint32_t c = 0; c < 4; ++c) p[((z * 2 + y) * 16 + x) * 4 + c] = 1000 * z + 100 * y + 10 * x + c;
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
   im.type = ig::kType3D;
   im.data_format = ig::kFmt32_32_32_32; im.num_format = ig::kNumUint;
-  im.width = 3; im.height = 2; im.depth = 4; im.pitch = 4;
+  im.width = 3; im.height = 2; im.depth = 4; im.pitch = 16;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) coords(l, l & 3, (l >> 2) & 1, l >> 3);
   auto o = run("k_load");
@@ -170,21 +203,21 @@ TEST_F(Image, LoadsRgba32UintFromA3DImage) {
 }
 
 TEST_F(Image, Loads2DArraySlices) {
-  // 4x3 texels, 5 slices of 4*3 texels; 32 UINT.
-  uint32_t* p = reinterpret_cast<uint32_t*>(texels(4 * 3 * 5 * 4));
-  for (uint32_t i = 0; i < 60; ++i) p[i] = 0xA0000 + i;
+  // 4x3 texels, pitch 64, 5 slices of 64*3 texels; 32 UINT.
+  uint32_t* p = reinterpret_cast<uint32_t*>(texels(64 * 3 * 5 * 4));
+  for (uint32_t i = 0; i < 64 * 3 * 5; ++i) p[i] = 0xA0000 + i;
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
   im.type = ig::kType2DArray;
   im.data_format = ig::kFmt32; im.num_format = ig::kNumUint;
-  im.width = 4; im.height = 3; im.depth = 5; im.last_array = 4;
+  im.width = 4; im.height = 3; im.pitch = 64; im.depth = 5; im.last_array = 4;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) coords(l, l & 3, (l >> 2) % 4, l / 16 + (l & 16 ? 2 : 0));
   auto o = run("k_load_da");
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned l = 0; l < 64; ++l) {
     uint32_t x = l & 3, y = (l >> 2) % 4, sl = l / 16 + (l & 16 ? 2 : 0);
-    uint32_t want = y < 3 && sl < 5 ? 0xA0000 + (sl * 3 + y) * 4 + x : 0;
+    uint32_t want = y < 3 && sl < 5 ? 0xA0000 + (sl * 3 + y) * 64 + x : 0;
     EXPECT_EQ(slot(0, l), want) << l;
   }
   // A non-array kernel (da = 0) on an array T# is refused, not guessed.
@@ -233,11 +266,11 @@ TEST_F(Image, LoadMipReadsLevelZeroAndZeroPastTheLastLevel) {
 // ---- image_store ----
 
 TEST_F(Image, StoresRgba8UnormWithConversionAndDropsOutOfRange) {
-  uint8_t* p = texels(8 * 3 * 4, 0xEE);
+  uint8_t* p = texels(64 * 3 * 4, 0xEE);
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
   im.data_format = ig::kFmt8_8_8_8; im.num_format = ig::kNumUnorm;
-  im.width = 6; im.height = 2; im.pitch = 8;
+  im.width = 6; im.height = 2; im.pitch = 64;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) {
     coords(l, l % 8, l / 8);
@@ -248,8 +281,8 @@ TEST_F(Image, StoresRgba8UnormWithConversionAndDropsOutOfRange) {
   auto o = run("k_store");
   ASSERT_TRUE(o.ok()) << o.message;
   for (uint32_t y = 0; y < 3; ++y)
-    for (uint32_t x = 0; x < 8; ++x) {
-      const uint8_t* q = p + (y * 8 + x) * 4;
+    for (uint32_t x = 0; x < 64; ++x) {
+      const uint8_t* q = p + (y * 64 + x) * 4;
       if (x >= 6 || y >= 2) {  // padding and the row past the image: untouched
         for (int c = 0; c < 4; ++c) EXPECT_EQ(q[c], 0xEE) << x << "," << y;
         continue;
@@ -272,11 +305,11 @@ TEST_F(Image, Stores32FloatAnd16_16UintAndReadsBack) {
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(p[i], i < 40 ? 0.5f * float(i) + 0.125f : 0.0f) << i;
 
-  uint32_t* q = reinterpret_cast<uint32_t*>(texels(64 * 4));
+  uint32_t* q = reinterpret_cast<uint32_t*>(texels(64 * 8 * 4));
   im.base = reinterpret_cast<uint64_t>(q);
   im.type = ig::kType2D;
   im.data_format = ig::kFmt16_16; im.num_format = ig::kNumUint;
-  im.width = 8; im.height = 8;
+  im.width = 8; im.height = 8; im.pitch = 64;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) {
     coords(l, l % 8, l / 8);
@@ -286,7 +319,7 @@ TEST_F(Image, Stores32FloatAnd16_16UintAndReadsBack) {
   o = run("k_store_load");
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned l = 0; l < 64; ++l) {
-    EXPECT_EQ(q[l], l | (3 * l) << 16) << l;
+    EXPECT_EQ(q[(l / 8) * 64 + l % 8], l | (3 * l) << 16) << l;
     EXPECT_EQ(slot(0, l), l);  // read back by the same wave
     EXPECT_EQ(slot(1, l), 3 * l);
     EXPECT_EQ(slot(3, l), 1u);
@@ -294,12 +327,12 @@ TEST_F(Image, Stores32FloatAnd16_16UintAndReadsBack) {
 }
 
 TEST_F(Image, StoresIntoA3DImageAndA2DArray) {
-  uint32_t* p = reinterpret_cast<uint32_t*>(texels(2 * 2 * 3 * 16));
+  uint32_t* p = reinterpret_cast<uint32_t*>(texels(16 * 2 * 3 * 16));
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
   im.type = ig::kType3D;
   im.data_format = ig::kFmt32_32_32_32; im.num_format = ig::kNumUint;
-  im.width = 2; im.height = 2; im.depth = 3;
+  im.width = 2; im.height = 2; im.depth = 3; im.pitch = 16;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) {
     coords(l, l & 1, (l >> 1) & 1, l >> 2);  // z 0..15: only 0..2 exist
@@ -307,23 +340,25 @@ TEST_F(Image, StoresIntoA3DImageAndA2DArray) {
   }
   auto o = run("k_store");
   ASSERT_TRUE(o.ok()) << o.message;
-  for (unsigned l = 0; l < 12; ++l)
-    for (unsigned c = 0; c < 4; ++c) EXPECT_EQ(p[l * 4 + c], l * 4 + c);
+  for (unsigned l = 0; l < 12; ++l) {
+    unsigned x = l & 1, y = (l >> 1) & 1, z = l >> 2;
+    for (unsigned c = 0; c < 4; ++c) EXPECT_EQ(p[((z * 2 + y) * 16 + x) * 4 + c], l * 4 + c);
+  }
 
-  uint32_t* a = reinterpret_cast<uint32_t*>(texels(3 * 2 * 4 * 4 + 64));
+  uint32_t* a = reinterpret_cast<uint32_t*>(texels(64 * 2 * 5 * 4));
   im.base = reinterpret_cast<uint64_t>(a);
   im.type = ig::kType2DArray;
   im.data_format = ig::kFmt32; im.num_format = ig::kNumSint;
-  im.width = 3; im.height = 2; im.pitch = 4; im.depth = 4; im.last_array = 3;
+  im.width = 3; im.height = 2; im.pitch = 64; im.depth = 4; im.last_array = 3;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) { coords(l, l % 3, (l / 3) % 2, l / 6); lanes[l].data[0] = 0x100 + l; }
   o = run("k_store_da");
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned sl = 0; sl < 5; ++sl)
     for (unsigned y = 0; y < 2; ++y)
-      for (unsigned x = 0; x < 4; ++x) {
+      for (unsigned x = 0; x < 64; ++x) {
         uint32_t want = x < 3 && sl < 4 ? 0x100 + sl * 6 + y * 3 + x : 0;
-        EXPECT_EQ(a[(sl * 2 + y) * 4 + x], want) << x << "," << y << "," << sl;
+        EXPECT_EQ(a[(sl * 2 + y) * 64 + x], want) << x << "," << y << "," << sl;
       }
 }
 
@@ -367,12 +402,12 @@ class Sample : public Image {
  protected:
   // A 4x4 single-channel 32 FLOAT image with f(x, y) = x + 10 y.
   void float_image_4x4() {
-    float* p = reinterpret_cast<float*>(texels(16 * 4));
+    float* p = reinterpret_cast<float*>(texels(64 * 4 * 4));
     for (int y = 0; y < 4; ++y)
-      for (int x = 0; x < 4; ++x) p[y * 4 + x] = float(x + 10 * y);
+      for (int x = 0; x < 4; ++x) p[y * 64 + x] = float(x + 10 * y);
     im.base = reinterpret_cast<uint64_t>(p);
     im.data_format = ig::kFmt32; im.num_format = ig::kNumFloat;
-    im.width = 4; im.height = 4;
+    im.width = 4; im.height = 4; im.pitch = 64;
     set_image(im);
   }
   static float f(int x, int y) { return float(x + 10 * y); }
@@ -413,6 +448,38 @@ TEST_F(Sample, BilinearWeighsFourTexels) {
   EXPECT_FLOAT_EQ(fslot(0, 2), 0.25f * f(1, 0) + 0.75f * f(1, 1));
   EXPECT_FLOAT_EQ(fslot(0, 3), f(0, 1));
   EXPECT_FLOAT_EQ(fslot(0, 4), f(0, 0));
+}
+
+TEST_F(Sample, RoundsCoordinatesToAn8BitSubTexelGrid) {
+  // A 25x1 image of 32 FLOAT: texel i holds i.
+  float* p = reinterpret_cast<float*>(texels(64 * 4));
+  for (int i = 0; i < 25; ++i) p[i] = float(i);
+  im.base = reinterpret_cast<uint64_t>(p);
+  im.data_format = ig::kFmt32; im.num_format = ig::kNumFloat;
+  im.width = 25; im.height = 1;
+  set_image(im);
+  set_sampler(sm);  // point
+  // AMD's device library on gfx90a snaps point samples to i * (1 / width): in float that is a
+  // hair below texel i for some i; the texel read must still be i.
+  bool some_below = false;
+  for (unsigned l = 0; l < 64; ++l) {
+    volatile float r = 1.0f / 25.0f;  // (volatile: rounded as the GPU rounds, no folding)
+    volatile float c = float(l % 25) * r;
+    volatile float back = c * 25.0f;
+    some_below |= back < float(l % 25);  // l % 25 == 5: 0.2f * 25 < 5
+    fcoords(l, c, 0.5f);
+  }
+  ASSERT_TRUE(some_below) << "the test needs a coordinate that lands below its texel";
+  auto o = run("k_sample");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) EXPECT_EQ(fslot(0, l), float(l % 25)) << l;
+  // Bilinear: a third of the way from texel 2 to 3 weighs texel 3 by 85/256 (8-bit fraction).
+  sm.mag_filter = sm.min_filter = ig::kBilinear;
+  set_sampler(sm);
+  for (unsigned l = 0; l < 64; ++l) fcoords(l, (2.5f + 1.0f / 3.0f) / 25.0f, 0.5f);
+  o = run("k_sample");
+  ASSERT_TRUE(o.ok()) << o.message;
+  EXPECT_FLOAT_EQ(fslot(0, 0), 2.0f * (171.0f / 256) + 3.0f * (85.0f / 256));
 }
 
 TEST_F(Sample, AppliesAddressModesAtTheEdges) {
@@ -504,13 +571,14 @@ TEST_F(Sample, FiltersRgba8UnormWithSwizzleAnd1DAnd3D) {
   EXPECT_EQ(slot(3, 0), kOne);
 
   // 3D, 2x2x2 of 32 FLOAT: the centre is the mean of all eight texels.
-  float* q = reinterpret_cast<float*>(texels(8 * 4));
-  for (int i = 0; i < 8; ++i) q[i] = float(1 << i);
+  float* q = reinterpret_cast<float*>(texels(64 * 4 * 4));  // rows of 64 texels
+  for (int i = 0; i < 8; ++i) q[(i >> 1) * 64 + (i & 1)] = float(1 << i);
   ig::Image v3;
   v3.base = reinterpret_cast<uint64_t>(q);
   v3.type = ig::kType3D;
   v3.data_format = ig::kFmt32; v3.num_format = ig::kNumFloat;
   v3.width = v3.height = v3.depth = 2;
+  v3.pitch = 64;
   set_image(v3);
   for (unsigned l = 0; l < 64; ++l) fcoords(l, 0.5f, 0.5f, 0.5f);
   fcoords(1, 0.25f, 0.25f, 0.75f);  // texel centres: (0, 0, 1) exactly
@@ -521,13 +589,13 @@ TEST_F(Sample, FiltersRgba8UnormWithSwizzleAnd1DAnd3D) {
 }
 
 TEST_F(Sample, PicksTheRoundedArraySliceAndReturnsIntegersForUint) {
-  uint32_t* p = reinterpret_cast<uint32_t*>(texels(3 * 4 * 4));
+  uint32_t* p = reinterpret_cast<uint32_t*>(texels(64 * 2 * 3 * 4));
   for (uint32_t sl = 0; sl < 3; ++sl)
-    for (uint32_t i = 0; i < 4; ++i) p[sl * 4 + i] = 100 * sl + i;  // 2x2 slices
+    for (uint32_t i = 0; i < 4; ++i) p[(sl * 2 + i / 2) * 64 + i % 2] = 100 * sl + i;  // 2x2 slices
   im.base = reinterpret_cast<uint64_t>(p);
   im.type = ig::kType2DArray;
   im.data_format = ig::kFmt32; im.num_format = ig::kNumUint;
-  im.width = 2; im.height = 2; im.depth = 3; im.last_array = 2;
+  im.width = 2; im.height = 2; im.pitch = 64; im.depth = 3; im.last_array = 2;
   set_image(im);
   set_sampler(sm);
   for (unsigned l = 0; l < 64; ++l) fcoords(l, 0.75f, 0.25f, 0.0f);  // texel (1, 0)
@@ -586,18 +654,38 @@ TEST_F(Image, RefusesASwizzledSurfaceNamingItsMode) {
   EXPECT_NE(o.message.find("image_load"), std::string::npos) << o.message;
 }
 
-TEST_F(Image, FaultsOnAnUnmappedTexelLikeAGlobalLoad) {
+TEST_F(Image, RefusesARowPitchThatIsNotA256ByteMultiple) {
   uint8_t* p = texels(4096);
-  mem.unmap(p);  // the image's memory is gone: its texels are unmapped addresses
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
+  im.data_format = ig::kFmt32; im.num_format = ig::kNumFloat;
+  im.width = 8; im.height = 8; im.pitch = 8;  // 32-byte rows
+  set_image(im);
+  for (unsigned l = 0; l < 64; ++l) coords(l, 0, 0);
+  auto o = run("k_load");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("PITCH of 8 texels (32 bytes)"), std::string::npos) << o.message;
+  im.pitch = 64;  // 256-byte rows
+  set_image(im);
+  o = run("k_load");
+  EXPECT_TRUE(o.ok()) << o.message;
+  im.height = 1; im.pitch = 8;  // one row: the pitch is never used
+  set_image(im);
+  o = run("k_load");
+  EXPECT_TRUE(o.ok()) << o.message;
+}
+
+TEST_F(Image, FaultsOnAnUnmappedTexelLikeAGlobalLoad) {
+  const uint64_t base = 0x100000;  // no GPU mapping there (the test's memory maps only its buffers)
+  ig::Image im;
+  im.base = base;
   im.data_format = ig::kFmt32; im.num_format = ig::kNumUint;
   im.width = 64; im.height = 1;
   set_image(im);
   for (unsigned l = 0; l < 64; ++l) coords(l, 3 + (l & 1), 0);
   auto o = run("k_load");
   ASSERT_EQ(o.kind, Kind::MemoryFault) << o.message;
-  EXPECT_EQ(o.fault_va, reinterpret_cast<uint64_t>(p) + 12);
+  EXPECT_EQ(o.fault_va, base + 12);
 }
 
 // ---- buffer_load_format / buffer_store_format ----
@@ -707,11 +795,11 @@ class ImageGfx906 : public IsaTest {
   };
   void SetUp() override {
     lanes = mem.alloc_array<Lane>(64);
-    float* p = reinterpret_cast<float*>(mem.alloc(16 * 4));
-    for (int i = 0; i < 16; ++i) p[i] = float(i % 4 + 10 * (i / 4));  // f(x, y) = x + 10 y, 4x4
+    float* p = reinterpret_cast<float*>(mem.alloc(64 * 4 * 4));
+    for (int i = 0; i < 16; ++i) p[(i / 4) * 64 + i % 4] = float(i % 4 + 10 * (i / 4));  // f(x, y) = x + 10 y, 4x4
     im.base = reinterpret_cast<uint64_t>(p);
     im.data_format = ig::kFmt32; im.num_format = ig::kNumFloat;
-    im.width = 4; im.height = 4;
+    im.width = 4; im.height = 4; im.pitch = 64;
   }
   emu::shader::Outcome run(const char* kernel) {
     ig::encode(im, t);
