@@ -33,6 +33,12 @@ __global__ void fetch_2d(hipTextureObject_t t, float* out, int w, int h, float d
   if (x < w && y < h) out[y * w + x] = tex2D<float>(t, (float(x) + dx) * scale_x, (float(y) + dy) * scale_y);
 }
 
+// An explicit level: the textures have one, so any level reads it.
+__global__ void fetch_2d_lod(hipTextureObject_t t, float* out, int w, int h, float level) {
+  int x = threadIdx.x + blockIdx.x * blockDim.x, y = blockIdx.y;
+  if (x < w && y < h) out[y * w + x] = tex2DLod<float>(t, float(x) + 0.5f, float(y) + 0.5f, level);
+}
+
 __global__ void fetch_linear(hipTextureObject_t t, float* out, int n, int shift) {
   int i = threadIdx.x + blockIdx.x * blockDim.x;
   if (i < n) out[i] = tex1Dfetch<float>(t, i + shift);
@@ -215,6 +221,13 @@ TEST(HipTextures, PointSamplingReadsEachTexel) {
     for (int x = 0; x < kW; ++x) ASSERT_EQ(out[y * kW + x], value(x, y)) << x << "," << y;
   // Anywhere inside a texel reads it.
   out = run_2d(t, 0.9f, 0.1f);
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW; ++x) ASSERT_EQ(out[y * kW + x], value(x, y)) << x << "," << y;
+  float* d = nullptr;
+  HIP_ASSERT(hipMalloc(&d, kW * kH * sizeof(float)));
+  fetch_2d_lod<<<dim3(1, kH), 64>>>(t, d, kW, kH, 3.0f);
+  HIP_ASSERT(hipMemcpy(out.data(), d, out.size() * sizeof(float), hipMemcpyDeviceToHost));
+  HIP_ASSERT(hipFree(d));
   for (int y = 0; y < kH; ++y)
     for (int x = 0; x < kW; ++x) ASSERT_EQ(out[y * kW + x], value(x, y)) << x << "," << y;
   hipTextureDesc td{};

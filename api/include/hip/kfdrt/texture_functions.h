@@ -38,15 +38,6 @@ __device__ __kfdrt_f4 __ockl_image_sample_1Da(__KFDRT_IMG img, __KFDRT_IMG smp, 
 __device__ __kfdrt_f4 __ockl_image_sample_2D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f2 c);
 __device__ __kfdrt_f4 __ockl_image_sample_2Da(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f4 c);
 __device__ __kfdrt_f4 __ockl_image_sample_3D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f4 c);
-__device__ __kfdrt_f4 __ockl_image_sample_lod_1D(__KFDRT_IMG img, __KFDRT_IMG smp, float c, float lod);
-__device__ __kfdrt_f4 __ockl_image_sample_lod_1Da(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f2 c, float lod);
-__device__ __kfdrt_f4 __ockl_image_sample_lod_2D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f2 c, float lod);
-__device__ __kfdrt_f4 __ockl_image_sample_lod_2Da(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f4 c, float lod);
-__device__ __kfdrt_f4 __ockl_image_sample_lod_3D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f4 c, float lod);
-__device__ __kfdrt_f4 __ockl_image_gather4r_2D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f2 c);
-__device__ __kfdrt_f4 __ockl_image_gather4g_2D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f2 c);
-__device__ __kfdrt_f4 __ockl_image_gather4b_2D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f2 c);
-__device__ __kfdrt_f4 __ockl_image_gather4a_2D(__KFDRT_IMG img, __KFDRT_IMG smp, __kfdrt_f2 c);
 }
 
 // Element types a fetch may return: the scalar and its component count.
@@ -177,43 +168,34 @@ __device__ inline T tex2DLayered(hipTextureObject_t obj, float x, float y, int l
   __KFDRT_TEX_INIT(obj)
   return __kfdrt_from_texel<T>(__ockl_image_sample_2Da(__i, __s, __kfdrt_f4{x, y, float(layer), 0.0f}));
 }
+// Explicit levels: kfdrt's textures have one level (no mipmapped arrays) and their samplers clamp
+// the LOD to 0, so any level reads level 0, which the implicit-LOD sample gives (gfx90a's image
+// unit has no explicit-LOD sample instruction; the device library's _lod calls compile to one).
 template <class T>
-__device__ inline T tex1DLod(hipTextureObject_t obj, float x, float level) {
+__device__ inline T tex1DLod(hipTextureObject_t obj, float x, float /*level*/) {
   __KFDRT_TEX_INIT(obj)
-  return __kfdrt_from_texel<T>(__ockl_image_sample_lod_1D(__i, __s, x, level));
+  return __kfdrt_from_texel<T>(__ockl_image_sample_1D(__i, __s, x));
 }
 template <class T>
-__device__ inline T tex2DLod(hipTextureObject_t obj, float x, float y, float level) {
+__device__ inline T tex2DLod(hipTextureObject_t obj, float x, float y, float /*level*/) {
   __KFDRT_TEX_INIT(obj)
-  return __kfdrt_from_texel<T>(__ockl_image_sample_lod_2D(__i, __s, __kfdrt_f2{x, y}, level));
+  return __kfdrt_from_texel<T>(__ockl_image_sample_2D(__i, __s, __kfdrt_f2{x, y}));
 }
 template <class T>
-__device__ inline T tex3DLod(hipTextureObject_t obj, float x, float y, float z, float level) {
+__device__ inline T tex3DLod(hipTextureObject_t obj, float x, float y, float z, float /*level*/) {
   __KFDRT_TEX_INIT(obj)
-  return __kfdrt_from_texel<T>(__ockl_image_sample_lod_3D(__i, __s, __kfdrt_f4{x, y, z, 0.0f}, level));
+  return __kfdrt_from_texel<T>(__ockl_image_sample_3D(__i, __s, __kfdrt_f4{x, y, z, 0.0f}));
 }
 template <class T>
-__device__ inline T tex1DLayeredLod(hipTextureObject_t obj, float x, int layer, float level) {
+__device__ inline T tex1DLayeredLod(hipTextureObject_t obj, float x, int layer, float /*level*/) {
   __KFDRT_TEX_INIT(obj)
-  return __kfdrt_from_texel<T>(__ockl_image_sample_lod_1Da(__i, __s, __kfdrt_f2{x, float(layer)}, level));
+  return __kfdrt_from_texel<T>(__ockl_image_sample_1Da(__i, __s, __kfdrt_f2{x, float(layer)}));
 }
 template <class T>
-__device__ inline T tex2DLayeredLod(hipTextureObject_t obj, float x, float y, int layer, float level) {
+__device__ inline T tex2DLayeredLod(hipTextureObject_t obj, float x, float y, int layer, float /*level*/) {
   __KFDRT_TEX_INIT(obj)
-  return __kfdrt_from_texel<T>(__ockl_image_sample_lod_2Da(__i, __s, __kfdrt_f4{x, y, float(layer), 0.0f}, level));
+  return __kfdrt_from_texel<T>(__ockl_image_sample_2Da(__i, __s, __kfdrt_f4{x, y, float(layer), 0.0f}));
 }
-// The four texels bilinear filtering would weigh, one component of each (comp 0..3 = x..w).
-template <class T>
-__device__ inline T tex2Dgather(hipTextureObject_t obj, float x, float y, int comp = 0) {
-  __KFDRT_TEX_INIT(obj)
-  switch (comp) {
-    case 1: return __kfdrt_from_texel<T>(__ockl_image_gather4g_2D(__i, __s, __kfdrt_f2{x, y}));
-    case 2: return __kfdrt_from_texel<T>(__ockl_image_gather4b_2D(__i, __s, __kfdrt_f2{x, y}));
-    case 3: return __kfdrt_from_texel<T>(__ockl_image_gather4a_2D(__i, __s, __kfdrt_f2{x, y}));
-    default: return __kfdrt_from_texel<T>(__ockl_image_gather4r_2D(__i, __s, __kfdrt_f2{x, y}));
-  }
-}
-
 #define __KFDRT_TEX_OUT(name, params, args)                                  \
   template <class T>                                                          \
   __device__ inline void name(T* out, hipTextureObject_t obj, params) {       \
@@ -232,8 +214,9 @@ __KFDRT_TEX_OUT(tex3DLod, __KFDRT_P(float x, float y, float z, float level), __K
 #undef __KFDRT_P
 #undef __KFDRT_TEX_OUT
 
-// Gradient and cube-map fetches are not provided: a kernel that instantiates one stops the build
-// here, naming it.
+// Gradient, gather and cube-map fetches are not provided (gfx90a's image unit has no gather4 or
+// explicit-LOD sample instructions; the device library's gather compiles to one): a kernel that
+// instantiates one stops the build here, naming it.
 template <class... A>
 struct __kfdrt_texture_unsupported {
   static constexpr bool value = false;
@@ -242,9 +225,10 @@ struct __kfdrt_texture_unsupported {
   template <class R = void, class... A>                                                            \
   __device__ inline R name(A...) {                                                                 \
     static_assert(__kfdrt_texture_unsupported<R, A...>::value,                                     \
-                  "kfdrt: " #name " is not implemented (gradient and cube-map fetches)");           \
+                  "kfdrt: " #name " is not implemented (gradient, gather and cube-map fetches)");           \
     return R();                                                                                    \
   }
+__KFDRT_TEX_UNSUPPORTED(tex2Dgather)
 __KFDRT_TEX_UNSUPPORTED(tex1DGrad)
 __KFDRT_TEX_UNSUPPORTED(tex2DGrad)
 __KFDRT_TEX_UNSUPPORTED(tex3DGrad)
