@@ -128,7 +128,8 @@ HIP_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlag
 
 HIP_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int* grid, int* block, const void* fn, size_t dyn,
                                                         int limit) {
-  Function* f = fn ? Registry::get().function(fn) : nullptr;
+  if (!fn) return ret(hipErrorInvalidValue);  // no kernel at all (HIP 5.2; an unknown one: invalid function)
+  Function* f = Registry::get().function(fn);
   return ret(potential_block_size(f, dyn, limit, grid, block));
 }
 

@@ -419,5 +419,13 @@ TEST_F(HipLaunch, OccupancyCountsWavesRegistersAndLds) {
   EXPECT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(nullptr, tiny, 64, 0), hipErrorInvalidValue);
   EXPECT_EQ(hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reinterpret_cast<const void*>(&p), 64, 0),
             hipErrorInvalidDeviceFunction);
+  // No kernel at all is an invalid value (HIP 5.2), an unknown one an invalid function; the
+  // kernel's pointer type may be named as the template argument, as HIP's headers allow.
+  EXPECT_EQ(hipOccupancyMaxPotentialBlockSize(&grid, &block, static_cast<const void*>(nullptr), 0, 0),
+            hipErrorInvalidValue);
+  EXPECT_EQ(hipOccupancyMaxPotentialBlockSize(&grid, &block, reinterpret_cast<const void*>(&p), 0, 0),
+            hipErrorInvalidDeviceFunction);
+  ASSERT_EQ(hipOccupancyMaxPotentialBlockSize<decltype(&tiny)>(&grid, &block, tiny, 0, 0), hipSuccess);
+  EXPECT_GT(block, 0);
   (void)hipGetLastError();
 }

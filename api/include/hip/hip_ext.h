@@ -78,4 +78,14 @@ inline void hipExtLaunchKernelGGL(void (*kernel)(Params...), const dim3& numBloc
   __kfdrt_ext_launch(kernel, numBlocks, dimBlocks, sharedMemBytes, stream, startEvent, stopEvent, flags,
                      typename __kfdrt_make_indices<sizeof...(Params)>::type(), std::forward<Args>(args)...);
 }
+
+// A kernel template named without its template arguments (hipExtLaunchKernelGGL(vectorADD<>...)
+// spelled as vectorADD): the instance whose parameters are the arguments' types, as HIP picks it.
+template <class... Args, class F = void (*)(typename std::decay<Args>::type...)>
+inline void hipExtLaunchKernelGGL(F kernel, const dim3& numBlocks, const dim3& dimBlocks,
+                                  std::uint32_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent,
+                                  hipEvent_t stopEvent, std::uint32_t flags, Args&&... args) {
+  hipExtLaunchKernelGGL(static_cast<void (*)(typename std::decay<Args>::type...)>(kernel), numBlocks, dimBlocks,
+                        sharedMemBytes, stream, startEvent, stopEvent, flags, std::forward<Args>(args)...);
+}
 #endif  // __cplusplus

@@ -351,25 +351,27 @@ template <class R, class... A>
 static inline hipError_t hipFuncSetCacheConfig(R (*kernel)(A...), hipFuncCache_t config) {
   return hipFuncSetCacheConfig(reinterpret_cast<const void*>(kernel), config);
 }
-template <class R, class... A>
+// The kernel's pointer type as a template argument, as HIP declares these
+// (hipOccupancyMaxPotentialBlockSize<void (*)(int*)>(..., kernel, ...) names it explicitly).
+template <class F>
 static inline hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize,
-                                                           R (*kernel)(A...),
+                                                           F kernel,
                                                            size_t dynSharedMemPerBlk = 0,
                                                            int blockSizeLimit = 0) {
   return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize,
                                            reinterpret_cast<const void*>(kernel),
                                            dynSharedMemPerBlk, blockSizeLimit);
 }
-template <class R, class... A>
+template <class F>
 static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks,
-                                                                      R (*kernel)(A...),
+                                                                      F kernel,
                                                                       int blockSize,
                                                                       size_t dynSharedMemPerBlk) {
   return hipOccupancyMaxActiveBlocksPerMultiprocessor(
       numBlocks, reinterpret_cast<const void*>(kernel), blockSize, dynSharedMemPerBlk);
 }
-template <class R, class... A>
-static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, R (*kernel)(A...),
+template <class F>
+static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, F kernel,
                                                                                int blockSize, size_t dynSharedMemPerBlk,
                                                                                unsigned int flags = hipOccupancyDefault) {
   return hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, reinterpret_cast<const void*>(kernel), blockSize,
