@@ -67,8 +67,9 @@ bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
   if (im.type < ig::kType1D || im.type > ig::kType2DArray || im.type == ig::kTypeCube)
     return fail(w, in, "image type " + std::to_string(im.type) +
                            " not implemented (1D, 2D, 3D, 1D array and 2D array are)");
-  if (op.m.da != ig::is_array(im.type))
-    return fail(w, in, "MIMG da bit disagrees with the T#'s array type " + std::to_string(im.type));
+  // The T#'s type decides the coordinates (x; y; then the slice or z), not the instruction's DA
+  // bit: ROCm's image blit kernels (ROCclr's, compiled for arrays) store to 2-D images with DA
+  // set and run on gfx9 GPUs, which read x and y and ignore the slice VGPR.
   if (im.sw_mode != 0)
     return fail(w, in, "image SW_MODE " + std::to_string(im.sw_mode) +
                            " (a swizzled surface) not implemented: only SW_LINEAR (0) is");

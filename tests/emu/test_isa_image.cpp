@@ -220,10 +220,19 @@ TEST_F(Image, Loads2DArraySlices) {
     uint32_t want = y < 3 && sl < 5 ? 0xA0000 + (sl * 3 + y) * 64 + x : 0;
     EXPECT_EQ(slot(0, l), want) << l;
   }
-  // A non-array kernel (da = 0) on an array T# is refused, not guessed.
-  o = run("k_load");
-  EXPECT_EQ(o.kind, Kind::Unimplemented);
-  EXPECT_NE(o.message.find("da bit"), std::string::npos) << o.message;
+  // The T#'s type, not the instruction's DA bit, decides the coordinates: an array kernel
+  // (da = 1) on a 2-D T# reads x and y and ignores the slice VGPR, as gfx9 does (ROCm's image
+  // blit kernels store to 2-D images with DA set).
+  im.type = ig::kType2D;
+  im.depth = 1;
+  im.last_array = 0;
+  set_image(im);
+  o = run("k_load_da");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    uint32_t x = l & 3, y = (l >> 2) % 4;
+    EXPECT_EQ(slot(0, l), y < 3 ? 0xA0000 + y * 64 + x : 0) << l;
+  }
 }
 
 TEST_F(Image, LoadsOnlyTheDmaskComponentsPacked) {
