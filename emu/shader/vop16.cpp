@@ -346,10 +346,14 @@ void fma_mix(Wave& w, const Inst& in) {
 }
 
 // Dot products (VOP3P v_dot*, VOP2 v_dot*c accumulating into vdst): the sum of products of
-// packed elements plus S2. Only the default op_sel/op_sel_hi is supported (clang's usage).
+// packed elements plus S2. For the two-element (16-bit) forms, op_sel and op_sel_hi pick the half
+// of S0 and S1 that feeds each element, as for packed math (AMD MI200 ISA, VOP3P: OP_SEL for the
+// low element, OP_SEL_HI for the high one; compilers use op_sel_hi:0 to feed one half to both);
+// the 8- and 4-bit forms take their operands as they are (only the default is accepted there).
 template <class F>
-void dot(Wave& w, const Inst& in, bool fp, F f) {
-  if ((in.flags & kVop3) && (in.opsel != 0 || (in.opsel_hi & 3) != 3 || (!fp && (in.neg | in.neg_hi)))) {
+void dot(Wave& w, const Inst& in, bool fp, F f, bool halves = false) {
+  const bool vop3 = in.flags & kVop3;
+  if (vop3 && ((!halves && (in.opsel != 0 || (in.opsel_hi & 3) != 3)) || (!fp && (in.neg | in.neg_hi)))) {
     wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, "dot with op_sel/neg: " + describe(in, w.pc - in.size));
     return;
   }
@@ -359,7 +363,20 @@ void dot(Wave& w, const Inst& in, bool fp, F f) {
   const uint32_t* A = fetch32(w, plain, 0, Ty::B32, t0);
   const uint32_t* B = fetch32(w, plain, 1, Ty::B32, t1);
   const uint32_t* C = fetch32(w, plain, 2, fp ? Ty::F32 : Ty::B32, t2);
-  VLOOP r[l] = f(A[l], B[l], C[l], in);
+  if (vop3 && halves && (in.opsel != 0 || (in.opsel_hi & 3) != 3)) {
+    uint32_t s0[64], s1[64];
+    auto pick = [](uint32_t v, bool lo_hi, bool hi_hi) {
+      uint32_t lo = lo_hi ? v >> 16 : v & 0xFFFFu, hi = hi_hi ? v >> 16 : v & 0xFFFFu;
+      return lo | (hi << 16);
+    };
+    VLOOP {
+      s0[l] = pick(A[l], in.opsel & 1, in.opsel_hi & 1);
+      s1[l] = pick(B[l], in.opsel & 2, in.opsel_hi & 2);
+    }
+    VLOOP r[l] = f(s0[l], s1[l], C[l], in);
+  } else {
+    VLOOP r[l] = f(A[l], B[l], C[l], in);
+  }
   store32(w, in, ex, r, fp ? Ty::F32 : Ty::B32Sat);  // integer clamp applied by dot_int
 }
 template <int Bits, bool Signed>
@@ -384,9 +401,9 @@ uint32_t dot2_f16(uint32_t a, uint32_t b, uint32_t c, const Inst& in) {
   if (in.neg & 4) cc = -cc;
   return u32(static_cast<float>(static_cast<double>(a0) * b0 + static_cast<double>(a1) * b1 + cc));
 }
-void v_dot2_f32_f16(Wave& w, const Inst& in) { dot(w, in, true, dot2_f16); }
-void v_dot2_i32_i16(Wave& w, const Inst& in) { dot(w, in, false, dot_int<16, true>); }
-void v_dot2_u32_u16(Wave& w, const Inst& in) { dot(w, in, false, dot_int<16, false>); }
+void v_dot2_f32_f16(Wave& w, const Inst& in) { dot(w, in, true, dot2_f16, true); }
+void v_dot2_i32_i16(Wave& w, const Inst& in) { dot(w, in, false, dot_int<16, true>, true); }
+void v_dot2_u32_u16(Wave& w, const Inst& in) { dot(w, in, false, dot_int<16, false>, true); }
 void v_dot4_i32_i8(Wave& w, const Inst& in) { dot(w, in, false, dot_int<8, true>); }
 void v_dot4_u32_u8(Wave& w, const Inst& in) { dot(w, in, false, dot_int<8, false>); }
 void v_dot8_i32_i4(Wave& w, const Inst& in) { dot(w, in, false, dot_int<4, true>); }

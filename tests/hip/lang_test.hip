@@ -6,6 +6,7 @@
 // the typed allocation templates on volatile pointers.
 #include <gtest/gtest.h>
 #include <hip/hip_ext.h>
+#include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
 
 #include <type_traits>
@@ -224,4 +225,42 @@ TEST(HipMemory, TypedAllocationTemplatesTakeVolatilePointers) {
   HIP_ASSERT(hipDeviceSynchronize());
   EXPECT_EQ(*flag, 42);
   HIP_ASSERT(hipHostFree(const_cast<int*>(flag)));
+}
+
+__global__ void dots(int* i, unsigned* u, float* f) {
+  i[0] = amd_mixed_dot(make_short2(-3, 200), make_short2(7, -5), 10, false);
+  i[1] = amd_mixed_dot(make_char4(-1, 2, -3, 4), make_char4(5, 6, 7, 8), 100, false);
+  i[2] = amd_mixed_dot(make_short2(32767, 32767), make_short2(32767, 32767), 2147483000, true);  // clamps
+  // Eight signed nibbles: 0x12345670 . 0x11111111 = 0+7+6+...+1 = 28 (nibbles < 8 are positive).
+  i[3] = amd_mixed_dot(0x12345670, 0x11111111, 0, false);
+  u[0] = amd_mixed_dot(make_uchar4(255, 1, 2, 3), make_uchar4(2, 3, 4, 5), 1u, false);
+  u[1] = amd_mixed_dot(make_ushort2(65535, 2), make_ushort2(2, 3), 0u, false);
+  f[0] = amd_mixed_dot(__half2(__float2half(1.5f), __float2half(-2.0f)), __half2(__float2half(4.0f), __float2half(0.25f)),
+                       0.5f, false);
+}
+
+TEST(HipDeviceLibrary, MixedDotProducts) {
+  int* i;
+  unsigned* u;
+  float* f;
+  HIP_ASSERT(hipMalloc(&i, 4 * sizeof(int)));
+  HIP_ASSERT(hipMalloc(&u, 2 * sizeof(unsigned)));
+  HIP_ASSERT(hipMalloc(&f, sizeof(float)));
+  dots<<<1, 1>>>(i, u, f);
+  int hi[4];
+  unsigned hu[2];
+  float hf;
+  HIP_ASSERT(hipMemcpy(hi, i, sizeof(hi), hipMemcpyDeviceToHost));
+  HIP_ASSERT(hipMemcpy(hu, u, sizeof(hu), hipMemcpyDeviceToHost));
+  HIP_ASSERT(hipMemcpy(&hf, f, sizeof(hf), hipMemcpyDeviceToHost));
+  EXPECT_EQ(hi[0], -3 * 7 + 200 * -5 + 10);
+  EXPECT_EQ(hi[1], -5 + 12 - 21 + 32 + 100);
+  EXPECT_EQ(hi[2], 2147483647);
+  EXPECT_EQ(hi[3], 1 + 2 + 3 + 4 + 5 + 6 + 7 + 0);
+  EXPECT_EQ(hu[0], 255u * 2 + 3 + 8 + 15 + 1);
+  EXPECT_EQ(hu[1], 65535u * 2 + 6);
+  EXPECT_EQ(hf, 1.5f * 4.0f - 2.0f * 0.25f + 0.5f);
+  HIP_ASSERT(hipFree(i));
+  HIP_ASSERT(hipFree(u));
+  HIP_ASSERT(hipFree(f));
 }

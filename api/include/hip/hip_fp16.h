@@ -289,6 +289,16 @@ __KFDRT_HFN __half2 __hsub2(__half2 a, __half2 b) { return __half2(__hsub(a.x, b
 __KFDRT_HFN __half2 __hmul2(__half2 a, __half2 b) { return __half2(__hmul(a.x, b.x), __hmul(a.y, b.y)); }
 __KFDRT_HFN __half2 __h2div(__half2 a, __half2 b) { return __half2(__hdiv(a.x, b.x), __hdiv(a.y, b.y)); }
 __KFDRT_HFN __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)); }
+#if defined(__HIP__)
+// a.x * b.x + a.y * b.y + c in single precision (v_dot2_f32_f16; AMD's amd_mixed_dot).
+__device__ inline float amd_mixed_dot(__half2 a, __half2 b, float c, bool saturate) {
+  typedef _Float16 __kfdrt_h2v __attribute__((ext_vector_type(2)));
+  __half2_raw ra = a, rb = b;
+  __kfdrt_h2v va = __builtin_bit_cast(__kfdrt_h2v, (unsigned int)(ra.x | (unsigned int)ra.y << 16));
+  __kfdrt_h2v vb = __builtin_bit_cast(__kfdrt_h2v, (unsigned int)(rb.x | (unsigned int)rb.y << 16));
+  return saturate ? __builtin_amdgcn_fdot2(va, vb, c, true) : __builtin_amdgcn_fdot2(va, vb, c, false);
+}
+#endif
 __KFDRT_HFN __half2 __hneg2(__half2 a) { return __half2(__hneg(a.x), __hneg(a.y)); }
 __KFDRT_HFN __half2 __habs2(__half2 a) { return __half2(__habs(a.x), __habs(a.y)); }
 __KFDRT_HFN __half2 __hadd2_sat(__half2 a, __half2 b) { return __half2(__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y)); }

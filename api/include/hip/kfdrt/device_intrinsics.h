@@ -254,6 +254,35 @@ __KFDRT_DEV void __syncwarp(unsigned long long = ~0ull) {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
 }
 
+// ---- Dot products with accumulate (the GPU's v_dot* instructions; AMD's amd_mixed_dot) ----
+// Two 16-bit, four 8-bit or eight 4-bit products summed into c; saturate clamps the sum to the
+// accumulator's range instead of wrapping.
+typedef short __kfdrt_short2v __attribute__((ext_vector_type(2)));
+typedef unsigned short __kfdrt_ushort2v __attribute__((ext_vector_type(2)));
+__KFDRT_DEV int amd_mixed_dot(short2 a, short2 b, int c, bool saturate) {
+  __kfdrt_short2v va = {a.x, a.y}, vb = {b.x, b.y};
+  return saturate ? __builtin_amdgcn_sdot2(va, vb, c, true) : __builtin_amdgcn_sdot2(va, vb, c, false);
+}
+__KFDRT_DEV unsigned int amd_mixed_dot(ushort2 a, ushort2 b, unsigned int c, bool saturate) {
+  __kfdrt_ushort2v va = {a.x, a.y}, vb = {b.x, b.y};
+  return saturate ? __builtin_amdgcn_udot2(va, vb, c, true) : __builtin_amdgcn_udot2(va, vb, c, false);
+}
+__KFDRT_DEV int amd_mixed_dot(char4 a, char4 b, int c, bool saturate) {
+  int pa = __builtin_bit_cast(int, a), pb = __builtin_bit_cast(int, b);
+  return saturate ? __builtin_amdgcn_sdot4(pa, pb, c, true) : __builtin_amdgcn_sdot4(pa, pb, c, false);
+}
+__KFDRT_DEV unsigned int amd_mixed_dot(uchar4 a, uchar4 b, unsigned int c, bool saturate) {
+  unsigned int pa = __builtin_bit_cast(unsigned int, a), pb = __builtin_bit_cast(unsigned int, b);
+  return saturate ? __builtin_amdgcn_udot4(pa, pb, c, true) : __builtin_amdgcn_udot4(pa, pb, c, false);
+}
+// Eight signed (unsigned) 4-bit fields of a and b.
+__KFDRT_DEV int amd_mixed_dot(int a, int b, int c, bool saturate) {
+  return saturate ? __builtin_amdgcn_sdot8(a, b, c, true) : __builtin_amdgcn_sdot8(a, b, c, false);
+}
+__KFDRT_DEV unsigned int amd_mixed_dot(unsigned int a, unsigned int b, unsigned int c, bool saturate) {
+  return saturate ? __builtin_amdgcn_udot8(a, b, c, true) : __builtin_amdgcn_udot8(a, b, c, false);
+}
+
 #undef __KFDRT_DEV
 
 #endif  // __HIP__
