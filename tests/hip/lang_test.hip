@@ -264,3 +264,22 @@ TEST(HipDeviceLibrary, MixedDotProducts) {
   HIP_ASSERT(hipFree(u));
   HIP_ASSERT(hipFree(f));
 }
+
+template <class A, class B>
+__global__ void scale_by(A* out, B k) {
+  out[threadIdx.x] = A(threadIdx.x) * A(k);
+}
+
+// hipLaunchKernelGGL's launch configuration may come from a macro that stands for several of its
+// arguments, and the kernel from a template-id with commas (HIP_KERNEL_NAME), as in HIP's tests.
+TEST(HipLaunch, GglConfigurationFromAMacro) {
+  int* d;
+  HIP_ASSERT(hipMalloc(&d, 32 * sizeof(int)));
+#define KFDRT_TEST_CONFIG dim3(1), dim3(32), 0, 0
+  hipLaunchKernelGGL(HIP_KERNEL_NAME(scale_by<int, float>), KFDRT_TEST_CONFIG, d, 3.0f);
+#undef KFDRT_TEST_CONFIG
+  std::vector<int> h(32);
+  HIP_ASSERT(hipMemcpy(h.data(), d, 32 * sizeof(int), hipMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(h[i], 3 * i);
+  HIP_ASSERT(hipFree(d));
+}

@@ -41,10 +41,13 @@
 
 // hipLaunchKernelGGL(kernel, grid, block, shared bytes, stream, args...): a <<<>>> launch.
 #if defined(__HIP__)
-#define hipLaunchKernelGGL(kernelName, numBlocks, numThreads, memPerBlock, streamId, ...) \
-  do {                                                                                  \
-    kernelName<<<(numBlocks), (numThreads), (memPerBlock), (streamId)>>>(__VA_ARGS__);  \
+// Two levels, so that a macro standing for several of the launch's arguments
+// (#define CONFIG grid, block, 0, 0) is expanded before they are told apart.
+#define __kfdrt_launch_ggl(kernelName, numBlocks, numThreads, memPerBlock, streamId, ...) \
+  do {                                                                                   \
+    kernelName<<<(numBlocks), (numThreads), (memPerBlock), (streamId)>>>(__VA_ARGS__);   \
   } while (0)
+#define hipLaunchKernelGGL(kernelName, ...) __kfdrt_launch_ggl((kernelName), __VA_ARGS__)
 #endif
 
 // Dynamic shared memory: an unsized extern __shared__ array whose size the launch gives.
