@@ -77,6 +77,8 @@ __global__ void lanes_and_votes(unsigned* out) {
   cg::thread_block_tile<8> tile = cg::tiled_partition<8>(cg::this_thread_block());
   unsigned long long b = tile.ballot(tile.thread_rank() < 3);
   o[3] = unsigned(b) | unsigned(tile.any(tile.thread_rank() == 7)) << 16 | unsigned(tile.all(tile.thread_rank() < 7)) << 17;
+  // The free-function forms: a plain launch's grid is no cooperative grid; a block always is one.
+  o[3] |= unsigned(cg::is_valid(cg::this_grid())) << 18 | unsigned(cg::is_valid(cg::this_thread_block())) << 19;
   o[4] = cg::this_grid().thread_rank() + 1000 * cg::group_size(cg::this_grid());
 }
 
@@ -97,7 +99,7 @@ TEST(HipCooperativeGroups, CoalescedGroupsTileVotesAndGridRanks) {
     } else {
       EXPECT_EQ(o[0], 99u) << i;
     }
-    EXPECT_EQ(o[3], 0x7u | 1u << 16 | 0u << 17) << i;
+    EXPECT_EQ(o[3], 0x7u | 1u << 16 | 0u << 17 | 0u << 18 | 1u << 19) << i;
     EXPECT_EQ(o[4], unsigned(i) + 1000u * blocks * threads) << i;
   }
   EXPECT_EQ(hipFree(out), hipSuccess);

@@ -203,6 +203,8 @@ template <class Group>
 __device__ unsigned thread_rank(const Group& g) { return g.thread_rank(); }
 template <class Group>
 __device__ void sync(const Group& g) { g.sync(); }
+template <class Group>
+__device__ bool is_valid(const Group& g) { return g.is_valid(); }
 
 }  // namespace cooperative_groups
 
