@@ -147,6 +147,16 @@ void Device::fill_props() {
   d.minor = int(p.gfx_target_version / 100 % 100);
   d.textureAlignment = 256;
   d.texturePitchAlignment = 256;
+  // The image unit's limits as kfdrt builds descriptors: a T# holds width and height - 1 in 14
+  // bits and depth - 1 in 13 (AMD Vega ISA, image resource); linear textures are typed buffers
+  // of at most 2^27 elements (kfdrt's bound, as ROCm reports for gfx9). gfx942 has no image
+  // instructions: no textures there.
+  if (p.gfx_target_version < 90400) {
+    d.maxTexture1D = d.maxTexture2D[0] = d.maxTexture2D[1] = 16384;
+    d.maxTexture1DLinear = 1 << 27;
+    d.maxTexture3D[0] = d.maxTexture3D[1] = 16384;
+    d.maxTexture3D[2] = 8192;
+  }
   d.deviceOverlap = 1;
   d.multiProcessorCount = int(n.cu_count());
   d.integrated = p.cpu_cores_count > 0 ? 1 : 0;

@@ -399,6 +399,14 @@ hipError_t sampler_words(const char* api, const hipTextureDesc& t, const Format&
   return hipSuccess;
 }
 
+// Whether the current device has an image unit (gfx940 and later have none: no image
+// instructions; their texture limits are 0).
+bool has_images() {
+  int dev = 0;
+  hipDeviceProp_t p;
+  return hipGetDevice(&dev) == hipSuccess && hipGetDeviceProperties(&p, dev) == hipSuccess && p.maxTexture2D[0] > 0;
+}
+
 // Descriptor memory: system memory every GPU maps, written here before any kernel reads it.
 hipError_t place(const char* api, const Descriptor& d, void** out) {
   HIP_INIT_NAMED(rt, api);
@@ -550,6 +558,7 @@ HIP_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t* obj, const hipR
   *obj = nullptr;
   if (res->resType == hipResourceTypeMipmappedArray)
     return ret(not_supported(api, "mipmapped arrays are not implemented by kfdrt"));
+  if (!has_images()) return ret(not_supported(api, "the device has no image instructions (gfx940 and later)"));
   if (view) {
     // A view that changes nothing is accepted; reinterpreting formats, levels or layers is not
     // implemented.
@@ -618,6 +627,7 @@ HIP_EXPORT_CXX hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* obj, const 
   if (!obj || !res) return ret(hipErrorInvalidValue, api);
   *obj = nullptr;
   if (res->resType != hipResourceTypeArray) return ret(invalid(api, "a surface is made of an array"), api);
+  if (!has_images()) return ret(not_supported(api, "the device has no image instructions (gfx940 and later)"), api);
   Descriptor d;
   Format f;
   if (hipError_t e = image_words(api, *res, false, false, &d, &f); e != hipSuccess) return ret(e, api);

@@ -470,3 +470,37 @@ TEST(HipSurfaces, ReadAndWriteByByteOffset) {
   EXPECT_EQ(hipDestroySurfaceObject(so), hipErrorInvalidValue);
   (void)hipGetLastError();
 }
+
+// The limits say whether the device has an image unit: gfx90a's T# holds 14-bit extents; gfx940
+// and later have no image instructions, report 0 and refuse texture objects (the suite runs this
+// once more on an emulated gfx942).
+TEST(HipTextures, LimitsFollowTheImageUnit) {
+  int dev = 0;
+  HIP_ASSERT(hipGetDevice(&dev));
+  hipDeviceProp_t p;
+  HIP_ASSERT(hipGetDeviceProperties(&p, dev));
+  const bool no_images = std::strncmp(p.gcnArchName, "gfx94", 5) == 0;
+  float* mem = nullptr;
+  HIP_ASSERT(hipMalloc(&mem, 4096));
+  hipResourceDesc res{};
+  res.resType = hipResourceTypeLinear;
+  res.res.linear.devPtr = mem;
+  res.res.linear.desc = hipCreateChannelDesc<float>();
+  res.res.linear.sizeInBytes = 4096;
+  hipTextureDesc td{};
+  hipTextureObject_t t = nullptr;
+  if (no_images) {
+    EXPECT_EQ(p.maxTexture2D[0], 0);
+    EXPECT_EQ(p.maxTexture1DLinear, 0);
+    EXPECT_EQ(hipCreateTextureObject(&t, &res, &td, nullptr), hipErrorNotSupported);
+    EXPECT_EQ(t, nullptr);
+  } else {
+    EXPECT_EQ(p.maxTexture1D, 16384);
+    EXPECT_EQ(p.maxTexture2D[1], 16384);
+    EXPECT_EQ(p.maxTexture3D[2], 8192);
+    HIP_ASSERT(hipCreateTextureObject(&t, &res, &td, nullptr));
+    HIP_ASSERT(hipDestroyTextureObject(t));
+  }
+  HIP_ASSERT(hipFree(mem));
+  (void)hipGetLastError();
+}
