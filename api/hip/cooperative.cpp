@@ -195,7 +195,8 @@ hipError_t cross_wait(const std::vector<Checked>& cs, std::vector<std::shared_pt
                       const char* api) {
   tails->clear();
   for (const Checked& c : cs) {
-    auto r = c.s->tail_record();
+    // Each stream's work released to system scope: the other devices read what it wrote.
+    auto r = c.s->system_tail_record();
     if (!r) {
       debug_log(api, r.error().message);
       return from_error(r.error(), hipErrorOutOfMemory);
@@ -274,7 +275,46 @@ hipError_t multi_device_launch(hipLaunchParams* list, int n, unsigned flags, con
   return e;
 }
 
+// hipExtLaunchMultiKernelMultiDevice: one ordinary kernel per device, each on its own stream,
+// submitted together (no launch of this API or the cooperative ones in between); unless the flags
+// say otherwise every stream first waits for the others' earlier work and afterwards for the
+// others' kernels, as the cooperative multi-device launch's pre- and post-sync do.
+hipError_t multi_kernel_launch(hipLaunchParams* list, int n, unsigned flags, const char* api) {
+  if (!list || n <= 0) return hipErrorInvalidValue;
+  if (flags & ~unsigned(hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync))
+    return hipErrorInvalidValue;
+  HIP_INIT(rt);
+  if (n > rt->device_count()) return hipErrorInvalidValue;
+  std::lock_guard lock(g_launch_mu);
+  std::vector<Checked> cs(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const hipLaunchParams& p = list[i];
+    cs[i].f = p.func ? Registry::get().function(p.func) : nullptr;
+    if (!cs[i].f) return hipErrorInvalidDeviceFunction;
+    if (hipError_t e = rt->stream(p.stream, &cs[i].s); e != hipSuccess) return e;
+    for (int j = 0; j < i; ++j)
+      if (&cs[j].s->device() == &cs[i].s->device()) {
+        debug_log(api, "launches " + std::to_string(j) + " and " + std::to_string(i) + " are on device " +
+                           std::to_string(cs[i].s->device().index()) + " (one kernel per device)");
+        return hipErrorInvalidDevice;
+      }
+  }
+  std::vector<std::shared_ptr<EventRecord>> tails;
+  hipError_t e = hipSuccess;
+  if (!(flags & hipCooperativeLaunchMultiDeviceNoPreSync)) e = cross_wait(cs, &tails, api);
+  for (int i = 0; i < n && e == hipSuccess; ++i) {
+    const hipLaunchParams& p = list[i];
+    e = hipLaunchKernel(p.func, p.gridDim, p.blockDim, p.args, p.sharedMem, p.stream);
+  }
+  if (e == hipSuccess && !(flags & hipCooperativeLaunchMultiDeviceNoPostSync)) e = cross_wait(cs, &tails, api);
+  return e;
+}
+
 }  // namespace
+
+HIP_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* list, int numDevices, unsigned int flags) {
+  return ret(multi_kernel_launch(list, numDevices, flags, "hipExtLaunchMultiKernelMultiDevice"));
+}
 
 HIP_EXPORT hipError_t hipLaunchCooperativeKernel(const void* fn, dim3 grid, dim3 block, void** args,
                                                  unsigned int shared, hipStream_t stream) {

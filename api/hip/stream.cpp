@@ -267,6 +267,23 @@ base::Result<std::shared_ptr<EventRecord>> Stream::tail_record() {
   return rec;
 }
 
+base::Result<std::shared_ptr<EventRecord>> Stream::system_tail_record() {
+  std::lock_guard lk(mu_);
+  if (!chain_.empty()) flush_chain();
+  base::Error err;
+  auto rec = new_record(0, &err);
+  if (!rec) return err;
+  const Command own =
+      Command::marker(queues::Fence{true, aql::kScopeNone, aql::kScopeSystem}, Completion::to(rec->sig.get(), 0));
+  if (auto st = q_.submit(std::span(&own, 1)); !st) {
+    rec->sig->store(0);
+    return st.error();
+  }
+  // Uncounted: its signal lives until a later counted command retires (as hipEventRecord's).
+  retained_.push_back({submitted() + 1, rec});
+  return rec;
+}
+
 hipError_t Stream::wait(const std::shared_ptr<EventRecord>& rec) {
   if (!rec || rec->done() || rec->queue == &q_) return hipSuccess;  // same queue: already ordered
   std::lock_guard lk(mu_);

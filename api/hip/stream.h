@@ -133,6 +133,10 @@ class Stream {
   // A record that completes once everything submitted to this stream so far has (what another
   // stream waits on for the legacy default-stream order); the same one while nothing new came.
   base::Result<std::shared_ptr<EventRecord>> tail_record();
+  // A record of the work so far whose marker also releases it to system scope, for another
+  // device's queue to wait on: that device reads what this one wrote (a peer's reads do not look
+  // into this GPU's L2).
+  base::Result<std::shared_ptr<EventRecord>> system_tail_record();
 
   // Counted commands completed / submitted.
   uint64_t submitted() const { return submitted_.load(std::memory_order_acquire); }

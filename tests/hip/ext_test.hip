@@ -461,3 +461,61 @@ TEST(HipExt, ModuleOccupancyOfAModulesKernel) {
   EXPECT_EQ(hipModuleOccupancyMaxPotentialBlockSizeWithFlags(&grid, &block, fill, 0, 0, 1u), hipErrorInvalidValue);
   EXPECT_EQ(hipModuleUnload(m), hipSuccess);
 }
+
+__global__ void stamp(int* out, int v) { out[threadIdx.x] = v + int(threadIdx.x); }
+__global__ void spin_then_stamp(int* out, int v, long long cycles) {
+  long long end = clock64() + cycles;
+  while (clock64() < end) {
+  }
+  out[threadIdx.x] = v;
+}
+
+// hipExtLaunchMultiKernelMultiDevice: a different kernel on each device's stream; with the
+// default (post-sync) flags each stream's next work waits for every device's kernel.
+TEST(HipExt, MultiKernelMultiDeviceLaunch) {
+  int n = 0;
+  ASSERT_EQ(hipGetDeviceCount(&n), hipSuccess);
+  n = std::min(n, 2);
+  std::vector<int*> out(n);
+  std::vector<hipStream_t> s(n);
+  std::vector<hipLaunchParams> lp(n);
+  std::vector<std::vector<void*>> args(n);
+  int vals[2] = {100, 200};
+  long long cycles = 200000;
+  for (int d = 0; d < n; ++d) {
+    ASSERT_EQ(hipSetDevice(d), hipSuccess);
+    ASSERT_EQ(hipMalloc(&out[d], 64 * sizeof(int)), hipSuccess);
+    ASSERT_EQ(hipMemset(out[d], 0, 64 * sizeof(int)), hipSuccess);
+    ASSERT_EQ(hipStreamCreate(&s[d]), hipSuccess);
+    args[d] = d == 0 ? std::vector<void*>{&out[d], &vals[d]} : std::vector<void*>{&out[d], &vals[d], &cycles};
+    lp[d].func = d == 0 ? reinterpret_cast<void*>(stamp) : reinterpret_cast<void*>(spin_then_stamp);
+    lp[d].gridDim = dim3(1);
+    lp[d].blockDim = dim3(64);
+    lp[d].sharedMem = 0;
+    lp[d].stream = s[d];
+    lp[d].args = args[d].data();
+  }
+  ASSERT_EQ(hipSetDevice(0), hipSuccess);
+  ASSERT_EQ(hipExtLaunchMultiKernelMultiDevice(lp.data(), n, 0), hipSuccess);
+  // Device 0's stream waits for device 1's slower kernel too (post-sync).
+  ASSERT_EQ(hipStreamSynchronize(s[0]), hipSuccess);
+  for (int d = 0; d < n; ++d) {
+    std::vector<int> h(64);
+    ASSERT_EQ(hipMemcpy(h.data(), out[d], 64 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+    for (int t = 0; t < 64; ++t) EXPECT_EQ(h[t], d == 0 ? 100 + t : 200) << d << " " << t;
+  }
+  // Two launches on one device, an unknown kernel, bad flags: refused before anything runs.
+  if (n == 2) {
+    hipLaunchParams twice[2] = {lp[0], lp[0]};
+    EXPECT_EQ(hipExtLaunchMultiKernelMultiDevice(twice, 2, 0), hipErrorInvalidDevice);
+  }
+  hipLaunchParams bad = lp[0];
+  bad.func = reinterpret_cast<void*>(&n);
+  EXPECT_EQ(hipExtLaunchMultiKernelMultiDevice(&bad, 1, 0), hipErrorInvalidDeviceFunction);
+  EXPECT_EQ(hipExtLaunchMultiKernelMultiDevice(lp.data(), n, 0x100), hipErrorInvalidValue);
+  for (int d = 0; d < n; ++d) {
+    ASSERT_EQ(hipStreamDestroy(s[d]), hipSuccess);
+    ASSERT_EQ(hipFree(out[d]), hipSuccess);
+  }
+  (void)hipGetLastError();
+}

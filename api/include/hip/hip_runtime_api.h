@@ -235,6 +235,9 @@ hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_
 // each other (multi_grid_group::sync()); flags hipCooperativeLaunchMultiDevice{NoPreSync,NoPostSync}.
 hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices,
                                                  unsigned int flags);
+// Ordinary kernels, one per device on its own stream, launched together (hip_ext.h's extension;
+// the flags are the cooperative multi-device launch's pre- and post-sync switches).
+hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices, unsigned int flags);
 // What clang emits for kernel<<<...>>> (clang CGCUDANV.cpp).
 hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem __HIP_DEFAULT(0),
                                     hipStream_t stream __HIP_DEFAULT(0));
