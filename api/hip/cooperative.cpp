@@ -210,6 +210,18 @@ hipError_t cross_wait(const std::vector<Checked>& cs, std::vector<std::shared_pt
   return hipSuccess;
 }
 
+// The multi-device launches take one launch per device: launch i's stream must be on a device
+// none of the launches before it uses.
+hipError_t another_on_its_device(const std::vector<Checked>& cs, int i, const char* api) {
+  for (int j = 0; j < i; ++j)
+    if (&cs[j].s->device() == &cs[i].s->device()) {
+      debug_log(api, "launches " + std::to_string(j) + " and " + std::to_string(i) + " are on device " +
+                         std::to_string(cs[i].s->device().index()) + " (one launch per device)");
+      return hipErrorInvalidDevice;
+    }
+  return hipSuccess;
+}
+
 // One grid per device, each on its own stream, all resident at once: every grid's checks first
 // (nothing is submitted when one fails), then the multi-grid info, then the launches.
 hipError_t multi_device_launch(hipLaunchParams* list, int n, unsigned flags, const char* api) {
@@ -225,12 +237,7 @@ hipError_t multi_device_launch(hipLaunchParams* list, int n, unsigned flags, con
     const hipLaunchParams& p = list[i];
     if (hipError_t e = check(p.func, p.gridDim, p.blockDim, p.sharedMem, p.stream, api, &cs[i]); e != hipSuccess)
       return e;
-    for (int j = 0; j < i; ++j)
-      if (&cs[j].s->device() == &cs[i].s->device()) {
-        debug_log(api, "launches " + std::to_string(j) + " and " + std::to_string(i) + " are on device " +
-                           std::to_string(cs[i].s->device().index()) + " (one grid per device)");
-        return hipErrorInvalidDevice;
-      }
+    if (hipError_t e = another_on_its_device(cs, i, api); e != hipSuccess) return e;
     all += cs[i].blocks * cs[i].threads;
   }
   reap_multi_grid_memory();
@@ -292,12 +299,7 @@ hipError_t multi_kernel_launch(hipLaunchParams* list, int n, unsigned flags, con
     cs[i].f = p.func ? Registry::get().function(p.func) : nullptr;
     if (!cs[i].f) return hipErrorInvalidDeviceFunction;
     if (hipError_t e = rt->stream(p.stream, &cs[i].s); e != hipSuccess) return e;
-    for (int j = 0; j < i; ++j)
-      if (&cs[j].s->device() == &cs[i].s->device()) {
-        debug_log(api, "launches " + std::to_string(j) + " and " + std::to_string(i) + " are on device " +
-                           std::to_string(cs[i].s->device().index()) + " (one kernel per device)");
-        return hipErrorInvalidDevice;
-      }
+    if (hipError_t e = another_on_its_device(cs, i, api); e != hipSuccess) return e;
   }
   std::vector<std::shared_ptr<EventRecord>> tails;
   hipError_t e = hipSuccess;

@@ -597,117 +597,59 @@ const void* driver_side(hipMemoryType t, const void* host, hipDeviceptr_t device
   }
 }
 
-hipError_t copy_param_2d(const hip_Memcpy2D* p, hipStream_t stream, bool async) {
-  const char* api = async ? "hipMemcpyParam2DAsync" : "hipMemcpyParam2D";
-  if (!p) return hipErrorInvalidValue;
-  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) {
-    if (p->WidthInBytes == 0 || p->Height == 0) return hipSuccess;
-    Pitched c;
-    c.w = p->WidthInBytes;
-    c.h = p->Height;
-    uint8_t* at;
-    size_t slice;
-    if (p->srcMemoryType == hipMemoryTypeArray) {
-      if (hipError_t r = array_side(p->srcArray, p->srcXInBytes, p->srcY, 0, c.w, c.h, 1, &at, &c.spitch, &slice, api);
-          r != hipSuccess)
-        return r;
-      c.src = at;
-    } else {
-      const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
-      if (!s) return hipErrorInvalidValue;
-      if (p->srcXInBytes > p->srcPitch || c.w > p->srcPitch - p->srcXInBytes) return hipErrorInvalidPitchValue;
-      c.src = s + p->srcY * p->srcPitch + p->srcXInBytes;
-      c.spitch = p->srcPitch;
-    }
-    if (p->dstMemoryType == hipMemoryTypeArray) {
-      if (hipError_t r = array_side(p->dstArray, p->dstXInBytes, p->dstY, 0, c.w, c.h, 1, &at, &c.dpitch, &slice, api);
-          r != hipSuccess)
-        return r;
-      c.dst = at;
-    } else {
-      auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
-      if (!d) return hipErrorInvalidValue;
-      if (p->dstXInBytes > p->dstPitch || c.w > p->dstPitch - p->dstXInBytes) return hipErrorInvalidPitchValue;
-      c.dst = d + p->dstY * p->dstPitch + p->dstXInBytes;
-      c.dpitch = p->dstPitch;
-    }
-    return copy_pitched(c, hipMemcpyDefault, stream, async);
-  }
-  const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
-  auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
-  if (p->WidthInBytes == 0 || p->Height == 0) return hipSuccess;
-  if (!s || !d) return hipErrorInvalidValue;
-  if (p->srcXInBytes > p->srcPitch || p->WidthInBytes > p->srcPitch - p->srcXInBytes ||
-      p->dstXInBytes > p->dstPitch || p->WidthInBytes > p->dstPitch - p->dstXInBytes)
-    return hipErrorInvalidPitchValue;
+// One side of a driver-API copy (hipMemcpyParam2D, hipDrvMemcpy3D): an array (x in bytes), or
+// host or device memory with its pitch and rows per slice. Gives the address of the side's first
+// byte, its pitch and its slice, checked to hold the copy's w bytes, h rows and d slices.
+struct DrvSide {
+  hipMemoryType type;
+  const void* host;
+  hipDeviceptr_t device;
+  const hipArray* array;
+  size_t x, y, z, pitch, height;
+};
+
+hipError_t drv_side(const DrvSide& s, const Pitched& c, const char* api, uint8_t** at, size_t* pitch, size_t* slice) {
+  if (s.type == hipMemoryTypeArray) return array_side(s.array, s.x, s.y, s.z, c.w, c.h, c.d, at, pitch, slice, api);
+  auto* base = static_cast<uint8_t*>(const_cast<void*>(driver_side(s.type, s.host, s.device)));
+  if (!base) return hipErrorInvalidValue;
+  if (s.x > s.pitch || c.w > s.pitch - s.x) return hipErrorInvalidPitchValue;
+  if (c.d > 1 && (s.y > s.height || c.h > s.height - s.y)) return hipErrorInvalidValue;
+  *pitch = s.pitch;
+  *slice = s.pitch * s.height;
+  *at = base + s.z * *slice + s.y * s.pitch + s.x;
+  return hipSuccess;
+}
+
+hipError_t copy_drv(const DrvSide& src, const DrvSide& dst, size_t w, size_t h, size_t d, hipStream_t stream,
+                    bool async, const char* api) {
+  if (w == 0 || h == 0 || d == 0) return hipSuccess;
   Pitched c;
-  c.src = s + p->srcY * p->srcPitch + p->srcXInBytes;
-  c.dst = d + p->dstY * p->dstPitch + p->dstXInBytes;
-  c.spitch = p->srcPitch;
-  c.dpitch = p->dstPitch;
-  c.w = p->WidthInBytes;
-  c.h = p->Height;
+  c.w = w;
+  c.h = h;
+  c.d = d;
+  uint8_t *s, *t;
+  if (hipError_t r = drv_side(src, c, api, &s, &c.spitch, &c.sslice); r != hipSuccess) return r;
+  if (hipError_t r = drv_side(dst, c, api, &t, &c.dpitch, &c.dslice); r != hipSuccess) return r;
+  c.src = s;
+  c.dst = t;
   return copy_pitched(c, hipMemcpyDefault, stream, async);
 }
 
+hipError_t copy_param_2d(const hip_Memcpy2D* p, hipStream_t stream, bool async) {
+  if (!p) return hipErrorInvalidValue;
+  return copy_drv({p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes, p->srcY, 0, p->srcPitch, 0},
+                  {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes, p->dstY, 0, p->dstPitch, 0},
+                  p->WidthInBytes, p->Height, 1, stream, async, async ? "hipMemcpyParam2DAsync" : "hipMemcpyParam2D");
+}
+
 hipError_t copy_drv_3d(const HIP_MEMCPY3D* p, hipStream_t stream, bool async) {
-  const char* api = async ? "hipDrvMemcpy3DAsync" : "hipDrvMemcpy3D";
   if (!p) return hipErrorInvalidValue;
   if (p->srcLOD || p->dstLOD) return hipErrorInvalidValue;  // mipmap levels: arrays only
-  if (p->srcMemoryType == hipMemoryTypeArray || p->dstMemoryType == hipMemoryTypeArray) {
-    if (p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0) return hipSuccess;
-    Pitched c;
-    c.w = p->WidthInBytes;
-    c.h = p->Height;
-    c.d = p->Depth;
-    uint8_t* at;
-    if (p->srcMemoryType == hipMemoryTypeArray) {
-      if (hipError_t r = array_side(p->srcArray, p->srcXInBytes, p->srcY, p->srcZ, c.w, c.h, c.d, &at, &c.spitch,
-                                    &c.sslice, api);
-          r != hipSuccess)
-        return r;
-      c.src = at;
-    } else {
-      const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
-      if (!s || uint64_t(p->srcXInBytes) + c.w > p->srcPitch) return hipErrorInvalidValue;
-      c.spitch = p->srcPitch;
-      c.sslice = size_t(p->srcPitch) * p->srcHeight;
-      c.src = s + p->srcZ * c.sslice + size_t(p->srcY) * p->srcPitch + p->srcXInBytes;
-    }
-    if (p->dstMemoryType == hipMemoryTypeArray) {
-      if (hipError_t r = array_side(p->dstArray, p->dstXInBytes, p->dstY, p->dstZ, c.w, c.h, c.d, &at, &c.dpitch,
-                                    &c.dslice, api);
-          r != hipSuccess)
-        return r;
-      c.dst = at;
-    } else {
-      auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
-      if (!d || uint64_t(p->dstXInBytes) + c.w > p->dstPitch) return hipErrorInvalidValue;
-      c.dpitch = p->dstPitch;
-      c.dslice = size_t(p->dstPitch) * p->dstHeight;
-      c.dst = d + p->dstZ * c.dslice + size_t(p->dstY) * p->dstPitch + p->dstXInBytes;
-    }
-    return copy_pitched(c, hipMemcpyDefault, stream, async);
-  }
-  const auto* s = static_cast<const uint8_t*>(driver_side(p->srcMemoryType, p->srcHost, p->srcDevice));
-  auto* d = static_cast<uint8_t*>(const_cast<void*>(driver_side(p->dstMemoryType, p->dstHost, p->dstDevice)));
-  if (p->WidthInBytes == 0 || p->Height == 0 || p->Depth == 0) return hipSuccess;
-  if (!s || !d) return hipErrorInvalidValue;
-  if (uint64_t(p->srcXInBytes) + p->WidthInBytes > p->srcPitch || uint64_t(p->dstXInBytes) + p->WidthInBytes > p->dstPitch)
-    return hipErrorInvalidPitchValue;
-  if (p->Depth > 1 && (uint64_t(p->srcY) + p->Height > p->srcHeight || uint64_t(p->dstY) + p->Height > p->dstHeight))
-    return hipErrorInvalidValue;
-  Pitched c;
-  c.sslice = size_t(p->srcPitch) * p->srcHeight;
-  c.dslice = size_t(p->dstPitch) * p->dstHeight;
-  c.src = s + p->srcZ * c.sslice + size_t(p->srcY) * p->srcPitch + p->srcXInBytes;
-  c.dst = d + p->dstZ * c.dslice + size_t(p->dstY) * p->dstPitch + p->dstXInBytes;
-  c.spitch = p->srcPitch;
-  c.dpitch = p->dstPitch;
-  c.w = p->WidthInBytes;
-  c.h = p->Height;
-  c.d = p->Depth;
-  return copy_pitched(c, hipMemcpyDefault, stream, async);
+  return copy_drv({p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes, p->srcY, p->srcZ,
+                   p->srcPitch, p->srcHeight},
+                  {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes, p->dstY, p->dstZ,
+                   p->dstPitch, p->dstHeight},
+                  p->WidthInBytes, p->Height, p->Depth, stream, async, async ? "hipDrvMemcpy3DAsync" : "hipDrvMemcpy3D");
 }
 
 hipError_t memset_2d(void* dst, size_t pitch, int value, size_t w, size_t h, hipStream_t stream, bool async) {

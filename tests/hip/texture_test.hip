@@ -504,3 +504,67 @@ TEST(HipTextures, LimitsFollowTheImageUnit) {
   HIP_ASSERT(hipFree(mem));
   (void)hipGetLastError();
 }
+
+// The driver-API copies name arrays by memory type: hipMemcpyParam2D into a window of a 2-D
+// array, hipDrvMemcpy3D out of a 3-D one; a window past the array's end is refused.
+TEST(HipArrays, DriverApiCopiesNameArrays) {
+  Array2D arr;
+  make_pattern_array(&arr);
+  std::vector<float> ones(5 * 3, 7.5f);
+  hip_Memcpy2D m{};
+  m.srcMemoryType = hipMemoryTypeHost;
+  m.srcHost = ones.data();
+  m.srcPitch = 5 * sizeof(float);
+  m.dstMemoryType = hipMemoryTypeArray;
+  m.dstArray = arr.a;
+  m.dstXInBytes = 2 * sizeof(float);
+  m.dstY = 4;
+  m.WidthInBytes = 5 * sizeof(float);
+  m.Height = 3;
+  HIP_ASSERT(hipMemcpyParam2D(&m));
+  std::vector<float> back(kW * kH);
+  HIP_ASSERT(hipMemcpy2DFromArray(back.data(), kW * sizeof(float), arr.a, 0, 0, kW * sizeof(float), kH,
+                                  hipMemcpyDeviceToHost));
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW; ++x) {
+      const bool in = x >= 2 && x < 7 && y >= 4 && y < 7;
+      ASSERT_EQ(back[y * kW + x], in ? 7.5f : value(x, y)) << x << "," << y;
+    }
+  m.dstY = kH - 2;  // three rows from the second-to-last
+  EXPECT_EQ(hipMemcpyParam2D(&m), hipErrorInvalidValue);
+
+  constexpr int w = 6, h = 4, d = 3;
+  auto host = pattern(w, h, d);
+  hipChannelFormatDesc cd = hipCreateChannelDesc<float>();
+  hipArray_t a3 = nullptr;
+  HIP_ASSERT(hipMalloc3DArray(&a3, &cd, make_hipExtent(w, h, d), 0));
+  hipMemcpy3DParms in{};
+  in.srcPtr = make_hipPitchedPtr(host.data(), w * sizeof(float), w, h);
+  in.dstArray = a3;
+  in.extent = make_hipExtent(w, h, d);
+  in.kind = hipMemcpyHostToDevice;
+  HIP_ASSERT(hipMemcpy3D(&in));
+  std::vector<float> out(w * 2 * 2, -1.0f);
+  HIP_MEMCPY3D q{};
+  q.srcMemoryType = hipMemoryTypeArray;
+  q.srcArray = a3;
+  q.srcXInBytes = sizeof(float);
+  q.srcY = 1;
+  q.srcZ = 1;
+  q.dstMemoryType = hipMemoryTypeHost;
+  q.dstHost = out.data();
+  q.dstPitch = w * sizeof(float);
+  q.dstHeight = 2;
+  q.WidthInBytes = 4 * sizeof(float);
+  q.Height = 2;
+  q.Depth = 2;
+  HIP_ASSERT(hipDrvMemcpy3D(&q));
+  for (int z = 0; z < 2; ++z)
+    for (int y = 0; y < 2; ++y)
+      for (int x = 0; x < w; ++x)
+        ASSERT_EQ(out[(z * 2 + y) * w + x], x < 4 ? value(x + 1, y + 1, z + 1) : -1.0f) << x << "," << y << "," << z;
+  q.srcZ = 2;  // slices 2 and 3 of three
+  EXPECT_EQ(hipDrvMemcpy3D(&q), hipErrorInvalidValue);
+  HIP_ASSERT(hipFreeArray(a3));
+  (void)hipGetLastError();
+}
