@@ -212,6 +212,15 @@ HIP_EXPORT hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, si
                           mem::Heap::Vram, 0, ptr));
 }
 
+// The driver API's pitched allocation. CUDA allows element sizes of 4, 8 and 16 bytes only; HIP
+// 5.2 takes any and pitches as hipMallocPitch does, which kfdrt follows (programs written for
+// ROCm pass other sizes).
+HIP_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t* dptr, size_t* pitch, size_t widthInBytes, size_t height,
+                                       unsigned int elementSizeBytes) {
+  (void)elementSizeBytes;
+  return hipMallocPitch(dptr, pitch, widthInBytes, height);
+}
+
 // hipMalloc3D: rows of `width` bytes padded to the pitch hipMallocPitch uses, `height` rows a
 // slice, `depth` slices; the pitched pointer carries the logical width and rows per slice.
 HIP_EXPORT hipError_t hipMalloc3D(hipPitchedPtr* p, hipExtent e) {
@@ -280,6 +289,8 @@ HIP_EXPORT hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags)
 }
 
 HIP_EXPORT hipError_t hipMallocHost(void** ptr, size_t size) { return hipHostMalloc(ptr, size, 0); }
+// The driver API's spelling, deprecated in HIP 5.2 and still in its API.
+HIP_EXPORT hipError_t hipMemAllocHost(void** ptr, size_t size) { return hipHostMalloc(ptr, size, 0); }
 HIP_EXPORT hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags) {
   return hipHostMalloc(ptr, size, flags);
 }

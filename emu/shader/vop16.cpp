@@ -183,6 +183,19 @@ inline uint32_t clamp01_f16(uint32_t h) {
 inline uint32_t usat16(int32_t e, bool c) { return static_cast<uint32_t>(c ? std::clamp(e, 0, 0xFFFF) : e) & 0xFFFF; }
 inline uint32_t ssat16(int32_t e, bool c) { return static_cast<uint32_t>(c ? std::clamp(e, -32768, 32767) : e) & 0xFFFF; }
 
+// A 16-bit packed operand (VOP3P packed math, the two-element dot products): an inline float
+// constant is its binary16 value in the low half with the high half zero, so that op_sel_hi:0
+// (which LLVM's AMDGPU backend emits beside such constants) feeds it to both elements. LLVM
+// (AMDGPUBaseInfo isInlinableLiteralV216) counts a v2f16/v2i16 value as inlinable when its high
+// half is zero and its low half is an inline 16-bit constant. Integer constants stay 32-bit values.
+const uint32_t* fetch_packed16(Wave& w, const Inst& in, unsigned i, uint32_t* t) {
+  const unsigned code = in.src[i];
+  if (code < 240 || code > 248) return fetch32(w, in, i, Ty::B32, t);
+  const uint32_t v = f32_to_f16(f32(kInlineF32[code - 240]));
+  VLOOP t[l] = v;
+  return t;
+}
+
 // VOP3P: each half of the result takes its sources' halves per op_sel (low result) and
 // op_sel_hi (high result); neg_lo/neg_hi negate per half.
 inline uint32_t half(uint32_t v, bool hi) { return hi ? v >> 16 : v & 0xFFFF; }
@@ -200,7 +213,7 @@ void pk16(Wave& w, const Inst& in, unsigned n, Pk kind, F f) {
   uint32_t t[3][64], r[64];
   const uint32_t* S[3];
   Inst plain = in; plain.abs = plain.neg = 0; plain.opsel = 0;
-  for (unsigned i = 0; i < n; ++i) S[i] = fetch32(w, plain, i, Ty::B32, t[i]);
+  for (unsigned i = 0; i < n; ++i) S[i] = fetch_packed16(w, plain, i, t[i]);
   VLOOP {
     uint32_t lo[3], hi[3];
     for (unsigned i = 0; i < n; ++i) {
@@ -360,8 +373,8 @@ void dot(Wave& w, const Inst& in, bool fp, F f, bool halves = false) {
   uint64_t ex = valu_active(w, in);
   Inst plain = in; plain.abs = plain.neg = 0; plain.opsel = 0;
   uint32_t t0[64], t1[64], t2[64], r[64];
-  const uint32_t* A = fetch32(w, plain, 0, Ty::B32, t0);
-  const uint32_t* B = fetch32(w, plain, 1, Ty::B32, t1);
+  const uint32_t* A = halves ? fetch_packed16(w, plain, 0, t0) : fetch32(w, plain, 0, Ty::B32, t0);
+  const uint32_t* B = halves ? fetch_packed16(w, plain, 1, t1) : fetch32(w, plain, 1, Ty::B32, t1);
   const uint32_t* C = fetch32(w, plain, 2, fp ? Ty::F32 : Ty::B32, t2);
   if (vop3 && halves && (in.opsel != 0 || (in.opsel_hi & 3) != 3)) {
     uint32_t s0[64], s1[64];

@@ -98,6 +98,32 @@ TEST_F(Packed, SelectsNegatesAndClampsPackedHalves) {
   }
 }
 
+// Inline float constants in 16-bit packed operands are binary16 values in the low half with a zero
+// high half (LLVM feeds them to both elements with op_sel_hi:0); integer constants are 32-bit.
+TEST_F(Packed, InlineConstantsAreHalfValuesInTheLowHalf) {
+  auto o = run_packed("k_packed_const");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    const uint32_t x = a[l], y = b[l];
+    const double lo = h(x), hi = h(x >> 16);
+    ASSERT_TRUE(same16(slot(0, l) & 0xFFFF, hb(lo + 1.0))) << l << std::hex << " got " << slot(0, l);
+    ASSERT_TRUE(same16(slot(0, l) >> 16, hb(hi + 1.0))) << l << std::hex << " got " << slot(0, l);
+    ASSERT_TRUE(same16(slot(1, l) & 0xFFFF, hb(lo * 0.5))) << l << std::hex << " got " << slot(1, l);
+    ASSERT_TRUE(same16(slot(1, l) >> 16, hb(hi * 0.0))) << l << std::hex << " got " << slot(1, l);
+    ASSERT_TRUE(same16(slot(2, l) & 0xFFFF, hb(std::fma(lo, 2.0, -1.0)))) << l;
+    ASSERT_TRUE(same16(slot(2, l) >> 16, hb(std::fma(hi, 2.0, -1.0)))) << l;
+    const float want3 = ftz(static_cast<float>(lo + hi + ftz(f(y))));
+    const float got3 = f(slot(3, l)), got4 = f(slot(4, l));
+    auto close = [](float got, float want) {
+      return std::isnan(want) ? std::isnan(got) : got == want || std::fabs(got - want) <= std::fabs(want) * 1e-6f;
+    };
+    ASSERT_TRUE(close(got3, want3)) << l << " got " << got3 << " want " << want3;
+    const float want4 = ftz(static_cast<float>(lo * 0.5 + hi * 0.0 + ftz(f(y))));
+    ASSERT_TRUE(close(got4, want4)) << l << " got " << got4 << " want " << want4;
+    ASSERT_EQ(slot(5, l), pack(lo16(x) + 0xFFFF, hi16(x) + 0xFFFF)) << l;
+  }
+}
+
 }  // namespace
 
 namespace {

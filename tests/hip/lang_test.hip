@@ -283,3 +283,79 @@ TEST(HipLaunch, GglConfigurationFromAMacro) {
   for (int i = 0; i < 32; ++i) EXPECT_EQ(h[i], 3 * i);
   HIP_ASSERT(hipFree(d));
 }
+
+// ROCm 5.2's spellings of the half types: `data` views the raw bits as binary16 (a two-element
+// vector in __half2_raw), a volatile __half_raw assigns to a __half, and a number on the right of
+// __half2's compound assignments applies to both halves.
+static_assert(std::is_assignable<__half&, volatile __half_raw&>::value, "volatile raw assigns");
+static_assert(std::is_assignable<__half&, volatile __half_raw&&>::value, "volatile raw assigns");
+static_assert(sizeof(__half_raw) == 2 && sizeof(__half2_raw) == 4, "raw sizes");
+
+__global__ void half_spellings(float* out, __half2 a, __half b) {
+  __half2_raw r = a;
+  out[0] = static_cast<float>(r.data.x);
+  out[1] = static_cast<float>(r.data.y);
+  __half_raw rb = b;
+  out[2] = static_cast<float>(rb.data);
+  a += 1;
+  a *= 2.0f;
+  a -= 1.0;
+  a /= 2;
+  out[3] = __low2float(a);
+  out[4] = __high2float(a);
+  volatile __half_raw vr;
+  vr.x = 0x4200;  // 3.0
+  __half h;
+  h = vr;
+  out[5] = __half2float(h);
+}
+
+TEST(HipHalf, RocmRawViewsAndScalarCompoundAssignment) {
+  float* d;
+  HIP_ASSERT(hipMalloc(&d, 6 * sizeof(float)));
+  half_spellings<<<1, 1>>>(d, __half2(__float2half(1.5f), __float2half(-4.0f)), __float2half(0.25f));
+  float h[6];
+  HIP_ASSERT(hipMemcpy(h, d, sizeof(h), hipMemcpyDeviceToHost));
+  EXPECT_EQ(h[0], 1.5f);
+  EXPECT_EQ(h[1], -4.0f);
+  EXPECT_EQ(h[2], 0.25f);
+  EXPECT_EQ(h[3], ((1.5f + 1) * 2 - 1) / 2);
+  EXPECT_EQ(h[4], ((-4.0f + 1) * 2 - 1) / 2);
+  EXPECT_EQ(h[5], 3.0f);
+  // The same on the host.
+  __half2 a(__float2half(2.0f), __float2half(8.0f));
+  a -= 1;
+  a /= 0.5f;
+  __half2_raw r = a;
+  EXPECT_EQ(static_cast<float>(r.data.x), 2.0f);
+  EXPECT_EQ(static_cast<float>(r.data.y), 14.0f);
+  HIP_ASSERT(hipFree(d));
+}
+
+// The driver API's allocation spellings that HIP 5.2 keeps.
+TEST(HipMemory, DriverApiHostAndPitchedAllocations) {
+  int* h = nullptr;
+  HIP_ASSERT(hipMemAllocHost(reinterpret_cast<void**>(&h), 64 * sizeof(int)));
+  ASSERT_NE(h, nullptr);
+  unsigned int flags = 99;
+  HIP_ASSERT(hipHostGetFlags(&flags, h));
+  EXPECT_EQ(flags, 0u);
+  write_flag<<<1, 1>>>(h);
+  HIP_ASSERT(hipDeviceSynchronize());
+  EXPECT_EQ(h[0], 42);
+  HIP_ASSERT(hipHostFree(h));
+  hipDeviceptr_t p = nullptr;
+  size_t pitch = 0, pitch_rt = 0;
+  HIP_ASSERT(hipMemAllocPitch(&p, &pitch, 100, 3, 4));
+  void* q = nullptr;
+  HIP_ASSERT(hipMallocPitch(&q, &pitch_rt, 100, 3));
+  EXPECT_EQ(pitch, pitch_rt);
+  EXPECT_GE(pitch, 100u);
+  HIP_ASSERT(hipMemset2D(p, pitch, 7, 100, 3));
+  std::vector<unsigned char> back(pitch * 3);
+  HIP_ASSERT(hipMemcpy(back.data(), p, back.size(), hipMemcpyDeviceToHost));
+  EXPECT_EQ(back[2 * pitch + 99], 7);
+  EXPECT_EQ(hipMemAllocPitch(&p, nullptr, 100, 3, 4), hipErrorInvalidValue);
+  HIP_ASSERT(hipFree(p));
+  HIP_ASSERT(hipFree(q));
+}

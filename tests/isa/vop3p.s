@@ -67,6 +67,25 @@ KBEGIN_IN k_packed
   s_endpgm
 KEND k_packed
 
+// Inline float constants as 16-bit packed operands: the binary16 value in the low half, the high
+// half zero; op_sel_hi:0 feeds the low half to the high element.
+KBEGIN_IN k_packed_const
+  v_pk_add_f16 v4, v2, 1.0 op_sel_hi:[1,0]  // a + 1 in each half
+  STORE v4, 0
+  v_pk_mul_f16 v5, v2, 0.5                  // lo = a.lo * 0.5, hi = a.hi * (+0)
+  STORE v5, 1
+  v_pk_fma_f16 v6, v2, 2.0, -1.0 op_sel_hi:[1,0,0]  // a * 2 - 1 in each half
+  STORE v6, 2
+  v_dot2_f32_f16 v7, v2, 1.0, v3 op_sel_hi:[1,0,1]  // a.lo + a.hi + b (f32)
+  STORE v7, 3
+  v_mov_b32 v9, v3
+  v_dot2c_f32_f16 v9, 0.5, v2               // VOP2: a.lo * 0.5 + a.hi * (+0) + b
+  STORE v9, 4
+  v_pk_add_u16 v8, v2, -1 op_sel_hi:[1,1]   // integer constants stay 32-bit: -1 in both halves
+  STORE v8, 5
+  s_endpgm
+KEND k_packed_const
+
 // VOP2 forms with a literal constant K (v_madmk: S0*K+S1, v_madak: S0*S1+K) and the unfused
 // f16 mad: the product is rounded before the add.
 KBEGIN_IN k_mad_literal

@@ -22,7 +22,27 @@
 
 #include "hip/kfdrt/hip_common.h"
 
-// The bit patterns alone (C and C++).
+// The bit patterns alone (C and C++). Under clang, as in ROCm 5.2's HIP, `data` views the same
+// bits as binary16 values: _Float16 in __half_raw, a two-element _Float16 vector (members .x, .y)
+// in __half2_raw. The integer members come first, so `__half_raw{bits}` sets the bits.
+#if defined(__clang__)
+typedef _Float16 __kfdrt_float16_2 __attribute__((ext_vector_type(2)));
+typedef struct __half_raw {
+  union {
+    unsigned short x;
+    _Float16 data;
+  };
+} __half_raw;
+typedef struct __half2_raw {
+  union {
+    struct {
+      unsigned short x;
+      unsigned short y;
+    };
+    __kfdrt_float16_2 data;
+  };
+} __half2_raw;
+#else
 typedef struct __half_raw {
   unsigned short x;
 } __half_raw;
@@ -30,6 +50,7 @@ typedef struct __half2_raw {
   unsigned short x;
   unsigned short y;
 } __half2_raw;
+#endif
 
 #ifndef __cplusplus
 // C sees the storage only: the functions below are C++.
@@ -105,6 +126,22 @@ struct __half {
     __x = r.x;
     return *this;
   }
+  __KFDRT_HFN __half& operator=(const volatile __half_raw& r) {
+    __x = r.x;
+    return *this;
+  }
+  __KFDRT_HFN volatile __half& operator=(const volatile __half_raw& r) volatile {
+    __x = r.x;
+    return *this;
+  }
+  __KFDRT_HFN __half& operator=(__half_raw&& r) {
+    __x = r.x;
+    return *this;
+  }
+  __KFDRT_HFN __half& operator=(volatile __half_raw&& r) {
+    __x = r.x;
+    return *this;
+  }
   __half& operator=(const __half&) = default;
   __KFDRT_HFN operator __half_raw() const { return __half_raw{__x}; }
   __KFDRT_HFN operator __half_raw() const volatile { return __half_raw{__x}; }
@@ -146,13 +183,28 @@ struct alignas(4) __half2 {
   }
   __half2& operator=(const __half2&) = default;
   __KFDRT_HFN operator __half2_raw() const {
-    return __half2_raw{static_cast<__half_raw>(x).x, static_cast<__half_raw>(y).x};
+    __half2_raw r;
+    r.x = static_cast<__half_raw>(x).x;
+    r.y = static_cast<__half_raw>(y).x;
+    return r;
   }
 #if !defined(__HIP_NO_HALF_OPERATORS__)
   __KFDRT_HFN __half2& operator+=(const __half2& o) { x += o.x; y += o.y; return *this; }
   __KFDRT_HFN __half2& operator-=(const __half2& o) { x -= o.x; y -= o.y; return *this; }
   __KFDRT_HFN __half2& operator*=(const __half2& o) { x *= o.x; y *= o.y; return *this; }
   __KFDRT_HFN __half2& operator/=(const __half2& o) { x /= o.x; y /= o.y; return *this; }
+#if !defined(__HIP_NO_HALF_CONVERSIONS__)
+  // A number on the right applies to both halves (ROCm 5.2's HIP accepts `h2 += 0` so, its
+  // __half2 converting a scalar to a two-element vector).
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
+  __KFDRT_HFN __half2& operator+=(T s) { return *this += __half2(__half(s), __half(s)); }
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
+  __KFDRT_HFN __half2& operator-=(T s) { return *this -= __half2(__half(s), __half(s)); }
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
+  __KFDRT_HFN __half2& operator*=(T s) { return *this *= __half2(__half(s), __half(s)); }
+  template <class T, class = typename std::enable_if<std::is_arithmetic<T>::value>::type>
+  __KFDRT_HFN __half2& operator/=(T s) { return *this /= __half2(__half(s), __half(s)); }
+#endif
   __KFDRT_HFN __half2& operator++() { ++x; ++y; return *this; }
   __KFDRT_HFN __half2& operator--() { --x; --y; return *this; }
   __KFDRT_HFN __half2 operator++(int) {

@@ -94,6 +94,9 @@ hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height
 hipError_t hipMallocManaged(void** devPtr, size_t size, unsigned int flags __HIP_DEFAULT(hipMemAttachGlobal));
 hipError_t hipFree(void* ptr);
 hipError_t hipMallocHost(void** ptr, size_t size);
+hipError_t hipMemAllocHost(void** ptr, size_t size);
+hipError_t hipMemAllocPitch(hipDeviceptr_t* dptr, size_t* pitch, size_t widthInBytes, size_t height,
+                            unsigned int elementSizeBytes);
 hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags __HIP_DEFAULT(hipHostMallocDefault));
 hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags);
 hipError_t hipHostFree(void* ptr);
