@@ -278,8 +278,9 @@ hipError_t device_attribute(const Device& dev, hipDeviceAttribute_t a, int* v) {
     case hipDeviceAttributeVirtualMemoryManagementSupported:
     case hipDeviceAttributePageableMemoryAccess:
     case hipDeviceAttributePageableMemoryAccessUsesHostPageTables:
-    case hipDeviceAttributeImageSupport:
     case hipDeviceAttributeCanUseStreamWaitValue: *v = 0; break;
+    // Texture and surface objects work where the GPU has image instructions (not on gfx940+).
+    case hipDeviceAttributeImageSupport: *v = p.maxTexture1D > 0; break;
     case hipDeviceAttributeClockInstructionRate: *v = p.clockInstructionRate; break;
     case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor: *v = int(p.maxSharedMemoryPerMultiProcessor); break;
     case hipDeviceAttributeIsLargeBar: *v = p.isLargeBar; break;

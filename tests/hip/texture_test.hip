@@ -489,6 +489,11 @@ TEST(HipTextures, LimitsFollowTheImageUnit) {
   res.res.linear.sizeInBytes = 4096;
   hipTextureDesc td{};
   hipTextureObject_t t = nullptr;
+  // Programs ask hipDeviceAttributeImageSupport before they use textures (AMD's rocm-examples'
+  // texture_management does).
+  int image_support = -1;
+  HIP_ASSERT(hipDeviceGetAttribute(&image_support, hipDeviceAttributeImageSupport, dev));
+  EXPECT_EQ(image_support, no_images ? 0 : 1);
   if (no_images) {
     EXPECT_EQ(p.maxTexture2D[0], 0);
     EXPECT_EQ(p.maxTexture1DLinear, 0);
