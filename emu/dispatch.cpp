@@ -75,7 +75,8 @@ shader::ShaderCore& core_for(DeviceState& d) {
   std::lock_guard<std::mutex> lk(shader_build_mutex());
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
-    d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus);
+    d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus,
+                                                     d.model->target->max_engine_clk_mhz);
     d.shader_ready.store(d.shader.get(), std::memory_order_release);
   }
   return *d.shader;

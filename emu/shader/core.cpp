@@ -102,8 +102,8 @@ void require_host_isa() {
 
 class Core {
  public:
-  Core(Target t, unsigned workers, unsigned compute_units)
-      : target(t), code(t), nworkers(workers), cus(compute_units) {
+  Core(Target t, unsigned workers, unsigned compute_units, uint32_t clock_mhz)
+      : target(t), code(t), nworkers(workers), cus(compute_units), engine_clock_mhz(clock_mhz) {
     require_host_isa();
     if (nworkers == 0) nworkers = std::max(1u, std::thread::hardware_concurrency());
     // Here (the command processor's warm-up, while the host is still setting up) rather than in
@@ -114,6 +114,7 @@ class Core {
   DecodeCache code;
   unsigned nworkers;
   unsigned cus;  // compute units workgroups are resident on (0: no limit but scratch)
+  uint32_t engine_clock_mhz;  // s_memtime's rate
   Gws gws;       // the device's global wave sync resources
   Pool pool;
 };
@@ -313,8 +314,8 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
 
 }  // namespace
 
-ShaderCore::ShaderCore(Target t, unsigned workers, unsigned cus)
-    : core_(std::make_unique<Core>(t, workers, cus)) {}
+ShaderCore::ShaderCore(Target t, unsigned workers, unsigned cus, uint32_t engine_clock_mhz)
+    : core_(std::make_unique<Core>(t, workers, cus, engine_clock_mhz ? engine_clock_mhz : kDefaultEngineClockMhz)) {}
 ShaderCore::~ShaderCore() = default;
 unsigned ShaderCore::workers() const { return core_->nworkers; }
 void ShaderCore::flush_code_cache() { core_->code.clear(); }
@@ -354,6 +355,7 @@ Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
   ctx.hooks = &hooks;
   ctx.code = &core.code;
   ctx.target = core.target;
+  ctx.engine_clock_mhz = core.engine_clock_mhz;
   // Distinct per run() of every core: a worker's storage is bound to one dispatch by it.
   static std::atomic<uint64_t> epochs{0};
   ctx.epoch = epochs.fetch_add(1) + 1;

@@ -71,7 +71,8 @@
 //   bytes; structured: the index): out-of-range dwords read 0 and are not written; atomics
 //   there do nothing and return 0. Swizzled V#s other than the private segment's layout are
 //   refused (Unimplemented).
-// * s_memtime/s_memrealtime: a constant 100 MHz clock (kShaderClockHz). s_sendmsg
+// * s_memrealtime: the constant 100 MHz reference clock (kShaderClockHz); s_memtime: the shader
+//   clock at the device's engine clock (ShaderCore's engine_clock_mhz). s_sendmsg
 //   MSG_INTERRUPT calls Hooks::interrupt(M0); other messages are ignored. s_trap 2 ends the
 //   dispatch with Outcome::Trap; s_trap 3 is a no-op. Waves of a workgroup switch every 16 Ki
 //   instructions and at s_sleep, so a wave spinning on memory another wave writes progresses.
@@ -212,9 +213,13 @@ struct Outcome {
   bool ok() const { return kind == Kind::Ok; }
 };
 
-// Frequency of s_memtime / s_memrealtime: a constant 100 MHz clock derived from the host's
-// steady clock (10 ns per tick).
-inline constexpr uint64_t kShaderClockHz = 100'000'000;
+// Clocks, from the host's steady clock: s_memrealtime reads the GPU's constant 100 MHz reference
+// clock; s_memtime the shader (engine) clock, which counts at the core's clock frequency (LLVM
+// lowers readcyclecounter to s_memtime on gfx9 and readsteadycounter to s_memrealtime), taken
+// as the part's maximum engine clock (the topology's max_engine_clk_fcompute, which HIP reports
+// as the clock rate of clock64()).
+inline constexpr uint64_t kShaderClockHz = 100'000'000;  // s_memrealtime
+inline constexpr uint32_t kDefaultEngineClockMhz = 1700;  // s_memtime when the core is not told
 
 class Core;  // private implementation
 
@@ -230,7 +235,9 @@ class Core;  // private implementation
 class ShaderCore {
  public:
   // `cus`: the compute units workgroups are resident on (0: as many as scratch allows).
-  ShaderCore(Target t, unsigned workers /*0 = one per host core*/, unsigned cus = 0);
+  // `engine_clock_mhz`: the rate s_memtime counts at.
+  ShaderCore(Target t, unsigned workers /*0 = one per host core*/, unsigned cus = 0,
+             uint32_t engine_clock_mhz = kDefaultEngineClockMhz);
   ~ShaderCore();
   ShaderCore(const ShaderCore&) = delete;
   ShaderCore& operator=(const ShaderCore&) = delete;

@@ -43,13 +43,17 @@ void s_trap(Wave& w, const Inst& in) {
             "s_trap " + std::to_string(id) + " at " + describe(in, w.pc - in.size));
 }
 
-// 100 MHz constant clock (kShaderClockHz) from the host's steady clock.
-uint64_t shader_clock() {
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      std::chrono::steady_clock::now().time_since_epoch()).count();
-  return static_cast<uint64_t>(ns) / (1'000'000'000 / kShaderClockHz);
+uint64_t host_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now().time_since_epoch()).count());
 }
-void s_memtime(Wave& w, const Inst& in) { swrite64(w, in.dst, shader_clock()); }
+// s_memrealtime: the 100 MHz reference clock (kShaderClockHz).
+void s_memrealtime(Wave& w, const Inst& in) { swrite64(w, in.dst, host_ns() / (1'000'000'000 / kShaderClockHz)); }
+// s_memtime: the shader clock, at the device's engine clock (DispatchCtx::engine_clock_mhz).
+void s_memtime(Wave& w, const Inst& in) {
+  const uint64_t ns = host_ns(), mhz = w.group->ctx->engine_clock_mhz;
+  swrite64(w, in.dst, ns / 1000 * mhz + ns % 1000 * mhz / 1000);
+}
 
 const HandlerEntry kSopp[] = {
 #define E(n) {#n, n},
@@ -57,7 +61,7 @@ const HandlerEntry kSopp[] = {
     E(s_cbranch_vccnz) E(s_cbranch_execz) E(s_cbranch_execnz) E(s_barrier) E(s_waitcnt)
     E(s_sleep) E(s_setprio) E(s_icache_inv) E(s_sendmsg) E(s_trap) E(s_memtime)
 #undef E
-    {"s_memrealtime", s_memtime}, {"s_sendmsghalt", s_sendmsg}, {"s_incperflevel", s_nop},
+    {"s_memrealtime", s_memrealtime}, {"s_sendmsghalt", s_sendmsg}, {"s_incperflevel", s_nop},
     {"s_decperflevel", s_nop}, {"s_ttracedata", s_nop}, {"s_dcache_wb", s_nop},
     {"s_dcache_inv", s_nop}, {"s_dcache_wb_vol", s_nop}, {"s_dcache_inv_vol", s_nop},
     {"s_wakeup", s_nop},

@@ -152,6 +152,7 @@ struct DispatchCtx {
   Hooks* hooks = nullptr;
   DecodeCache* code = nullptr;
   Target target = Target::gfx90a;
+  uint32_t engine_clock_mhz = kDefaultEngineClockMhz;  // s_memtime's rate
   std::atomic<bool> stop{false};
   const std::atomic<bool>* preempt = nullptr;  // Dispatch::preempt
   std::atomic<bool> have_error{false};

@@ -145,6 +145,24 @@ TEST_F(Control, ReadsAndWritesHardwareRegisters) {
   EXPECT_EQ(slot(3, 0), 0x00400000u);  // denormal survives the multiply
 }
 
+// s_memtime counts at the engine clock (the ShaderCore's default 1700 MHz here), s_memrealtime at
+// 100 MHz: an interval of the one that contains an interval of the other is at least 17 times as
+// many ticks, and one inside it at most (the bounds hold however the host schedules the wave).
+TEST_F(Control, ShaderClockRunsAtTheEngineClockAndRealtimeAt100MHz) {
+  auto o = run_isa("control.co", "k_clocks");
+  ASSERT_TRUE(o.ok()) << o.message;
+  auto u64 = [&](unsigned k) { return uint64_t{slot(k, 0)} | uint64_t{slot(k + 1, 0)} << 32; };
+  const double ratio = double(emu::shader::kDefaultEngineClockMhz) * 1e6 / double(emu::shader::kShaderClockHz);
+  // First loop: memtime [0 .. 4] contains realtime [2 .. 6].
+  const double outer_time = double(u64(4) - u64(0)), inner_real = double(u64(6) - u64(2));
+  ASSERT_GT(inner_real, 100.0);
+  EXPECT_GE(outer_time, ratio * (inner_real - 1) * 0.999) << outer_time << " shader ticks around " << inner_real << " reference ticks";
+  // Second loop: realtime [10 .. 14] contains memtime [8 .. 12].
+  const double inner_time = double(u64(12) - u64(8)), outer_real = double(u64(14) - u64(10));
+  ASSERT_GT(inner_time, 100.0);
+  EXPECT_LE(inner_time, ratio * (outer_real + 1) * 1.001) << inner_time << " shader ticks inside " << outer_real << " reference ticks";
+}
+
 TEST_F(Control, RedecodesCodeRewrittenAtTheSameAddress) {
   ASSERT_TRUE(run_isa("control.co", "k_const_a").ok());
   EXPECT_EQ(slot(0, 3), 0x1111u);

@@ -120,6 +120,50 @@ KBEGIN k_hwreg
   s_endpgm
 KEND k_hwreg
 
+// The two clocks read around a loop, nested both ways: s_memtime (shader clock) outside
+// s_memrealtime (100 MHz reference clock), then inside it.
+KBEGIN k_clocks
+  s_memtime s[4:5]
+  s_memrealtime s[6:7]
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s20, 100000
+clock_loop_a:
+  s_sub_u32 s20, s20, 1
+  s_cmp_lg_u32 s20, 0
+  s_cbranch_scc1 clock_loop_a
+  s_memrealtime s[10:11]
+  s_memtime s[8:9]
+  s_waitcnt lgkmcnt(0)
+  s_memrealtime s[14:15]
+  s_memtime s[12:13]
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s20, 100000
+clock_loop_b:
+  s_sub_u32 s20, s20, 1
+  s_cmp_lg_u32 s20, 0
+  s_cbranch_scc1 clock_loop_b
+  s_memtime s[16:17]
+  s_memrealtime s[18:19]
+  s_waitcnt lgkmcnt(0)
+  STORES s4, 0
+  STORES s5, 1
+  STORES s6, 2
+  STORES s7, 3
+  STORES s8, 4
+  STORES s9, 5
+  STORES s10, 6
+  STORES s11, 7
+  STORES s12, 8
+  STORES s13, 9
+  STORES s14, 10
+  STORES s15, 11
+  STORES s16, 12
+  STORES s17, 13
+  STORES s18, 14
+  STORES s19, 15
+  s_endpgm
+KEND k_clocks
+
 // Round toward zero is not implemented: must stop loudly, not round to nearest.
 KBEGIN k_round_mode
   s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0xf
