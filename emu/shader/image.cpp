@@ -95,7 +95,8 @@ bool swizzled_layout(Wave& w, const Inst& in, Op& op) {
                                           slices, op.lay);
   if (!why.empty()) return fail(w, in, "image " + why + " not implemented");
   const uint64_t mask = (uint64_t{1} << op.lay.block_log2) - 1;
-  uint64_t low = im.base & mask;
+  const uint64_t low = im.base & mask;
+  op.block_base = im.base;  // non-xor modes: blocks follow a 256-byte aligned base
   if (op.lay.xor_mode) {
     const uint64_t xor_bits = ((uint64_t{1} << (op.lay.pipe_bits + op.lay.bank_bits)) - 1) << op.lay.interleave_log2;
     if (low & ~xor_bits) {
@@ -106,10 +107,8 @@ bool swizzled_layout(Wave& w, const Inst& in, Op& op) {
       return fail(w, in, mode + b);
     }
     op.pipe_bank_xor = static_cast<uint32_t>(low >> op.lay.interleave_log2);
-    low = 0;
+    op.block_base = im.base & ~mask;
   }
-  op.block_base = im.base & ~mask;
-  op.block_base += low;  // non-xor modes: a 256-byte aligned base the blocks follow
   op.swizzled = true;
   return true;
 }
@@ -164,7 +163,7 @@ bool texel_addr(const Op& op, uint32_t x, uint32_t y, uint32_t z, uint64_t& addr
   if (x >= im.width || y >= im.height || z >= op.slices) return false;
   if (arr) z += im.base_array;
   if (op.swizzled) {
-    if (z >= op.lay.depth) return false;  // BASE_ARRAY past the T#'s last slice
+    if (z >= op.lay.depth) return false;  // (not reached: slices end at the T#'s last one)
     addr = op.block_base + sw::offset(op.lay, x, y, z, op.pipe_bank_xor);
     return true;
   }
