@@ -14,9 +14,10 @@
 //    then a 256-byte micro tile (2-D) or 1 KB micro block (thick 3-D) ordered by the mode's
 //    letter (Z morton, S standard, D display, R rotated), then alternating y/x bits (thin) or
 //    z/y/x bits (thick) up to the block size.
-//  - Thin: 2-D and 2-D array images in every mode; 3-D images in D and R modes (slices are one
-//    padded slice apart; 3-D D modes use the S micro-tile order). Thick: 3-D images in Z and S
-//    modes (blocks are 3-D: several slices share a block).
+//  - Thin: 2-D and 2-D array images in every mode; 3-D images in D modes (slices are one padded
+//    slice apart; 3-D D modes use the S micro-tile order; addrlib defines no R or 256B mode for
+//    3-D images). Thick: 3-D images in Z and S modes (blocks are 3-D: several slices share a
+//    block).
 //  - _X modes XOR the pipe and bank bits (address bits from the pipe interleave up) with higher
 //    address bits of the same equation, thin ones also with the slice index, and with the
 //    surface's pipe/bank xor, which drivers put in the low bits of the T#'s BASE_ADDRESS.
