@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // MIMG execution: image loads, stores, size queries and sampling through a T# (and S#) on
-// linear (SW_LINEAR) images; texels are read and written through the memory model like global
-// memory. What the core does not implement fails as such, naming the feature.
+// linear (SW_LINEAR) and swizzled (the gfx9 4KB/64KB/256B modes, swizzle_gfx9.h) images;
+// texels are read and written through the memory model like global memory. What the core does
+// not implement fails as such, naming the feature.
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "emu/shader/memops.h"
+#include "emu/shader/swizzle_gfx9.h"
 #include "emu/shader/texel.h"
 #include "pm4/image_gfx9.h"
 
@@ -15,6 +18,13 @@ namespace emu::shader {
 namespace {
 
 namespace ig = pm4::image_gfx9;
+namespace sw = swizzle_gfx9;
+
+// GB_ADDR_CONFIG of the emulated gfx9 parts with image instructions (gfx906, gfx908, gfx90a):
+// Linux gfx_v9_0.c gfx_v9_0_gpu_early_init programs 0x22014042 for vega20, arcturus and
+// aldebaran (the value emu/device_model.cpp reports to the driver stack, which hands it to
+// ROCr's image library; the swizzled layouts hardware reads depend on it).
+constexpr uint32_t kGbAddrConfig = 0x22014042;
 
 // MIMG fields (AMD Vega ISA, "MIMG" microcode format): DMASK 11:8, UNORM 12, GLC 13, DA 14,
 // R128/A16 15, TFE 16, LWE 17, OP 24:18, SLC 25; VADDR 39:32, VDATA 47:40, SRSRC 52:48 (in
@@ -54,7 +64,54 @@ struct Op {
   bool integer = false;   // UINT/SINT: components are raw integers
   unsigned ncoord = 1;
   uint32_t slices = 1;    // 3D: depth; arrays: slices base_array..last_array; else 1
+  bool swizzled = false;  // SW_MODE != 0: `lay` and the block-aligned base apply
+  uint64_t block_base = 0;
+  uint32_t pipe_bank_xor = 0;
+  sw::Layout lay;
 };
+
+// A swizzled surface (T# SW_MODE != 0): its layout from the mode, the texel size and the T#'s
+// dimensions. Hardware pads a single-level surface to whole blocks on its own (AMD addrlib,
+// Gfx9Lib::HwlComputeSurfaceInfoTiled: pitch and height aligned to the block, 3-D depth to the
+// block's depth for thick modes); the T# PITCH field only describes linear rows. The low bits of
+// BASE_ADDRESS inside the block are the surface's pipe/bank xor in _X modes (addrlib's
+// ApplyCustomerPipeBankXor, folded into the base by the drivers); any other low bit is a base
+// not aligned to the block, which only non-xor modes allow (addrlib's
+// ComputeSurfaceBaseAlignTiled: 256 bytes for those).
+bool swizzled_layout(Wave& w, const Inst& in, Op& op) {
+  const ig::Image& im = op.im;
+  const std::string mode = "image SW_MODE " + std::to_string(im.sw_mode) + " (" + sw::mode_name(im.sw_mode) + ")";
+  if (im.type == ig::kType1D || im.type == ig::kType1DArray)
+    return fail(w, in, mode + " of a 1-D image not implemented (gfx9 1-D images are linear, AMD addrlib)");
+  if (im.last_level != 0 || im.max_mip != 0)
+    return fail(w, in, mode + " with mip levels (LAST_LEVEL " + std::to_string(im.last_level) + ", MAX_MIP " +
+                           std::to_string(im.max_mip) + ": a mip chain's layout) not implemented");
+  if (!std::has_single_bit(op.bpt))
+    return fail(w, in, mode + " with " + std::to_string(op.bpt) + "-byte texels not implemented (gfx9 swizzles power-of-two elements)");
+  const bool tex3d = im.type == ig::kType3D;
+  const uint32_t slices = tex3d ? im.depth : ig::is_array(im.type) ? im.last_array + 1 : 1;
+  const std::string why = sw::make_layout(sw::decode_gb_addr_config(kGbAddrConfig), im.sw_mode, tex3d,
+                                          static_cast<unsigned>(std::countr_zero(op.bpt)), im.width, im.height,
+                                          slices, op.lay);
+  if (!why.empty()) return fail(w, in, "image " + why + " not implemented");
+  const uint64_t mask = (uint64_t{1} << op.lay.block_log2) - 1;
+  const uint64_t low = im.base & mask;
+  op.block_base = im.base;  // non-xor modes: blocks follow a 256-byte aligned base
+  if (op.lay.xor_mode) {
+    const uint64_t xor_bits = ((uint64_t{1} << (op.lay.pipe_bits + op.lay.bank_bits)) - 1) << op.lay.interleave_log2;
+    if (low & ~xor_bits) {
+      char b[160];
+      std::snprintf(b, sizeof b, " T# BASE_ADDRESS 0x%llx not aligned to the %u-byte block (low bits 0x%llx; only the pipe/bank xor 0x%llx may be set)",
+                    static_cast<unsigned long long>(im.base), 1u << op.lay.block_log2,
+                    static_cast<unsigned long long>(low), static_cast<unsigned long long>(xor_bits));
+      return fail(w, in, mode + b);
+    }
+    op.pipe_bank_xor = static_cast<uint32_t>(low >> op.lay.interleave_log2);
+    op.block_base = im.base & ~mask;
+  }
+  op.swizzled = true;
+  return true;
+}
 
 bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
   op.m = fields(w, in);
@@ -70,11 +127,8 @@ bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
   // The T#'s type decides the coordinates (x; y; then the slice or z), not the instruction's DA
   // bit: ROCm's image blit kernels (ROCclr's, compiled for arrays) store to 2-D images with DA
   // set and run on gfx9 GPUs, which read x and y and ignore the slice VGPR.
-  if (im.sw_mode != 0)
-    return fail(w, in, "image SW_MODE " + std::to_string(im.sw_mode) +
-                           " (a swizzled surface) not implemented: only SW_LINEAR (0) is");
   if (im.base_level != 0)
-    return fail(w, in, "image BASE_LEVEL " + std::to_string(im.base_level) + " (mip levels of linear images) not implemented");
+    return fail(w, in, "image BASE_LEVEL " + std::to_string(im.base_level) + " (mip levels) not implemented");
   if (w.s[in.srsrc + 6] & (1u << ig::kCompressionEnBit))
     return fail(w, in, "image COMPRESSION_EN (DCC) not implemented");
   op.ncoord = coords_of(im.type);
@@ -87,6 +141,7 @@ bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
   if (std::string u = texel::bad_sel(im.dst_sel); !store && !u.empty()) return fail(w, in, "image " + u);
   op.bpt = ig::bytes_per_texel(im.data_format);
   op.integer = texel::is_integer(im.num_format);
+  if (im.sw_mode != 0) return swizzled_layout(w, in, op);
   // gfx9 linear surfaces have rows 256-byte aligned (AMD's gfx9 surface layout (addrlib): a
   // SW_LINEAR block is 256 bytes wide, pitch a multiple of 256 / bytes-per-element); a T#
   // describing another layout is not one hardware is documented to read.
@@ -99,13 +154,19 @@ bool prologue(Wave& w, const Inst& in, Op& op, bool store, bool needs_format) {
 
 // Texel address of integer coordinates (x, y, slice or z) or false when outside the image.
 // Linear layout: rows `pitch` texels apart, slices (3D and arrays) pitch * height texels apart;
-// array slice s is the T#'s BASE_ARRAY + s.
+// array slice s is the T#'s BASE_ARRAY + s. Swizzled layouts: swizzle_gfx9's offset of the
+// texel (the slice that the _X modes' xor folds in is the resource's, BASE_ARRAY + s).
 bool texel_addr(const Op& op, uint32_t x, uint32_t y, uint32_t z, uint64_t& addr) {
   const ig::Image& im = op.im;
   const bool arr = ig::is_array(im.type);
   if (im.type == ig::kType1DArray) { z = y; y = 0; }
   if (x >= im.width || y >= im.height || z >= op.slices) return false;
   if (arr) z += im.base_array;
+  if (op.swizzled) {
+    if (z >= op.lay.depth) return false;  // (not reached: slices end at the T#'s last one)
+    addr = op.block_base + sw::offset(op.lay, x, y, z, op.pipe_bank_xor);
+    return true;
+  }
   addr = im.base + ((uint64_t{z} * im.height + y) * im.pitch + x) * op.bpt;
   return true;
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Image (MIMG) and typed buffer (MUBUF format) instructions on the emulated gfx90a: hand-written
-// kernels (tests/isa/image.s) over linear images built here byte by byte; expected values are
-// worked out in the test from the formats' definitions, not by the emulator's code.
+// kernels (tests/isa/image.s) over linear images built here byte by byte and over swizzled
+// surfaces (addresses from AMD's addrlib, below); expected values are worked out in the test
+// from the formats' definitions, not by the emulator's code.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -646,21 +649,240 @@ TEST_F(Sample, RefusesSamplerStatesItDoesNotModel) {
   }
 }
 
+// ---- swizzled (tiled) surfaces ----
+//
+// Each case stores a distinct value into every texel of a swizzled surface with image_store,
+// checks the raw bytes at a table of addresses, that no byte outside the padded surface changed,
+// that every texel landed in its own slot, then loads (and samples) every texel back. The
+// address tables come from AMD's address library (addrlib, as ROCm 5.2's ROCr ships it:
+// Addr2ComputeSurfaceAddrFromCoord for the gfx9 family with GB_ADDR_CONFIG 0x22014042, the
+// emulated gfx906/gfx908/gfx90a value, texture surfaces, one mip level): byte offsets from the
+// block-aligned base, the pipe/bank xor included. The padded sizes are addrlib's too (surfSize).
+
+struct SwzPoint { uint32_t x, y, z, offset; };
+struct SwzCase {
+  const char* name;
+  uint32_t sw_mode;
+  ig::ImageType type;
+  ig::DataFormat format;
+  uint32_t bpt;            // bytes per texel
+  uint32_t w, h, d;        // d: 3-D depth or array slices
+  uint32_t pipe_bank_xor;  // T# BASE_ADDRESS bits 8 and up inside the block
+  uint32_t block;          // block bytes (the base's alignment)
+  uint64_t size;           // padded surface bytes
+  SwzPoint pts[12];
+};
+
+void PrintTo(const SwzCase& c, std::ostream* os) { *os << c.name; }
+
+const SwzCase kSwzCases[] = {
+    // padded 128x128, block 128x128
+    {"2D 64KB_D_X 32-bit", 26, ig::kType2D, ig::kFmt32, 4, 37, 21, 1, 0x2d, 65536, 65536,
+     {{0, 0, 0, 0x2d00}, {1, 0, 0, 0x2d04}, {0, 1, 0, 0x2d10}, {5, 3, 0, 0x2d74}, {8, 0, 0, 0x2f00},
+      {16, 16, 0, 0x2200}, {36, 20, 0, 0xba0}, {31, 7, 0, 0x26fc}, {2, 19, 0, 0x2b58}, {33, 1, 0, 0xd14},
+      {12, 12, 0, 0x2ea0}, {20, 5, 0, 0x24b0}}},
+    // padded 128x64x3, block 128x64: slices one 64 KB block apart, each with its slice xor
+    {"2D array 64KB_D_X 64-bit", 26, ig::kType2DArray, ig::kFmt32_32, 8, 20, 9, 3, 0x13, 65536, 196608,
+     {{0, 0, 0, 0x1300}, {0, 0, 1, 0x11100}, {0, 0, 2, 0x21200}, {1, 1, 0, 0x1318}, {19, 8, 0, 0x1c28},
+      {19, 8, 2, 0x21d28}, {7, 3, 1, 0x111f8}, {3, 7, 2, 0x213b8}, {10, 0, 1, 0x11320}, {0, 8, 1, 0x11700},
+      {15, 4, 2, 0x21168}, {4, 4, 0, 0x1240}}},
+    // padded 128x64x2, block 64x32: 2x2 blocks a slice
+    {"2D array 4KB_D_X 16-bit", 22, ig::kType2DArray, ig::kFmt16, 2, 70, 40, 2, 0x9, 4096, 32768,
+     {{0, 0, 0, 0x900}, {0, 0, 1, 0x4b00}, {69, 39, 1, 0x777a}, {63, 31, 0, 0x5fe}, {64, 0, 0, 0x1d00},
+      {0, 32, 1, 0x6300}, {17, 9, 0, 0xa12}, {40, 35, 1, 0x6ab0}, {66, 2, 1, 0x5f24}, {5, 33, 0, 0x211a},
+      {31, 16, 1, 0x4f8e}, {48, 24, 0, 0x500}}},
+    // thick: padded 32x32x16, one 32x32x16 block holding all six slices
+    {"3D 64KB_Z_X 32-bit", 24, ig::kType3D, ig::kFmt32, 4, 20, 10, 6, 0x3e, 65536, 65536,
+     {{0, 0, 0, 0x3e00}, {0, 0, 1, 0x3e20}, {1, 0, 0, 0x3e04}, {0, 1, 0, 0x3e08}, {19, 9, 5, 0x923c},
+      {7, 7, 3, 0x3dfc}, {8, 0, 0, 0x2f00}, {0, 8, 0, 0x3400}, {0, 0, 4, 0x3800}, {13, 2, 5, 0x2b64},
+      {3, 9, 2, 0x349c}, {16, 5, 1, 0x9f28}}},
+    // thick: padded 12x8x8, blocks 4x8x8
+    {"3D 4KB_Z_X 128-bit", 20, ig::kType3D, ig::kFmt32_32_32_32, 16, 9, 5, 3, 0x6, 4096, 12288,
+     {{0, 0, 0, 0x600}, {1, 0, 0, 0x610}, {0, 1, 0, 0x620}, {0, 0, 1, 0x640}, {4, 0, 0, 0x1f00},
+      {8, 4, 2, 0x2880}, {3, 3, 1, 0x570}, {5, 2, 2, 0x1e90}, {0, 4, 0, 0xc00}, {7, 1, 1, 0x1d70},
+      {2, 4, 2, 0xe80}, {6, 3, 0, 0x1c20}}},
+    // thin 3-D (D modes): padded 512x256x2, blocks 256x256, S micro tiles
+    {"3D 64KB_D_X 8-bit", 26, ig::kType3D, ig::kFmt8, 1, 300, 5, 2, 0x21, 65536, 262144,
+     {{0, 0, 0, 0x2100}, {1, 0, 0, 0x2101}, {0, 1, 0, 0x2110}, {0, 0, 1, 0x22300}, {256, 0, 0, 0x12500},
+      {299, 4, 1, 0x32e4b}, {255, 4, 0, 0x9a4f}, {100, 2, 1, 0x20a24}, {17, 3, 0, 0x2331}, {260, 1, 1, 0x32714},
+      {128, 4, 1, 0x2b340}, {64, 0, 0, 0x100}}},
+};
+
+class Swizzled : public Image, public ::testing::WithParamInterface<SwzCase> {
+ protected:
+  static constexpr uint8_t kSentinel = 0xA5;
+  // The value of component c of texel (x, y, z): distinct per texel and never all-sentinel bytes
+  // (its low byte is never 0xA5).
+  static uint32_t value(const SwzCase& k, uint32_t x, uint32_t y, uint32_t z, unsigned c) {
+    const uint32_t i = (z * k.h + y) * k.w + x;
+    if (k.bpt == 1) return 1 + (i * 37 + c) % 0xA4;  // 1..0xA4 (not unique: 8 bits)
+    if (k.bpt == 2) return i + 1;                      // below 0xA5A5 for the cases here
+    return (i << 8 | 0x5A) + (c << 28);
+  }
+  static unsigned comps(const SwzCase& k) { return k.bpt == 16 ? 4 : k.bpt == 8 ? 2 : 1; }
+  // Runs `kernel` over every texel of the case, 64 lanes at a time; `per_lane` fills a lane.
+  template <class F> void each_texel(const SwzCase& k, const char* kernel, F per_lane, bool check = true) {
+    const uint32_t n = k.w * k.h * k.d;
+    for (uint32_t first = 0; first < n; first += 64) {
+      for (unsigned l = 0; l < 64; ++l) {
+        const uint32_t i = first + l;
+        if (i >= n) { coords(l, k.w, 0, 0); continue; }  // outside the image
+        const uint32_t x = i % k.w, y = i / k.w % k.h, z = i / (k.w * k.h);
+        if (k.type == ig::kType1DArray) coords(l, x, z); else coords(l, x, y, z);
+        per_lane(l, x, y, z);
+      }
+      auto o = run(kernel);
+      ASSERT_TRUE(o.ok()) << o.message;
+      if (check)
+        for (unsigned l = 0; l < 64 && first + l < n; ++l) {
+          const uint32_t i = first + l, x = i % k.w, y = i / k.w % k.h, z = i / (k.w * k.h);
+          const uint32_t mask = k.bpt == 1 ? 0xFF : k.bpt == 2 ? 0xFFFF : 0xFFFFFFFF;
+          for (unsigned c = 0; c < comps(k); ++c)
+            ASSERT_EQ(slot(c, l), value(k, x, y, z, c) & mask) << k.name << " " << kernel << " (" << x << "," << y << "," << z << ") c" << c;
+        }
+    }
+  }
+};
+
+TEST_P(Swizzled, StoresEveryTexelAtAddrlibsAddressesAndReadsThemBack) {
+  const SwzCase& k = GetParam();
+  // The surface at a block-aligned address with a block of sentinel bytes on either side.
+  const size_t total = k.size + 3 * size_t{k.block};
+  uint8_t* buf = texels(total, kSentinel);
+  uint8_t* p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf) + 2 * k.block - 1) & ~uintptr_t{k.block - 1});
+  ig::Image im;
+  im.base = reinterpret_cast<uint64_t>(p) + (uint64_t{k.pipe_bank_xor} << 8);
+  im.type = k.type;
+  im.data_format = k.format; im.num_format = ig::kNumUint;
+  im.width = k.w; im.height = k.h; im.depth = k.d;
+  if (ig::is_array(k.type)) im.last_array = k.d - 1;
+  im.sw_mode = k.sw_mode;
+  set_image(im);
+  const bool arr = ig::is_array(k.type);
+  each_texel(k, arr ? "k_store_da" : "k_store", [&](unsigned l, uint32_t x, uint32_t y, uint32_t z) {
+    for (unsigned c = 0; c < 4; ++c) lanes[l].data[c] = value(k, x, y, z, c);
+  }, false);
+  // The table's texels at addrlib's addresses.
+  for (const SwzPoint& q : k.pts) {
+    ASSERT_LT(q.offset + k.bpt, k.size);
+    for (unsigned c = 0; c < comps(k); ++c) {
+      uint32_t got = 0;
+      std::memcpy(&got, p + q.offset + c * std::min(k.bpt, 4u), std::min(k.bpt, 4u));
+      const uint32_t mask = k.bpt == 1 ? 0xFF : k.bpt == 2 ? 0xFFFF : 0xFFFFFFFF;
+      EXPECT_EQ(got, value(k, q.x, q.y, q.z, c) & mask)
+          << k.name << ": texel (" << q.x << "," << q.y << "," << q.z << ") c" << c << " at offset 0x" << std::hex << q.offset;
+    }
+  }
+  // Nothing outside the padded surface was written; inside, one slot per texel.
+  size_t outside = 0, written = 0;
+  for (uint8_t* b = buf; b < p; ++b) outside += *b != kSentinel;
+  for (uint8_t* b = p + k.size; b < buf + total; ++b) outside += *b != kSentinel;
+  for (uint64_t off = 0; off < k.size; off += k.bpt) {
+    bool any = false;
+    for (unsigned b = 0; b < k.bpt; ++b) any |= p[off + b] != kSentinel;
+    written += any;
+  }
+  EXPECT_EQ(outside, 0u) << k.name;
+  EXPECT_EQ(written, size_t{k.w} * k.h * k.d) << k.name;
+  // image_load of every texel (and 0 outside, lanes past the last texel: x = width).
+  each_texel(k, arr ? "k_load_da" : "k_load", [](unsigned, uint32_t, uint32_t, uint32_t) {});
+  // Point samples at texel centres, unnormalized coordinates.
+  ig::Sampler sm;
+  set_sampler(sm);
+  const uint32_t n = k.w * k.h * k.d;
+  for (uint32_t first = 0; first < n; first += 64 * 7) {  // every 7th chunk: sampling is the same path
+    for (unsigned l = 0; l < 64; ++l) {
+      const uint32_t i = std::min(first + l, n - 1), x = i % k.w, y = i / k.w % k.h, z = i / (k.w * k.h);
+      if (k.type == ig::kType3D) fcoords(l, x + 0.5f, y + 0.5f, z + 0.5f);
+      else coords(l, fbits(x + 0.5f), fbits(y + 0.5f), fbits(float(z)));
+    }
+    auto o = run(arr ? "k_sample_unorm_da" : "k_sample_unorm");
+    ASSERT_TRUE(o.ok()) << o.message;
+    for (unsigned l = 0; l < 64; ++l) {
+      const uint32_t i = std::min(first + l, n - 1), x = i % k.w, y = i / k.w % k.h, z = i / (k.w * k.h);
+      const uint32_t mask = k.bpt == 1 ? 0xFF : k.bpt == 2 ? 0xFFFF : 0xFFFFFFFF;
+      ASSERT_EQ(slot(0, l), value(k, x, y, z, 0) & mask) << k.name << " sample (" << x << "," << y << "," << z << ")";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Gfx9, Swizzled, ::testing::ValuesIn(kSwzCases), [](const auto& info) {
+  std::string s = info.param.name;
+  for (char& c : s) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+});
+
+// The first texels of a 64KB_D_X 32-bit surface without xor, from the D micro tile's definition
+// (addrlib's 256-byte display equation for 4-byte elements: address bits 2..7 = x0 x1 y0 x2 y1
+// y2): x steps 4 bytes within pairs, y0 16 bytes, x2 32 bytes.
+TEST_F(Image, SwizzledDisplayMicroTileOrder) {
+  uint8_t* buf = texels(2 * 65536);
+  uint8_t* p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf) + 65535) & ~uintptr_t{65535});
+  ig::Image im;
+  im.base = reinterpret_cast<uint64_t>(p);
+  im.data_format = ig::kFmt32; im.num_format = ig::kNumUint;
+  im.width = 8; im.height = 8;
+  im.sw_mode = 26;
+  set_image(im);
+  for (unsigned l = 0; l < 64; ++l) { coords(l, l % 8, l / 8); lanes[l].data[0] = 1000 + l; }
+  auto o = run("k_store");
+  ASSERT_TRUE(o.ok()) << o.message;
+  const uint32_t* u = reinterpret_cast<const uint32_t*>(p);
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 8; ++x) {
+      // bits 2..7 of the byte offset: x0 x1 y0 x2 y1 y2 (the pipe/bank bits 8.. are 0 in an 8x8 corner)
+      const uint32_t off = (x & 1) << 2 | (x >> 1 & 1) << 3 | (y & 1) << 4 | (x >> 2 & 1) << 5 | (y >> 1 & 1) << 6 | (y >> 2 & 1) << 7;
+      EXPECT_EQ(u[off / 4], 1000 + y * 8 + x) << x << "," << y;
+    }
+}
+
+TEST_F(Image, RefusesASwizzledBaseNotAlignedToItsBlock) {
+  uint8_t* buf = texels(3 * 65536);
+  uint8_t* p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf) + 65535) & ~uintptr_t{65535});
+  ig::Image im;
+  im.data_format = ig::kFmt32; im.num_format = ig::kNumUint;
+  im.width = 8; im.height = 8;
+  im.sw_mode = 26;  // 64KB_D_X: pipe/bank xor in address bits 8..13 (4 pipes, 16 banks)
+  for (unsigned l = 0; l < 64; ++l) coords(l, 0, 0);
+  im.base = reinterpret_cast<uint64_t>(p) + 0x3F00;  // every xor bit: fine
+  set_image(im);
+  auto o = run("k_load");
+  EXPECT_TRUE(o.ok()) << o.message;
+  im.base = reinterpret_cast<uint64_t>(p) + 0x4000;  // bit 14: inside the block, not an xor bit
+  set_image(im);
+  o = run("k_load");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("not aligned to the 65536-byte block"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("SW_MODE 26 (64KB_D_X)"), std::string::npos) << o.message;
+}
+
 // ---- faults and refusals ----
 
 TEST_F(Image, RefusesASwizzledSurfaceNamingItsMode) {
-  uint8_t* p = texels(4096);
+  uint8_t* buf = texels(2 * 65536);
+  uint8_t* p = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf) + 65535) & ~uintptr_t{65535});
   ig::Image im;
   im.base = reinterpret_cast<uint64_t>(p);
   im.data_format = ig::kFmt32; im.num_format = ig::kNumFloat;
   im.width = 8; im.height = 8;
-  im.sw_mode = 25;  // SW_64KB_R_X
-  set_image(im);
   for (unsigned l = 0; l < 64; ++l) coords(l, 0, 0);
-  auto o = run("k_load");
-  EXPECT_EQ(o.kind, Kind::Unimplemented);
-  EXPECT_NE(o.message.find("SW_MODE 25"), std::string::npos) << o.message;
-  EXPECT_NE(o.message.find("image_load"), std::string::npos) << o.message;
+  // PRT (_T) and VAR modes, a 2-D R mode with 16-byte texels (addrlib defines none), a
+  // swizzled 1-D image, a mip chain.
+  struct { uint32_t mode; ig::ImageType type; ig::DataFormat fmt; uint32_t last_level; const char* what; } cases[] = {
+      {17, ig::kType2D, ig::kFmt32, 0, "SW_MODE 17 (64KB_S_T)"},
+      {28, ig::kType2D, ig::kFmt32, 0, "SW_MODE 28 (VAR_Z_X)"},
+      {27, ig::kType2D, ig::kFmt32_32_32_32, 0, "SW_MODE 27 (64KB_R_X) with 16-byte elements"},
+      {26, ig::kType1D, ig::kFmt32, 0, "SW_MODE 26 (64KB_D_X) of a 1-D image"},
+      {26, ig::kType2D, ig::kFmt32, 1, "SW_MODE 26 (64KB_D_X) with mip levels"},
+  };
+  for (const auto& c : cases) {
+    im.sw_mode = c.mode; im.type = c.type; im.data_format = c.fmt; im.last_level = c.last_level;
+    set_image(im);
+    auto o = run("k_load");
+    EXPECT_EQ(o.kind, Kind::Unimplemented) << c.what;
+    EXPECT_NE(o.message.find(c.what), std::string::npos) << o.message;
+    EXPECT_NE(o.message.find("image_load"), std::string::npos) << o.message;
+  }
 }
 
 TEST_F(Image, RefusesARowPitchThatIsNotA256ByteMultiple) {

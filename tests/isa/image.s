@@ -112,6 +112,12 @@ IBEGIN k_sample_unorm
   STORE4
 KEND k_sample_unorm
 
+IBEGIN k_sample_unorm_da
+  image_sample v[0:3], v[4:6], s[4:11], s[12:15] dmask:0xf unorm da
+  s_waitcnt vmcnt(0)
+  STORE4
+KEND k_sample_unorm_da
+
 IBEGIN k_sample_da
   image_sample v[0:3], v[4:6], s[4:11], s[12:15] dmask:0xf da
   s_waitcnt vmcnt(0)
