@@ -76,7 +76,8 @@ shader::ShaderCore& core_for(DeviceState& d) {
   if (!d.shader) {
     unsigned workers = model().config.workers > 0 ? unsigned(model().config.workers) : 0;
     d.shader = std::make_shared<shader::ShaderCore>(target_of(*d.model->target), workers, d.model->cus,
-                                                     d.model->target->max_engine_clk_mhz);
+                                                     d.model->target->max_engine_clk_mhz,
+                                                     d.model->target->gb_addr_config);
     d.shader_ready.store(d.shader.get(), std::memory_order_release);
   }
   return *d.shader;

@@ -102,8 +102,9 @@ void require_host_isa() {
 
 class Core {
  public:
-  Core(Target t, unsigned workers, unsigned compute_units, uint32_t clock_mhz)
-      : target(t), code(t), nworkers(workers), cus(compute_units), engine_clock_mhz(clock_mhz) {
+  Core(Target t, unsigned workers, unsigned compute_units, uint32_t clock_mhz, uint32_t addr_config)
+      : target(t), code(t), nworkers(workers), cus(compute_units), engine_clock_mhz(clock_mhz),
+        gb_addr_config(addr_config) {
     require_host_isa();
     if (nworkers == 0) nworkers = std::max(1u, std::thread::hardware_concurrency());
     // Here (the command processor's warm-up, while the host is still setting up) rather than in
@@ -115,6 +116,7 @@ class Core {
   unsigned nworkers;
   unsigned cus;  // compute units workgroups are resident on (0: no limit but scratch)
   uint32_t engine_clock_mhz;  // s_memtime's rate
+  uint32_t gb_addr_config;    // the swizzled image layouts'
   Gws gws;       // the device's global wave sync resources
   Pool pool;
 };
@@ -314,8 +316,9 @@ void worker(const Launch& l, DispatchCtx& ctx, DecodeCache& code, unsigned index
 
 }  // namespace
 
-ShaderCore::ShaderCore(Target t, unsigned workers, unsigned cus, uint32_t engine_clock_mhz)
-    : core_(std::make_unique<Core>(t, workers, cus, engine_clock_mhz ? engine_clock_mhz : kDefaultEngineClockMhz)) {}
+ShaderCore::ShaderCore(Target t, unsigned workers, unsigned cus, uint32_t engine_clock_mhz, uint32_t gb_addr_config)
+    : core_(std::make_unique<Core>(t, workers, cus, engine_clock_mhz ? engine_clock_mhz : kDefaultEngineClockMhz,
+                                   gb_addr_config)) {}
 ShaderCore::~ShaderCore() = default;
 unsigned ShaderCore::workers() const { return core_->nworkers; }
 void ShaderCore::flush_code_cache() { core_->code.clear(); }
@@ -356,6 +359,7 @@ Outcome run_launch(Core& core, Launch& l, Memory& mem, Hooks& hooks,
   ctx.code = &core.code;
   ctx.target = core.target;
   ctx.engine_clock_mhz = core.engine_clock_mhz;
+  ctx.gb_addr_config = core.gb_addr_config;
   // Distinct per run() of every core: a worker's storage is bound to one dispatch by it.
   static std::atomic<uint64_t> epochs{0};
   ctx.epoch = epochs.fetch_add(1) + 1;

@@ -20,12 +20,6 @@ namespace {
 namespace ig = pm4::image_gfx9;
 namespace sw = swizzle_gfx9;
 
-// GB_ADDR_CONFIG of the emulated gfx9 parts with image instructions (gfx906, gfx908, gfx90a):
-// Linux gfx_v9_0.c gfx_v9_0_gpu_early_init programs 0x22014042 for vega20, arcturus and
-// aldebaran (the value emu/device_model.cpp reports to the driver stack, which hands it to
-// ROCr's image library; the swizzled layouts hardware reads depend on it).
-constexpr uint32_t kGbAddrConfig = 0x22014042;
-
 // MIMG fields (AMD Vega ISA, "MIMG" microcode format): DMASK 11:8, UNORM 12, GLC 13, DA 14,
 // R128/A16 15, TFE 16, LWE 17, OP 24:18, SLC 25; VADDR 39:32, VDATA 47:40, SRSRC 52:48 (in
 // units of 4 SGPRs), SSAMP 57:53, D16 63. On gfx90a bit 16 is ACC (AGPR data) and there is no
@@ -90,7 +84,7 @@ bool swizzled_layout(Wave& w, const Inst& in, Op& op) {
     return fail(w, in, mode + " with " + std::to_string(op.bpt) + "-byte texels not implemented (gfx9 swizzles power-of-two elements)");
   const bool tex3d = im.type == ig::kType3D;
   const uint32_t slices = tex3d ? im.depth : ig::is_array(im.type) ? im.last_array + 1 : 1;
-  const std::string why = sw::make_layout(sw::decode_gb_addr_config(kGbAddrConfig), im.sw_mode, tex3d,
+  const std::string why = sw::make_layout(sw::decode_gb_addr_config(w.group->ctx->gb_addr_config), im.sw_mode, tex3d,
                                           static_cast<unsigned>(std::countr_zero(op.bpt)), im.width, im.height,
                                           slices, op.lay);
   if (!why.empty()) return fail(w, in, "image " + why + " not implemented");

@@ -220,6 +220,10 @@ struct Outcome {
 // as the clock rate of clock64()).
 inline constexpr uint64_t kShaderClockHz = 100'000'000;  // s_memrealtime
 inline constexpr uint32_t kDefaultEngineClockMhz = 1700;  // s_memtime when the core is not told
+// GB_ADDR_CONFIG, which the swizzled image layouts depend on (pipes, banks, shader engines, RBs),
+// when the core is not told: Linux gfx_v9_0.c gfx_v9_0_gpu_early_init programs 0x22014042 for
+// vega20, arcturus and aldebaran.
+inline constexpr uint32_t kDefaultGbAddrConfig = 0x22014042;
 
 class Core;  // private implementation
 
@@ -235,9 +239,10 @@ class Core;  // private implementation
 class ShaderCore {
  public:
   // `cus`: the compute units workgroups are resident on (0: as many as scratch allows).
-  // `engine_clock_mhz`: the rate s_memtime counts at.
+  // `engine_clock_mhz`: the rate s_memtime counts at; `gb_addr_config`: the device's
+  // GB_ADDR_CONFIG (the image instructions' swizzled layouts).
   ShaderCore(Target t, unsigned workers /*0 = one per host core*/, unsigned cus = 0,
-             uint32_t engine_clock_mhz = kDefaultEngineClockMhz);
+             uint32_t engine_clock_mhz = kDefaultEngineClockMhz, uint32_t gb_addr_config = kDefaultGbAddrConfig);
   ~ShaderCore();
   ShaderCore(const ShaderCore&) = delete;
   ShaderCore& operator=(const ShaderCore&) = delete;

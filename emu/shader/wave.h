@@ -153,6 +153,7 @@ struct DispatchCtx {
   DecodeCache* code = nullptr;
   Target target = Target::gfx90a;
   uint32_t engine_clock_mhz = kDefaultEngineClockMhz;  // s_memtime's rate
+  uint32_t gb_addr_config = kDefaultGbAddrConfig;      // swizzled images' layouts
   std::atomic<bool> stop{false};
   const std::atomic<bool>* preempt = nullptr;  // Dispatch::preempt
   std::atomic<bool> have_error{false};
