@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "emu/shader/decode.h"
+#include "emu/shader/opnames.h"
 #include "emu/shader/shader.h"
 
 namespace {
@@ -58,7 +59,10 @@ void scan_object(const uint8_t* p, size_t size, const std::string& what, Report&
       bool ok = emu::shader::decode(Target::gfx90a, &words[at], unsigned(n - at), in);
       ++r.instructions;
       const auto& tab = emu::shader::op_table(Target::gfx90a);
-      bool implemented = ok && (in.enc == emu::shader::Enc::MTBUF || tab.fn(unsigned(in.enc), in.op));
+      // MIMG decodes outside the encoding rows (its opcodes are in the image row).
+      const bool mimg = ok && in.enc == emu::shader::Enc::Invalid && (words[at] >> 26) == 0x3C;
+      bool implemented = ok && (in.enc == emu::shader::Enc::MTBUF ||
+                                tab.fn(mimg ? emu::shader::kMimgRow : unsigned(in.enc), in.op));
       if (!implemented) {
         char key[128];
         std::snprintf(key, sizeof key, "%s (%08x) in %s", in.name ? in.name : "?", words[at], what.c_str());
