@@ -222,14 +222,20 @@ hipError_t another_on_its_device(const std::vector<Checked>& cs, int i, const ch
   return hipSuccess;
 }
 
+// What both multi-device launches check of their list and flags: one to device_count() launches,
+// only the pre- and post-sync flags.
+hipError_t check_launch_list(const hipLaunchParams* list, int n, unsigned flags, const Runtime& rt) {
+  if (!list || n <= 0 || n > rt.device_count()) return hipErrorInvalidValue;
+  if (flags & ~unsigned(hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync))
+    return hipErrorInvalidValue;
+  return hipSuccess;
+}
+
 // One grid per device, each on its own stream, all resident at once: every grid's checks first
 // (nothing is submitted when one fails), then the multi-grid info, then the launches.
 hipError_t multi_device_launch(hipLaunchParams* list, int n, unsigned flags, const char* api) {
-  if (!list || n <= 0) return hipErrorInvalidValue;
-  if (flags & ~unsigned(hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync))
-    return hipErrorInvalidValue;
   HIP_INIT(rt);
-  if (n > rt->device_count()) return hipErrorInvalidValue;
+  if (hipError_t e = check_launch_list(list, n, flags, *rt); e != hipSuccess) return e;
   std::lock_guard lock(g_launch_mu);
   std::vector<Checked> cs(static_cast<size_t>(n));
   uint64_t all = 0;
@@ -287,11 +293,8 @@ hipError_t multi_device_launch(hipLaunchParams* list, int n, unsigned flags, con
 // say otherwise every stream first waits for the others' earlier work and afterwards for the
 // others' kernels, as the cooperative multi-device launch's pre- and post-sync do.
 hipError_t multi_kernel_launch(hipLaunchParams* list, int n, unsigned flags, const char* api) {
-  if (!list || n <= 0) return hipErrorInvalidValue;
-  if (flags & ~unsigned(hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync))
-    return hipErrorInvalidValue;
   HIP_INIT(rt);
-  if (n > rt->device_count()) return hipErrorInvalidValue;
+  if (hipError_t e = check_launch_list(list, n, flags, *rt); e != hipSuccess) return e;
   std::lock_guard lock(g_launch_mu);
   std::vector<Checked> cs(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {

@@ -74,14 +74,15 @@ struct Op {
 // ComputeSurfaceBaseAlignTiled: 256 bytes for those).
 bool swizzled_layout(Wave& w, const Inst& in, Op& op) {
   const ig::Image& im = op.im;
-  const std::string mode = "image SW_MODE " + std::to_string(im.sw_mode) + " (" + sw::mode_name(im.sw_mode) + ")";
+  // Named only when something is refused (this runs for every image instruction).
+  auto mode = [&] { return "image SW_MODE " + std::to_string(im.sw_mode) + " (" + sw::mode_name(im.sw_mode) + ")"; };
   if (im.type == ig::kType1D || im.type == ig::kType1DArray)
-    return fail(w, in, mode + " of a 1-D image not implemented (gfx9 1-D images are linear, AMD addrlib)");
+    return fail(w, in, mode() + " of a 1-D image not implemented (gfx9 1-D images are linear, AMD addrlib)");
   if (im.last_level != 0 || im.max_mip != 0)
-    return fail(w, in, mode + " with mip levels (LAST_LEVEL " + std::to_string(im.last_level) + ", MAX_MIP " +
+    return fail(w, in, mode() + " with mip levels (LAST_LEVEL " + std::to_string(im.last_level) + ", MAX_MIP " +
                            std::to_string(im.max_mip) + ": a mip chain's layout) not implemented");
   if (!std::has_single_bit(op.bpt))
-    return fail(w, in, mode + " with " + std::to_string(op.bpt) + "-byte texels not implemented (gfx9 swizzles power-of-two elements)");
+    return fail(w, in, mode() + " with " + std::to_string(op.bpt) + "-byte texels not implemented (gfx9 swizzles power-of-two elements)");
   const bool tex3d = im.type == ig::kType3D;
   const uint32_t slices = tex3d ? im.depth : ig::is_array(im.type) ? im.last_array + 1 : 1;
   const std::string why = sw::make_layout(sw::decode_gb_addr_config(w.group->ctx->gb_addr_config), im.sw_mode, tex3d,
@@ -94,11 +95,11 @@ bool swizzled_layout(Wave& w, const Inst& in, Op& op) {
   if (op.lay.xor_mode) {
     const uint64_t xor_bits = ((uint64_t{1} << (op.lay.pipe_bits + op.lay.bank_bits)) - 1) << op.lay.interleave_log2;
     if (low & ~xor_bits) {
-      char b[160];
+      char b[256];
       std::snprintf(b, sizeof b, " T# BASE_ADDRESS 0x%llx not aligned to the %u-byte block (low bits 0x%llx; only the pipe/bank xor 0x%llx may be set)",
                     static_cast<unsigned long long>(im.base), 1u << op.lay.block_log2,
                     static_cast<unsigned long long>(low), static_cast<unsigned long long>(xor_bits));
-      return fail(w, in, mode + b);
+      return fail(w, in, mode() + b);
     }
     op.pipe_bank_xor = static_cast<uint32_t>(low >> op.lay.interleave_log2);
     op.block_base = im.base & ~mask;
