@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Every instruction of ROCm's own gfx90a kernels must be one the emulated shader core implements:
 # ROCclr's blit kernels (compiled by comgr at run time, kept with AMD_COMGR_SAVE_TEMPS), the code
-# objects in ROCr's library, and the rocm suite's hipcc programs (HIP's device libraries).
+# objects in ROCr's library, the rocm suite's hipcc programs (HIP's device libraries), and AMD's
+# prebuilt libraries with kernels of their own where Debian's packages are installed (rocSPARSE's
+# 222 translation units, rocRAND's generators).
 # No gaps are allowed: the image instructions (MIMG, and buffer_*_format, which ROCm's image
 # kernels use) and the global wave sync (ds_gws_*) of cooperative grid launches were the last.
 import ctypes.util
@@ -26,6 +28,18 @@ def hsa_library():
     return None
 
 
+def amd_libraries():
+    found = []
+    for name, soname in (("rocsparse", "librocsparse.so.0"), ("rocrand", "librocrand.so.1")):
+        cands = [ctypes.util.find_library(name), soname]
+        for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/opt/rocm/lib"):
+            hits = [os.path.join(d, c) for c in cands if c and os.path.exists(os.path.join(d, c))]
+            if hits:
+                found.append(hits[0])
+                break
+    return found
+
+
 def comgr_outputs(program, tmp):
     env = dict(os.environ, AMD_COMGR_SAVE_TEMPS="1", TMPDIR=tmp)
     r = subprocess.run([program], env=env, capture_output=True, text=True, timeout=300)
@@ -43,8 +57,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         blits = comgr_outputs(program, tmp)
         assert blits, "no code object compiled by comgr (ROCclr's blit kernels) in " + tmp
-        r = subprocess.run([coverage, hsa] + blits + [program] + others, capture_output=True, text=True,
-                           timeout=300)
+        libs = amd_libraries()
+        print("AMD libraries checked: " + (", ".join(libs) or "none installed"))
+        r = subprocess.run([coverage, hsa] + blits + [program] + others + libs, capture_output=True,
+                           text=True, timeout=300)
     print(r.stdout)
     assert r.returncode in (0, 1), "the checker failed (%d): %s" % (r.returncode, r.stderr)
     missing = [l[len("NOT IMPLEMENTED: "):] for l in r.stdout.splitlines() if l.startswith("NOT IMPLEMENTED: ")]
