@@ -4,8 +4,8 @@
 // routine's result checked against the same operation computed on the host. The routines were
 // picked for what they ask of a GPU: the triangular solve and the incomplete LU spin on other
 // waves' progress flags through device-scope atomics; the adaptive sparse matrix-vector product,
-// the sparse matrix product and the transposition use rocPRIM's scans and sorts; the rest are
-// plain gathers and reductions.
+// the sparse matrix product, the sum and the transposition use rocPRIM's scans and sorts; the
+// tridiagonal solver works in LDS behind barriers; the rest are plain gathers and reductions.
 #include <hip/hip_runtime.h>
 #include <rocsparse/rocsparse.h>
 
@@ -243,6 +243,34 @@ void triangular_solve(rocsparse_handle h) {
   if (err > 1e-10) std::printf("  csrsv: max relative error %g\n", err);
   CHECK(err <= 1e-10);  // rocsparse_dcsrsv_solve (lower, waves wait on the rows they depend on)
 
+  // The transposed solve (L^T x = b, an upper triangular system read by columns): back
+  // substitution on the host.
+  std::vector<double> want_t = b;
+  for (I i = kN - 1; i >= 0; --i) {
+    double diag = 0;
+    for (I k = l.ptr[i]; k < l.ptr[i + 1]; ++k)
+      if (l.col[k] == i) diag = l.val[k];
+    want_t[i] /= diag;
+    for (I k = l.ptr[i]; k < l.ptr[i + 1]; ++k)
+      if (l.col[k] != i) want_t[l.col[k]] -= l.val[k] * want_t[i];
+  }
+  rocsparse_mat_info info_t;
+  CHECK_SP(rocsparse_create_mat_info(&info_t));
+  size_t bytes_t = 0;
+  CHECK_SP(rocsparse_dcsrsv_buffer_size(h, rocsparse_operation_transpose, kN, l.nnz(), descr, d.val, d.ptr,
+                                        d.col, info_t, &bytes_t));
+  void* buf_t = scratch(bytes_t);
+  CHECK_SP(rocsparse_dcsrsv_analysis(h, rocsparse_operation_transpose, kN, l.nnz(), descr, d.val, d.ptr, d.col,
+                                     info_t, rocsparse_analysis_policy_force, rocsparse_solve_policy_auto, buf_t));
+  CHECK_SP(rocsparse_dcsrsv_solve(h, rocsparse_operation_transpose, kN, l.nnz(), &one, descr, d.val, d.ptr,
+                                  d.col, info_t, db, dx, rocsparse_solve_policy_auto, buf_t));
+  err = max_rel_err(download(dx, kN), want_t);
+  if (err > 1e-10) std::printf("  csrsv transposed: max relative error %g\n", err);
+  CHECK(err <= 1e-10);  // rocsparse_dcsrsv_solve (L^T, transposed)
+  CHECK_SP(rocsparse_csrsv_clear(h, descr, info_t));
+  CHECK_SP(rocsparse_destroy_mat_info(info_t));
+  (void)hipFree(buf_t);
+
   CHECK_SP(rocsparse_csrsv_clear(h, descr, info));
   CHECK_SP(rocsparse_destroy_mat_info(info));
   CHECK_SP(rocsparse_destroy_mat_descr(descr));
@@ -423,6 +451,81 @@ void level1(rocsparse_handle h) {
   (void)hipFree(dg);
 }
 
+void tridiagonal(rocsparse_handle h) {
+  // m equations, n right-hand sides side by side (column-major, ldb = m); diagonally dominant.
+  const I m = 4096, n = 4;
+  std::vector<double> dl(m), dd(m), du(m), rhs(size_t(m) * n);
+  for (I i = 0; i < m; ++i) {
+    dl[i] = i ? -1.0 + 0.001 * (i % 7) : 0.0;  // dl[0] and du[m-1] are outside the matrix: zero
+    du[i] = i + 1 < m ? -1.0 - 0.002 * (i % 5) : 0.0;
+    dd[i] = 4.0 + std::sin(0.1 * i);
+  }
+  for (size_t k = 0; k < rhs.size(); ++k) rhs[k] = std::cos(0.37 * double(k));
+  // The Thomas algorithm per right-hand side.
+  std::vector<double> want = rhs;
+  for (I c = 0; c < n; ++c) {
+    double* x = want.data() + size_t(c) * m;
+    std::vector<double> cp(m);
+    cp[0] = du[0] / dd[0];
+    x[0] /= dd[0];
+    for (I i = 1; i < m; ++i) {
+      const double den = dd[i] - dl[i] * cp[i - 1];
+      cp[i] = du[i] / den;
+      x[i] = (x[i] - dl[i] * x[i - 1]) / den;
+    }
+    for (I i = m - 2; i >= 0; --i) x[i] -= cp[i] * x[i + 1];
+  }
+  double *ddl = upload(dl), *ddd = upload(dd), *ddu = upload(du), *db = upload(rhs);
+  size_t bytes = 0;
+  CHECK_SP(rocsparse_dgtsv_buffer_size(h, m, n, ddl, ddd, ddu, db, m, &bytes));
+  void* buf = scratch(bytes);
+  CHECK_SP(rocsparse_dgtsv(h, m, n, ddl, ddd, ddu, db, m, buf));
+  const double err = max_rel_err(download(db, rhs.size()), want);
+  if (err > 1e-10) std::printf("  gtsv: max relative error %g\n", err);
+  CHECK(err <= 1e-10);  // rocsparse_dgtsv
+  for (double* p : {ddl, ddd, ddu, db}) (void)hipFree(p);
+  (void)hipFree(buf);
+}
+
+void matrix_sum(rocsparse_handle h, rocsparse_mat_descr descr) {
+  const Csr a = random_csr(2000, 1500, 6, false, 9), b = random_csr(2000, 1500, 5, false, 10);
+  const double alpha = 0.75, beta = -2.0;
+  Csr want;
+  want.ptr.push_back(0);
+  for (I i = 0; i < a.m; ++i) {
+    std::map<I, double> row;
+    for (I k = a.ptr[i]; k < a.ptr[i + 1]; ++k) row[a.col[k]] += alpha * a.val[k];
+    for (I k = b.ptr[i]; k < b.ptr[i + 1]; ++k) row[b.col[k]] += beta * b.val[k];
+    for (auto& [j, v] : row) {
+      want.col.push_back(j);
+      want.val.push_back(v);
+    }
+    want.ptr.push_back(I(want.col.size()));
+  }
+  DevCsr da(a), dbm(b);
+  I* cptr = nullptr;
+  CHECK_HIP(hipMalloc(&cptr, (a.m + 1) * sizeof(I)));
+  I nnz_c = -1;
+  CHECK_SP(rocsparse_csrgeam_nnz(h, a.m, a.n, descr, a.nnz(), da.ptr, da.col, descr, b.nnz(), dbm.ptr, dbm.col,
+                                 descr, cptr, &nnz_c));
+  CHECK(nnz_c == want.nnz());  // rocsparse_csrgeam_nnz
+  I* ccol = nullptr;
+  CHECK_HIP(hipMalloc(&ccol, std::max<I>(nnz_c, 1) * sizeof(I)));
+  double* cval = scratch_doubles(std::max<I>(nnz_c, 1));
+  CHECK_SP(rocsparse_dcsrgeam(h, a.m, a.n, &alpha, descr, a.nnz(), da.val, da.ptr, da.col, &beta, descr,
+                              b.nnz(), dbm.val, dbm.ptr, dbm.col, descr, cval, cptr, ccol));
+  if (nnz_c == want.nnz()) {
+    CHECK(download(cptr, a.m + 1) == want.ptr);  // rocsparse_dcsrgeam row pointers
+    CHECK(download(ccol, nnz_c) == want.col);    // rocsparse_dcsrgeam columns
+    const double err = max_rel_err(download(cval, nnz_c), want.val);
+    if (err > 1e-14) std::printf("  csrgeam: max relative error %g\n", err);
+    CHECK(err <= 1e-14);  // rocsparse_dcsrgeam values
+  }
+  (void)hipFree(cptr);
+  (void)hipFree(ccol);
+  (void)hipFree(cval);
+}
+
 void block_product(rocsparse_handle h, rocsparse_mat_descr descr) {
   // The same matrix as BSR with 3 x 3 blocks (the last block row and column padded with zeros).
   const I m = 1000, n = 1000, bd = 3, mb = (m + bd - 1) / bd, nb = (n + bd - 1) / bd;
@@ -487,6 +590,8 @@ int main() {
   dense_conversions(h, general);
   level1(h);
   block_product(h, general);
+  tridiagonal(h);
+  matrix_sum(h, general);
 
   CHECK_SP(rocsparse_destroy_mat_descr(general));
   CHECK_SP(rocsparse_destroy_handle(h));
