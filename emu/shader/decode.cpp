@@ -213,11 +213,14 @@ void decode_vop3(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     if (n == "v_accvgpr_read_b32" && in.src[0] >= 256) in.src[0] = static_cast<uint16_t>(in.src[0] + 256);
     if (n == "v_accvgpr_write_b32") in.dst = static_cast<uint16_t>(in.dst + 256);
     if (n.starts_with("v_mfma")) {
-      // acc_cd (bit 15) puts vdst/src2 in AGPRs; ABID/CBSZ/BLGP are not interpreted.
+      // VOP3P-MAI (LLVM's encoding, checked with llvm-mc-15 -mcpu=gfx90a): ACC_CD (bit 15) puts
+      // vdst and a register src2 in AGPRs, ACC (bits 59 and 60, d1 27/28) src0 and src1; CBSZ
+      // (10:8), ABID (14:11) and BLGP (63:61) are read by the handler (mfma.cpp).
       in.clamp = 0;
+      in.neg = in.neg_hi = 0;
       if (d0 & (1u << 15)) { in.dst += 256; in.src[2] = in.src[2] >= 256 ? in.src[2] + 256 : in.src[2]; }
-      if (d1 & (1u << 29)) in.src[0] = in.src[0] >= 256 ? in.src[0] + 256 : in.src[0];
-      if (d1 & (1u << 30)) in.src[1] = in.src[1] >= 256 ? in.src[1] + 256 : in.src[1];
+      if (d1 & (1u << 27)) in.src[0] = in.src[0] >= 256 ? in.src[0] + 256 : in.src[0];
+      if (d1 & (1u << 28)) in.src[1] = in.src[1] >= 256 ? in.src[1] + 256 : in.src[1];
     }
     return;
   }
@@ -331,6 +334,15 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
     case Enc::VOP3: case Enc::VOP3P: decode_vop3(e, d0, d1, in); break;
     default: decode_mem(e, d0, d1, in); break;
   }
+  // gfx908 has no ACC_CD bit: an MFMA's D and a register C are always AGPRs there (its
+  // registers files are separate; LLVM's gfx908 MAI operands are AReg).
+  if (t == Target::gfx908 && e == Enc::VOP3P && std::string_view(in.name).starts_with("v_mfma") &&
+      !(d0 & (1u << 15))) {
+    in.dst = static_cast<uint16_t>(in.dst + 256);
+    if (in.src[2] >= 256) in.src[2] = static_cast<uint16_t>(in.src[2] + 256);
+  }
+  if (e == Enc::FLAT && in.seg == kSegScratch)
+    in.scratch_vaddr = t == Target::gfx942 ? (d0 >> 13) & 1 : in.saddr == 0x7F;
   if (in.size > 4 * avail) { in.exec = exec_invalid; return false; }
   if (!(in.flags & (kDpp | kSdwa)))
     for (unsigned i = 0; i < 3; ++i)

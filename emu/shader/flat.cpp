@@ -13,11 +13,12 @@ namespace emu::shader {
 namespace {
 
 // Lane address by segment (AMD Vega ISA "Flat, Global and Scratch"): GLOBAL with saddr = SGPR pair + 32-bit vaddr;
-// SCRATCH = per-lane private offset (SGPR or VGPR) in the FLAT_SCRATCH window.
+// SCRATCH = per-lane private offset (SGPR, VGPR, both or neither: Inst::scratch_vaddr) in the
+// FLAT_SCRATCH window.
 inline LaneAddr lane_addr(const Wave& w, const Inst& in, unsigned l) {
   const uint32_t* lo = w.v[in.vaddr];
   if (in.seg == kSegScratch) {
-    uint32_t base = in.saddr != 0x7F ? w.s[in.saddr] : lo[l];
+    const uint32_t base = (in.saddr != 0x7F ? w.s[in.saddr] : 0) + (in.scratch_vaddr ? lo[l] : 0);
     return {Space::Scratch, static_cast<uint32_t>(base + in.offset), w.s64(102)};
   }
   if (in.seg == kSegGlobal && in.saddr != 0x7F)
@@ -142,12 +143,12 @@ inline bool scratch_offsets(const Wave& w, const Inst& in, uint64_t ex, uint32_t
     }
     return bad == 0;
   }
-  if (in.saddr != 0x7F) {
-    const uint32_t v = w.s[in.saddr] + off;
+  const uint32_t v = (in.saddr != 0x7F ? w.s[in.saddr] : 0) + off;
+  if (!in.scratch_vaddr) {
     VLOOP o[l] = v;
   } else {
     const uint32_t* lo = w.v[in.vaddr];
-    VLOOP o[l] = lo[l] + off;
+    VLOOP o[l] = lo[l] + v;
   }
   return true;
 }

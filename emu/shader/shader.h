@@ -83,7 +83,7 @@
 //   another resident one progresses; workgroups beyond that start only as others end.
 // * Instructions are decoded once per code address (DecodeCache) into a pre-decoded form with a
 //   handler pointer. Undecodable dwords stop with IllegalInstruction; decodable instructions
-//   without a handler (MFMA, MTBUF, image, ...) stop with Unimplemented; both messages carry the
+//   without a handler (gfx942's fp8 and xf32 MFMAs, SMFMAC, ...) stop with Unimplemented; both messages carry the
 //   PC, the raw dwords and the mnemonic.
 
 namespace emu::shader {

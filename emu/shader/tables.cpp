@@ -49,7 +49,7 @@ class Registry {
     static const HandlerList all[] = {sop2_handlers(), sop1_handlers(), sopp_handlers(), smem_handlers(),
                                       vop_handlers(), vop3_handlers(), vop16_handlers(), vop_media_handlers(),
                                       vopc_handlers(), ds_handlers(), gws_handlers(), flat_handlers(),
-                                      mubuf_handlers(), mimg_handlers()};
+                                      mubuf_handlers(), mimg_handlers(), mfma_handlers()};
     return all;
   }
   // The slot holding `name`, or the empty one where it would go (FNV-1a, linear probing).

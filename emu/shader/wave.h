@@ -55,6 +55,10 @@ struct Inst {
   uint8_t abs = 0, neg = 0, opsel = 0, clamp = 0, omod = 0, neg_hi = 0, opsel_hi = 3;
   uint8_t row_mask = 15, bank_mask = 15;
   uint8_t offset1 = 0, seg = 0;
+  // FLAT scratch: whether a lane's address adds its VGPR (vaddr). gfx9 before gfx940: when saddr
+  // is off; gfx940 (SVE, bit 13): also with an SGPR base (SVS), and neither (ST mode, the offset
+  // alone) when SVE is clear and saddr off.
+  uint8_t scratch_vaddr = 0;
   uint8_t sdwa_dst_sel = 6, sdwa_dst_unused = 0, sdwa_src_sel[2] = {6, 6}, sdwa_sext = 0;
   uint8_t vaddr = 0, vdata = 0, srsrc = 0, saddr = 0;
   // VALU: bit i set when source i is read as it is (no DPP, SDWA, abs, neg or op_sel on it).
@@ -242,6 +246,7 @@ HandlerList gws_handlers();
 HandlerList flat_handlers();
 HandlerList mubuf_handlers();
 HandlerList mimg_handlers();
+HandlerList mfma_handlers();
 ExecFn find_handler(const char* name);
 
 }  // namespace emu::shader

@@ -16,9 +16,10 @@ KBEGIN k_debugtrap
   s_endpgm
 KEND k_debugtrap
 
-// MFMA is decoded (name known) but not executed: a loud Unimplemented.
+// A matrix instruction with a broadcast control (BLGP) the emulator does not model: decoded,
+// named and refused, a loud Unimplemented.
 KBEGIN k_unimplemented
-  v_mfma_f32_4x4x1f32 a[0:3], v1, v2, a[0:3]
+  v_mfma_f32_4x4x1f32 a[0:3], v1, v2, a[0:3] blgp:1
   s_endpgm
 KEND k_unimplemented
 

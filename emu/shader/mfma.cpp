@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+// Matrix fused multiply-add (VOP3P-MAI, the MI100/MI200/MI300 matrix cores): D = A x B + C for
+// each of an instruction's blocks, the matrices spread over the wave's lanes and registers as
+// the CDNA1/CDNA2 ISA documents lay them out (AMD's matrix instruction calculator prints the same
+// mappings per instruction):
+// * A (M x K per block) and B (K x N): an element's lane is i + M * (block + blocks * (k / KL))
+//   (j and N for B), where KL = M * K * blocks / 64 elements sit in each lane, packed from bit 0
+//   by their size (f32 one per register, f16/bf16 two, i8 four, f64 a register pair each).
+// * C and D (M x N per block, f32/i32, or f64): blocks of 32x32 and 16x16 take M*N/64 registers
+//   each, rows in groups of four consecutive registers, the groups dealt across lane groups of N
+//   lanes; 4x4 blocks sit side by side in the lanes (lane 4 * block + j, register i). The f64
+//   layouts deal rows across the lane groups instead (lane 16 * (i % 4) + j).
+// Products accumulate into C in k order, each rounded (fma) in the accumulator's type (the ISA
+// does not document the matrix core's internal order and precision: results exact in the
+// accumulator's type match a GPU's, long float sums may differ in their last bits); i8 products
+// add in wrapping 32-bit integers. Denormals are kept. The wave's EXEC must be all
+// ones and the broadcast controls (CBSZ, ABID, BLGP) zero: other uses stop the queue naming them.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "emu/shader/valu.h"
+
+namespace emu::shader {
+
+namespace {
+
+enum class El : uint8_t { F32, F16, BF16, I8, F64 };
+
+constexpr unsigned bits_of(El e) {
+  return e == El::F64 ? 64 : e == El::F32 ? 32 : e == El::I8 ? 8 : 16;
+}
+
+bool refuse(Wave& w, const Inst& in, const char* what) {
+  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
+            std::string(in.name) + ": " + what + ": " + describe(in, w.pc - in.size));
+  return false;
+}
+
+// The checks every MFMA makes before it runs.
+bool usable(Wave& w, const Inst& in) {
+  const uint32_t cbsz = (in.raw[0] >> 8) & 7, abid = (in.raw[0] >> 11) & 15, blgp = in.raw[1] >> 29;
+  if (cbsz || abid || blgp) return refuse(w, in, "the CBSZ/ABID/BLGP broadcast controls are not emulated");
+  if (w.exec() != ~uint64_t{0}) return refuse(w, in, "a matrix instruction with EXEC not all ones is not emulated");
+  return true;
+}
+
+// Element e of lane l from the source rows starting at `row` (A or B).
+template <El T>
+double element(const Wave& w, unsigned row, unsigned l, unsigned e) {
+  constexpr unsigned b = bits_of(T);
+  if constexpr (T == El::F64) {
+    const unsigned r = (row + 2 * e) & (kVRows - 1);
+    uint64_t x = w.v[r][l] | (uint64_t{w.v[(r + 1) & (kVRows - 1)][l]} << 32);
+    double d;
+    std::memcpy(&d, &x, 8);
+    return d;
+  } else {
+    constexpr unsigned per = 32 / b;
+    const uint32_t word = w.v[(row + e / per) & (kVRows - 1)][l];
+    const uint32_t bitsv = (word >> (b * (e % per))) & (b == 32 ? ~0u : (1u << b) - 1);
+    if constexpr (T == El::F32) {
+      float f;
+      std::memcpy(&f, &bitsv, 4);
+      return f;
+    } else if constexpr (T == El::F16) {
+      return f16_to_f32(static_cast<uint16_t>(bitsv));
+    } else if constexpr (T == El::BF16) {
+      const uint32_t x = bitsv << 16;
+      float f;
+      std::memcpy(&f, &x, 4);
+      return f;
+    } else {
+      return static_cast<int8_t>(bitsv);
+    }
+  }
+}
+
+// Register (relative to D's first) and lane of D[i][j] of block b.
+template <El T, unsigned M, unsigned N, unsigned B>
+void d_place(unsigned b, unsigned i, unsigned j, unsigned* reg, unsigned* lane) {
+  if constexpr (T == El::F64) {
+    *reg = 2 * (M == 16 ? i / 4 : 0);
+    *lane = 16 * (i % 4) + (M == 4 ? 4 * b : 0) + j;
+  } else if constexpr (M * N >= 64) {
+    constexpr unsigned per_block = M * N / 64, groups = 64 / N;
+    const unsigned g = i / 4;
+    *reg = per_block * b + 4 * (g / groups) + i % 4;
+    *lane = N * (g % groups) + j;
+  } else {
+    *reg = i;
+    *lane = N * b + j;
+  }
+}
+
+template <El T, unsigned M, unsigned N, unsigned K, unsigned B>
+void mfma(Wave& w, const Inst& in) {
+  static_assert(M == N && M * K * B % 64 == 0, "an MFMA shape");
+  constexpr unsigned KL = M * K * B / 64;  // elements of A (and of B) per lane
+  if (!usable(w, in)) return;
+  const unsigned ra = in.src[0] - 256u, rb = in.src[1] - 256u;
+  if (in.src[0] < 256 || in.src[1] < 256)
+    return (void)refuse(w, in, "A and B must be registers");
+  // Unpack A[b][i][k] and B[b][k][j].
+  static thread_local double a[B][M][K], bm[B][K][N];
+  for (unsigned l = 0; l < 64; ++l) {
+    const unsigned row = l % M, rest = l / M, blk = rest % B, kg = rest / B;
+    for (unsigned e = 0; e < KL; ++e) {
+      a[blk][row][kg * KL + e] = element<T>(w, ra, l, e);
+      bm[blk][kg * KL + e][row] = element<T>(w, rb, l, e);
+    }
+  }
+  constexpr bool f64 = T == El::F64, integer = T == El::I8;
+  constexpr unsigned regs = f64 ? 2 * M * N * B / 64 : M * N * B / 64;
+  // C: registers (VGPRs or AGPRs) or an inline constant broadcast to every element.
+  const unsigned code = in.src[2];
+  const bool c_reg = code >= 256;
+  const unsigned rc = c_reg ? code - 256u : 0;
+  uint64_t c_const = 0;
+  if (!c_reg) c_const = f64 ? sread64(w, in, code, true) : sread32(w, in, code);
+  static thread_local uint32_t out[regs][64];
+  for (unsigned blk = 0; blk < B; ++blk)
+    for (unsigned i = 0; i < M; ++i)
+      for (unsigned j = 0; j < N; ++j) {
+        unsigned reg, lane;
+        d_place<T, M, N, B>(blk, i, j, &reg, &lane);
+        if constexpr (f64) {
+          uint64_t cx = c_const;
+          if (c_reg)
+            cx = w.v[(rc + reg) & (kVRows - 1)][lane] |
+                 (uint64_t{w.v[(rc + reg + 1) & (kVRows - 1)][lane]} << 32);
+          double acc;
+          std::memcpy(&acc, &cx, 8);
+          for (unsigned k = 0; k < K; ++k) acc = std::fma(a[blk][i][k], bm[blk][k][j], acc);
+          std::memcpy(&cx, &acc, 8);
+          out[reg][lane] = static_cast<uint32_t>(cx);
+          out[reg + 1][lane] = static_cast<uint32_t>(cx >> 32);
+        } else if constexpr (integer) {
+          uint32_t acc = c_reg ? w.v[(rc + reg) & (kVRows - 1)][lane] : static_cast<uint32_t>(c_const);
+          for (unsigned k = 0; k < K; ++k)
+            acc += static_cast<uint32_t>(static_cast<int32_t>(a[blk][i][k]) * static_cast<int32_t>(bm[blk][k][j]));
+          out[reg][lane] = acc;
+        } else {
+          uint32_t cx = c_reg ? w.v[(rc + reg) & (kVRows - 1)][lane] : static_cast<uint32_t>(c_const);
+          float acc;
+          std::memcpy(&acc, &cx, 4);
+          for (unsigned k = 0; k < K; ++k)
+            acc = std::fma(static_cast<float>(a[blk][i][k]), static_cast<float>(bm[blk][k][j]), acc);
+          std::memcpy(&out[reg][lane], &acc, 4);
+        }
+      }
+  for (unsigned r = 0; r < regs; ++r) std::memcpy(w.v[(in.dst + r) & (kVRows - 1)], out[r], 256);
+  w.lane_ops += 64;
+}
+
+const HandlerEntry kMfma[] = {
+    // CDNA1/CDNA2 (gfx908, gfx90a) names.
+    {"v_mfma_f32_32x32x1f32", mfma<El::F32, 32, 32, 1, 2>},
+    {"v_mfma_f32_16x16x1f32", mfma<El::F32, 16, 16, 1, 4>},
+    {"v_mfma_f32_4x4x1f32", mfma<El::F32, 4, 4, 1, 16>},
+    {"v_mfma_f32_32x32x2f32", mfma<El::F32, 32, 32, 2, 1>},
+    {"v_mfma_f32_16x16x4f32", mfma<El::F32, 16, 16, 4, 1>},
+    {"v_mfma_f32_32x32x4f16", mfma<El::F16, 32, 32, 4, 2>},
+    {"v_mfma_f32_16x16x4f16", mfma<El::F16, 16, 16, 4, 4>},
+    {"v_mfma_f32_4x4x4f16", mfma<El::F16, 4, 4, 4, 16>},
+    {"v_mfma_f32_32x32x8f16", mfma<El::F16, 32, 32, 8, 1>},
+    {"v_mfma_f32_16x16x16f16", mfma<El::F16, 16, 16, 16, 1>},
+    {"v_mfma_i32_32x32x4i8", mfma<El::I8, 32, 32, 4, 2>},
+    {"v_mfma_i32_16x16x4i8", mfma<El::I8, 16, 16, 4, 4>},
+    {"v_mfma_i32_4x4x4i8", mfma<El::I8, 4, 4, 4, 16>},
+    {"v_mfma_i32_32x32x8i8", mfma<El::I8, 32, 32, 8, 1>},
+    {"v_mfma_i32_16x16x16i8", mfma<El::I8, 16, 16, 16, 1>},
+    {"v_mfma_f32_32x32x2bf16", mfma<El::BF16, 32, 32, 2, 2>},
+    {"v_mfma_f32_16x16x2bf16", mfma<El::BF16, 16, 16, 2, 4>},
+    {"v_mfma_f32_4x4x2bf16", mfma<El::BF16, 4, 4, 2, 16>},
+    {"v_mfma_f32_32x32x4bf16", mfma<El::BF16, 32, 32, 4, 1>},
+    {"v_mfma_f32_16x16x8bf16", mfma<El::BF16, 16, 16, 8, 1>},
+    {"v_mfma_f32_32x32x4bf16_1k", mfma<El::BF16, 32, 32, 4, 2>},
+    {"v_mfma_f32_16x16x4bf16_1k", mfma<El::BF16, 16, 16, 4, 4>},
+    {"v_mfma_f32_4x4x4bf16_1k", mfma<El::BF16, 4, 4, 4, 16>},
+    {"v_mfma_f32_32x32x8bf16_1k", mfma<El::BF16, 32, 32, 8, 1>},
+    {"v_mfma_f32_16x16x16bf16_1k", mfma<El::BF16, 16, 16, 16, 1>},
+    {"v_mfma_f64_16x16x4f64", mfma<El::F64, 16, 16, 4, 1>},
+    {"v_mfma_f64_4x4x4f64", mfma<El::F64, 4, 4, 4, 4>},
+    // CDNA3 (gfx942) names of the same operations.
+    {"v_mfma_f32_32x32x4_2b_bf16", mfma<El::BF16, 32, 32, 4, 2>},
+    {"v_mfma_f32_16x16x4_4b_bf16", mfma<El::BF16, 16, 16, 4, 4>},
+    {"v_mfma_f32_4x4x4_16b_bf16", mfma<El::BF16, 4, 4, 4, 16>},
+    {"v_mfma_f32_32x32x8_bf16", mfma<El::BF16, 32, 32, 8, 1>},
+    {"v_mfma_f32_16x16x16_bf16", mfma<El::BF16, 16, 16, 16, 1>},
+    {"v_mfma_f64_16x16x4_f64", mfma<El::F64, 16, 16, 4, 1>},
+    {"v_mfma_f64_4x4x4_4b_f64", mfma<El::F64, 4, 4, 4, 4>},
+};
+
+}  // namespace
+
+HandlerList mfma_handlers() { return {std::begin(kMfma), std::end(kMfma)}; }
+
+}  // namespace emu::shader
