@@ -5,7 +5,7 @@
 // mappings per instruction):
 // * A (M x K per block) and B (K x N): an element's lane is i + M * (block + blocks * (k / KL))
 //   (j and N for B), where KL = M * K * blocks / 64 elements sit in each lane, packed from bit 0
-//   by their size (f32 one per register, f16/bf16 two, i8 four, f64 a register pair each).
+//   by their size (f32 one per register, f16/bf16 two, i8/fp8/bf8 four, f64 a register pair each).
 // * C and D (M x N per block, f32/i32, or f64): blocks of 32x32 and 16x16 take M*N/64 registers
 //   each, rows in groups of four consecutive registers, the groups dealt across lane groups of N
 //   lanes; 4x4 blocks sit side by side in the lanes (lane 4 * block + j, register i). The f64
@@ -26,10 +26,21 @@ namespace emu::shader {
 
 namespace {
 
-enum class El : uint8_t { F32, F16, BF16, I8, F64 };
+// Element types. FP8 and BF8 are gfx940's "FNUZ" 8-bit floats (the MI300 ISA; HIP's fp8
+// reference): E4M3 with exponent bias 8 and E5M2 with bias 16, no infinities, 0x80 the only NaN.
+enum class El : uint8_t { F32, F16, BF16, I8, F64, FP8, BF8 };
 
 constexpr unsigned bits_of(El e) {
-  return e == El::F64 ? 64 : e == El::F32 ? 32 : e == El::I8 ? 8 : 16;
+  return e == El::F64 ? 64 : e == El::F32 ? 32 : (e == El::I8 || e == El::FP8 || e == El::BF8) ? 8 : 16;
+}
+
+// An FNUZ 8-bit float with `mant` mantissa bits and exponent bias `bias`.
+double fnuz8(uint32_t b, unsigned mant, int bias) {
+  if (b == 0x80) return NAN;
+  const unsigned m = b & ((1u << mant) - 1), e = (b & 0x7F) >> mant;
+  const double v = e ? std::ldexp(1.0 + double(m) / (1u << mant), int(e) - bias)
+                     : std::ldexp(double(m) / (1u << mant), 1 - bias);
+  return (b & 0x80) ? -v : v;
 }
 
 bool refuse(Wave& w, const Inst& in, const char* what) {
@@ -71,6 +82,10 @@ double element(const Wave& w, unsigned row, unsigned l, unsigned e) {
       float f;
       std::memcpy(&f, &x, 4);
       return f;
+    } else if constexpr (T == El::FP8) {
+      return fnuz8(bitsv, 3, 8);
+    } else if constexpr (T == El::BF8) {
+      return fnuz8(bitsv, 2, 16);
     } else {
       return static_cast<int8_t>(bitsv);
     }
@@ -94,7 +109,8 @@ void d_place(unsigned b, unsigned i, unsigned j, unsigned* reg, unsigned* lane) 
   }
 }
 
-template <El T, unsigned M, unsigned N, unsigned K, unsigned B>
+// TB: B's type where it differs from A's (gfx940's mixed fp8/bf8 forms).
+template <El T, unsigned M, unsigned N, unsigned K, unsigned B, El TB = T>
 void mfma(Wave& w, const Inst& in) {
   static_assert(M == N && M * K * B % 64 == 0, "an MFMA shape");
   constexpr unsigned KL = M * K * B / 64;  // elements of A (and of B) per lane
@@ -108,7 +124,7 @@ void mfma(Wave& w, const Inst& in) {
     const unsigned row = l % M, rest = l / M, blk = rest % B, kg = rest / B;
     for (unsigned e = 0; e < KL; ++e) {
       a[blk][row][kg * KL + e] = element<T>(w, ra, l, e);
-      bm[blk][kg * KL + e][row] = element<T>(w, rb, l, e);
+      bm[blk][kg * KL + e][row] = element<TB>(w, rb, l, e);
     }
   }
   constexpr bool f64 = T == El::F64, integer = T == El::I8;
@@ -191,6 +207,17 @@ const HandlerEntry kMfma[] = {
     {"v_mfma_f32_16x16x16_bf16", mfma<El::BF16, 16, 16, 16, 1>},
     {"v_mfma_f64_16x16x4_f64", mfma<El::F64, 16, 16, 4, 1>},
     {"v_mfma_f64_4x4x4_4b_f64", mfma<El::F64, 4, 4, 4, 4>},
+    // CDNA3's own: i8 with twice the depth, and the fp8/bf8 products (A's type first).
+    {"v_mfma_i32_32x32x16_i8", mfma<El::I8, 32, 32, 16, 1>},
+    {"v_mfma_i32_16x16x32_i8", mfma<El::I8, 16, 16, 32, 1>},
+    {"v_mfma_f32_16x16x32_fp8_fp8", mfma<El::FP8, 16, 16, 32, 1, El::FP8>},
+    {"v_mfma_f32_16x16x32_fp8_bf8", mfma<El::FP8, 16, 16, 32, 1, El::BF8>},
+    {"v_mfma_f32_16x16x32_bf8_fp8", mfma<El::BF8, 16, 16, 32, 1, El::FP8>},
+    {"v_mfma_f32_16x16x32_bf8_bf8", mfma<El::BF8, 16, 16, 32, 1, El::BF8>},
+    {"v_mfma_f32_32x32x16_fp8_fp8", mfma<El::FP8, 32, 32, 16, 1, El::FP8>},
+    {"v_mfma_f32_32x32x16_fp8_bf8", mfma<El::FP8, 32, 32, 16, 1, El::BF8>},
+    {"v_mfma_f32_32x32x16_bf8_fp8", mfma<El::BF8, 32, 32, 16, 1, El::FP8>},
+    {"v_mfma_f32_32x32x16_bf8_bf8", mfma<El::BF8, 32, 32, 16, 1, El::BF8>},
 };
 
 }  // namespace

@@ -27,7 +27,7 @@
 
 namespace {
 
-enum class El { F32, F16, BF16, I8, F64 };
+enum class El { F32, F16, BF16, I8, F64, FP8, BF8 };
 
 template <El T> struct Elem;
 template <> struct Elem<El::F32> { using acc = float; };
@@ -35,6 +35,8 @@ template <> struct Elem<El::F16> { using acc = float; };
 template <> struct Elem<El::BF16> { using acc = float; };
 template <> struct Elem<El::I8> { using acc = int; };
 template <> struct Elem<El::F64> { using acc = double; };
+template <> struct Elem<El::FP8> { using acc = float; };
+template <> struct Elem<El::BF8> { using acc = float; };
 
 // Register and lane of D[b][i][j] (see the header).
 __host__ __device__ inline void d_place(El t, int M, int N, int b, int i, int j, int* reg, int* lane) {
@@ -85,6 +87,29 @@ template <int KL> struct BfOperand {  // bf16 as the raw bits the builtins take
 };
 template <> struct Operand<El::BF16, 2> : BfOperand<2> {};
 template <> struct Operand<El::BF16, 4> : BfOperand<4> {};
+// Eight 8-bit elements in a register pair (gfx940's i8 and fp8/bf8 forms).
+template <El T> struct Operand8 {
+  long v;
+  // gfx940's FNUZ 8-bit floats (E4M3 bias 8, E5M2 bias 16) of a small integer, exactly.
+  __device__ static unsigned encode(int x) {
+    if (T == El::I8) return unsigned(x) & 0xFF;
+    if (x == 0) return 0;
+    const unsigned sign = x < 0 ? 0x80 : 0, a = unsigned(x < 0 ? -x : x);
+    int e = 0;
+    while ((a >> (e + 1)) != 0) ++e;
+    const unsigned mant_bits = T == El::FP8 ? 3 : 2, bias = T == El::FP8 ? 8 : 16;
+    const unsigned mant = ((a << mant_bits) >> e) & ((1u << mant_bits) - 1);
+    return sign | ((e + bias) << mant_bits) | mant;
+  }
+  __device__ void set(int e, int x) {
+    unsigned long long u = static_cast<unsigned long long>(v);
+    u = (u & ~(0xFFull << (8 * e))) | (static_cast<unsigned long long>(encode(x)) << (8 * e));
+    v = static_cast<long>(u);
+  }
+};
+template <> struct Operand<El::I8, 8> : Operand8<El::I8> {};
+template <> struct Operand<El::FP8, 8> : Operand8<El::FP8> {};
+template <> struct Operand<El::BF8, 8> : Operand8<El::BF8> {};
 template <> struct Operand<El::I8, 4> {
   int v;
   __device__ void set(int e, int x) { v = int((unsigned(v) & ~(0xFFu << (8 * e))) | ((unsigned(x) & 0xFFu) << (8 * e))); }
@@ -102,14 +127,14 @@ constexpr int kDeviceArch = k908;
 #else
 constexpr int kDeviceArch = k90a;
 #endif
-#define MFMA_CASE(NAME, T, M_, N_, K_, B_, ACC, ARCHS)                                            \
+#define MFMA_CASE_AB(NAME, T, TB_, M_, N_, K_, B_, ACC, ARCHS)                                   \
   struct NAME {                                                                                  \
-    static constexpr El t = T;                                                                   \
+    static constexpr El t = T, tb = TB_;                                                         \
     static constexpr int M = M_, N = N_, K = K_, B = B_, KL = M_ * K_ * B_ / 64, archs = ARCHS;  \
     using acc_vec = ACC;                                                                         \
     static const char* name() { return #NAME; }                                                  \
-    template <class O>                                                                           \
-    __device__ static acc_vec run(const O& a, const O& b, acc_vec c) {                           \
+    template <class OA, class OB>                                                                \
+    __device__ static acc_vec run(const OA& a, const OB& b, acc_vec c) {                         \
       if constexpr (((ARCHS) & kDeviceArch) != 0) {                                              \
         return __builtin_amdgcn_##NAME(a.v, b.v, c, 0, 0, 0);                                    \
       } else {                                                                                   \
@@ -118,6 +143,7 @@ constexpr int kDeviceArch = k90a;
       }                                                                                          \
     }                                                                                            \
   };
+#define MFMA_CASE(NAME, T, M_, N_, K_, B_, ACC, ARCHS) MFMA_CASE_AB(NAME, T, T, M_, N_, K_, B_, ACC, ARCHS)
 MFMA_CASE(mfma_f32_32x32x1f32, El::F32, 32, 32, 1, 2, f32x32, k908 | k90a | k942)
 MFMA_CASE(mfma_f32_16x16x1f32, El::F32, 16, 16, 1, 4, f32x16, k908 | k90a | k942)
 MFMA_CASE(mfma_f32_4x4x1f32, El::F32, 4, 4, 1, 16, f32x4, k908 | k90a | k942)
@@ -135,7 +161,14 @@ MFMA_CASE(mfma_f32_32x32x8bf16_1k, El::BF16, 32, 32, 8, 1, f32x16, k90a | k942)
 MFMA_CASE(mfma_f32_4x4x4bf16_1k, El::BF16, 4, 4, 4, 16, f32x4, k90a | k942)
 MFMA_CASE(mfma_f64_16x16x4f64, El::F64, 16, 16, 4, 1, f64x4, k90a | k942)
 MFMA_CASE(mfma_f64_4x4x4f64, El::F64, 4, 4, 4, 4, double, k90a | k942)
+MFMA_CASE(mfma_i32_32x32x16_i8, El::I8, 32, 32, 16, 1, i32x16, k942)
+MFMA_CASE(mfma_i32_16x16x32_i8, El::I8, 16, 16, 32, 1, i32x4, k942)
+MFMA_CASE(mfma_f32_16x16x32_fp8_fp8, El::FP8, 16, 16, 32, 1, f32x4, k942)
+MFMA_CASE(mfma_f32_32x32x16_bf8_bf8, El::BF8, 32, 32, 16, 1, f32x16, k942)
+MFMA_CASE_AB(mfma_f32_16x16x32_bf8_fp8, El::BF8, El::FP8, 16, 16, 32, 1, f32x4, k942)
+MFMA_CASE_AB(mfma_f32_32x32x16_fp8_bf8, El::FP8, El::BF8, 32, 32, 16, 1, f32x16, k942)
 #undef MFMA_CASE
+#undef MFMA_CASE_AB
 
 
 template <class V, class S>
@@ -147,7 +180,8 @@ __global__ void run_mfma(const int* a, const int* b, const typename Elem<C::t>::
                          typename Elem<C::t>::acc* d) {
   using S = typename Elem<C::t>::acc;
   const int l = threadIdx.x;
-  Operand<C::t, C::KL> oa{}, ob{};
+  Operand<C::t, C::KL> oa{};
+  Operand<C::tb, C::KL> ob{};
   const int row = l % C::M, rest = l / C::M, blk = rest % C::B, kg = rest / C::B;
   for (int e = 0; e < C::KL; ++e) {
     const int k = kg * C::KL + e;
@@ -253,6 +287,16 @@ TEST(Mfma, Bf16) {
 TEST(Mfma, F64) {
   check<mfma_f64_16x16x4f64>();
   check<mfma_f64_4x4x4f64>();
+}
+
+// gfx940's own: i8 at twice the depth, and the FNUZ fp8/bf8 products (mixed too).
+TEST(Mfma, Gfx940EightBit) {
+  check<mfma_i32_32x32x16_i8>();
+  check<mfma_i32_16x16x32_i8>();
+  check<mfma_f32_16x16x32_fp8_fp8>();
+  check<mfma_f32_32x32x16_bf8_bf8>();
+  check<mfma_f32_16x16x32_bf8_fp8>();
+  check<mfma_f32_32x32x16_fp8_bf8>();
 }
 
 // Half a wave: the emulator does not model EXEC's effect on a matrix instruction and must say so
