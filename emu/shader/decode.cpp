@@ -341,6 +341,11 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
     in.dst = static_cast<uint16_t>(in.dst + 256);
     if (in.src[2] >= 256) in.src[2] = static_cast<uint16_t>(in.src[2] + 256);
   }
+  // LDS DMA (a load whose data goes to LDS at M0, not to vdst): MUBUF bit 16, and FLAT bit 13
+  // before gfx940 (LLVM BUFInstructions.td / FLATInstructions.td `lds`; gfx940 gives FLAT's bit
+  // 13 to SVE). Not emulated: refused by name rather than run as a load into a VGPR.
+  if ((e == Enc::MUBUF && (d0 & (1u << 16))) || (e == Enc::FLAT && t != Target::gfx942 && (d0 & (1u << 13))))
+    in.exec = exec_lds_dma;
   if (e == Enc::FLAT && in.seg == kSegScratch)
     in.scratch_vaddr = t == Target::gfx942 ? (d0 >> 13) & 1 : in.saddr == 0x7F;
   if (in.size > 4 * avail) { in.exec = exec_invalid; return false; }
@@ -349,7 +354,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
       if (!(((in.abs | in.neg | in.opsel) >> i) & 1)) in.plain |= static_cast<uint8_t>(1u << i);
   for (unsigned i = 1; i < in.size / 4; ++i) in.raw[i] = dw[i];
   if (in.flags & kLiteral) in.literal = dw[1];
-  if (in.exec != exec_invalid && in.exec != exec_unimplemented)
+  if (in.exec != exec_invalid && in.exec != exec_unimplemented && in.exec != exec_lds_dma)
     if (ExecFn f = specialize(in)) {
       in.slow = in.exec;
       in.exec = f;

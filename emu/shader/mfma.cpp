@@ -49,10 +49,37 @@ bool refuse(Wave& w, const Inst& in, const char* what) {
   return false;
 }
 
-// The checks every MFMA makes before it runs.
-bool usable(Wave& w, const Inst& in) {
-  const uint32_t cbsz = (in.raw[0] >> 8) & 7, abid = (in.raw[0] >> 11) & 15, blgp = in.raw[1] >> 29;
-  if (cbsz || abid || blgp) return refuse(w, in, "the CBSZ/ABID/BLGP broadcast controls are not emulated");
+// The broadcast controls (CDNA ISA; AMD's matrix instruction calculator models the same): CBSZ
+// and ABID make every group of 2^CBSZ blocks take block ABID's A (instructions of several blocks,
+// CBSZ up to log2(blocks), at most 4; ABID below 2^CBSZ); BLGP makes B's lanes read other lanes:
+// 1 the first 32 twice, 2 the second 32 twice, 3 rotated by 16 (lane l reads l + 16), 4..7 the
+// 16 lanes starting at 16 * (BLGP - 4) four times.
+struct Broadcast {
+  unsigned cbsz, abid, blgp;
+};
+
+unsigned blgp_lane(unsigned l, unsigned blgp) {
+  switch (blgp) {
+    case 1: return l % 32;
+    case 2: return 32 + l % 32;
+    case 3: return (l + 16) % 64;
+    case 4: case 5: case 6: case 7: return 16 * (blgp - 4) + l % 16;
+    default: return l;
+  }
+}
+
+// The checks every MFMA makes before it runs; false once it has stopped the wave. `blocks`: the
+// instruction's; `blgp_ok`: whether it has BLGP (not the f64 forms, whose field gfx940 gives to
+// NEG, nor gfx940's own i8, fp8 and bf8 forms).
+bool usable(Wave& w, const Inst& in, unsigned blocks, bool blgp_ok, Broadcast* bc) {
+  bc->cbsz = (in.raw[0] >> 8) & 7;
+  bc->abid = (in.raw[0] >> 11) & 15;
+  bc->blgp = in.raw[1] >> 29;
+  unsigned max_cbsz = 0;
+  while ((2u << max_cbsz) <= blocks && max_cbsz < 4) ++max_cbsz;
+  if (bc->cbsz > max_cbsz || bc->abid >= (1u << bc->cbsz))
+    return refuse(w, in, "CBSZ/ABID out of the range this instruction's blocks allow (undefined)");
+  if (bc->blgp && !blgp_ok) return refuse(w, in, "BLGP on an instruction without BLGP (undefined)");
   if (w.exec() != ~uint64_t{0}) return refuse(w, in, "a matrix instruction with EXEC not all ones is not emulated");
   return true;
 }
@@ -110,21 +137,32 @@ void d_place(unsigned b, unsigned i, unsigned j, unsigned* reg, unsigned* lane) 
 }
 
 // TB: B's type where it differs from A's (gfx940's mixed fp8/bf8 forms).
-template <El T, unsigned M, unsigned N, unsigned K, unsigned B, El TB = T>
+template <El T, unsigned M, unsigned N, unsigned K, unsigned B, El TB = T, bool kBlgp = true>
 void mfma(Wave& w, const Inst& in) {
   static_assert(M == N && M * K * B % 64 == 0, "an MFMA shape");
   constexpr unsigned KL = M * K * B / 64;  // elements of A (and of B) per lane
-  if (!usable(w, in)) return;
+  // gfx940 gives the f64 forms' BLGP field to NEG (bit 61 negates A, 62 B, 63 C; LLVM's
+  // VOP3PInstructions.td, `neg:[a,b,c]` on v_mfma_f64_* for gfx940); before gfx940 they have
+  // neither.
+  const bool f64_neg = T == El::F64 && w.group->ctx->target == Target::gfx942;
+  Broadcast bc;
+  if (!usable(w, in, B, (kBlgp && T != El::F64) || f64_neg, &bc)) return;
+  const unsigned neg = f64_neg ? bc.blgp : 0;
+  if (f64_neg) bc.blgp = 0;
   const unsigned ra = in.src[0] - 256u, rb = in.src[1] - 256u;
   if (in.src[0] < 256 || in.src[1] < 256)
     return (void)refuse(w, in, "A and B must be registers");
-  // Unpack A[b][i][k] and B[b][k][j].
+  // Unpack A[b][i][k] and B[b][k][j]: the lane that holds an element is
+  // i + M * (b + B * (k / KL)); A's block after CBSZ/ABID, B's lane after BLGP.
   static thread_local double a[B][M][K], bm[B][K][N];
+  const unsigned group = 1u << bc.cbsz;
   for (unsigned l = 0; l < 64; ++l) {
     const unsigned row = l % M, rest = l / M, blk = rest % B, kg = rest / B;
+    const unsigned src_blk = blk / group * group + bc.abid;
+    const unsigned la = row + M * (src_blk + B * kg), lb = blgp_lane(l, bc.blgp);
     for (unsigned e = 0; e < KL; ++e) {
-      a[blk][row][kg * KL + e] = element<T>(w, ra, l, e);
-      bm[blk][kg * KL + e][row] = element<TB>(w, rb, l, e);
+      a[blk][row][kg * KL + e] = element<T>(w, ra, la, e);
+      bm[blk][kg * KL + e][row] = element<TB>(w, rb, lb, e);
     }
   }
   constexpr bool f64 = T == El::F64, integer = T == El::I8;
@@ -148,7 +186,9 @@ void mfma(Wave& w, const Inst& in) {
                  (uint64_t{w.v[(rc + reg + 1) & (kVRows - 1)][lane]} << 32);
           double acc;
           std::memcpy(&acc, &cx, 8);
-          for (unsigned k = 0; k < K; ++k) acc = std::fma(a[blk][i][k], bm[blk][k][j], acc);
+          if (neg & 4) acc = -acc;
+          const double sa = (neg & 1) ? -1.0 : 1.0, sb = (neg & 2) ? -1.0 : 1.0;
+          for (unsigned k = 0; k < K; ++k) acc = std::fma(sa * a[blk][i][k], sb * bm[blk][k][j], acc);
           std::memcpy(&cx, &acc, 8);
           out[reg][lane] = static_cast<uint32_t>(cx);
           out[reg + 1][lane] = static_cast<uint32_t>(cx >> 32);
@@ -208,16 +248,16 @@ const HandlerEntry kMfma[] = {
     {"v_mfma_f64_16x16x4_f64", mfma<El::F64, 16, 16, 4, 1>},
     {"v_mfma_f64_4x4x4_4b_f64", mfma<El::F64, 4, 4, 4, 4>},
     // CDNA3's own: i8 with twice the depth, and the fp8/bf8 products (A's type first).
-    {"v_mfma_i32_32x32x16_i8", mfma<El::I8, 32, 32, 16, 1>},
-    {"v_mfma_i32_16x16x32_i8", mfma<El::I8, 16, 16, 32, 1>},
-    {"v_mfma_f32_16x16x32_fp8_fp8", mfma<El::FP8, 16, 16, 32, 1, El::FP8>},
-    {"v_mfma_f32_16x16x32_fp8_bf8", mfma<El::FP8, 16, 16, 32, 1, El::BF8>},
-    {"v_mfma_f32_16x16x32_bf8_fp8", mfma<El::BF8, 16, 16, 32, 1, El::FP8>},
-    {"v_mfma_f32_16x16x32_bf8_bf8", mfma<El::BF8, 16, 16, 32, 1, El::BF8>},
-    {"v_mfma_f32_32x32x16_fp8_fp8", mfma<El::FP8, 32, 32, 16, 1, El::FP8>},
-    {"v_mfma_f32_32x32x16_fp8_bf8", mfma<El::FP8, 32, 32, 16, 1, El::BF8>},
-    {"v_mfma_f32_32x32x16_bf8_fp8", mfma<El::BF8, 32, 32, 16, 1, El::FP8>},
-    {"v_mfma_f32_32x32x16_bf8_bf8", mfma<El::BF8, 32, 32, 16, 1, El::BF8>},
+    {"v_mfma_i32_32x32x16_i8", mfma<El::I8, 32, 32, 16, 1, El::I8, false>},
+    {"v_mfma_i32_16x16x32_i8", mfma<El::I8, 16, 16, 32, 1, El::I8, false>},
+    {"v_mfma_f32_16x16x32_fp8_fp8", mfma<El::FP8, 16, 16, 32, 1, El::FP8, false>},
+    {"v_mfma_f32_16x16x32_fp8_bf8", mfma<El::FP8, 16, 16, 32, 1, El::BF8, false>},
+    {"v_mfma_f32_16x16x32_bf8_fp8", mfma<El::BF8, 16, 16, 32, 1, El::FP8, false>},
+    {"v_mfma_f32_16x16x32_bf8_bf8", mfma<El::BF8, 16, 16, 32, 1, El::BF8, false>},
+    {"v_mfma_f32_32x32x16_fp8_fp8", mfma<El::FP8, 32, 32, 16, 1, El::FP8, false>},
+    {"v_mfma_f32_32x32x16_fp8_bf8", mfma<El::FP8, 32, 32, 16, 1, El::BF8, false>},
+    {"v_mfma_f32_32x32x16_bf8_fp8", mfma<El::BF8, 32, 32, 16, 1, El::FP8, false>},
+    {"v_mfma_f32_32x32x16_bf8_bf8", mfma<El::BF8, 32, 32, 16, 1, El::BF8, false>},
 };
 
 }  // namespace

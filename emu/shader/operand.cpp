@@ -105,6 +105,12 @@ void exec_unimplemented(Wave& w, const Inst& in) {
             "unimplemented instruction: " + describe(in, w.pc - in.size));
 }
 
+void exec_lds_dma(Wave& w, const Inst& in) {
+  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
+            "unimplemented instruction: a load into LDS (the lds bit, LDS DMA) is not emulated: " +
+                describe(in, w.pc - in.size));
+}
+
 void exec_invalid(Wave& w, const Inst& in) {
   wave_fail(w, Outcome::Kind::IllegalInstruction, w.pc - in.size,
             "illegal instruction: " + describe(in, w.pc - in.size));

@@ -227,6 +227,7 @@ inline void swrite64(Wave& w, unsigned code, uint64_t x) {
 }
 
 void exec_unimplemented(Wave& w, const Inst& in);
+void exec_lds_dma(Wave& w, const Inst& in);  // a buffer/global/scratch load with the lds bit
 void exec_invalid(Wave& w, const Inst& in);
 
 // Handler registry: every execution file exports its (name, handler) pairs.

@@ -95,8 +95,15 @@ TEST_F(Control, UnimplementedInstructionNamesItself) {
   auto o = run_isa("control.co", "k_unimplemented");
   EXPECT_EQ(o.kind, Kind::Unimplemented);
   EXPECT_NE(o.message.find("v_mfma_f32_4x4x1f32"), std::string::npos) << o.message;
-  EXPECT_NE(o.message.find("BLGP"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("CBSZ/ABID"), std::string::npos) << o.message;
   EXPECT_NE(o.message.find("pc=0x"), std::string::npos) << o.message;
+}
+
+TEST_F(Control, LdsDmaLoadIsRefusedByName) {
+  auto o = run_isa("control.co", "k_lds_dma");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("LDS DMA"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("buffer_load_dword"), std::string::npos) << o.message;
 }
 
 TEST_F(Control, IllegalInstructionStopsWithItsDword) {

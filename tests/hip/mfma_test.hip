@@ -133,10 +133,10 @@ constexpr int kDeviceArch = k90a;
     static constexpr int M = M_, N = N_, K = K_, B = B_, KL = M_ * K_ * B_ / 64, archs = ARCHS;  \
     using acc_vec = ACC;                                                                         \
     static const char* name() { return #NAME; }                                                  \
-    template <class OA, class OB>                                                                \
+    template <int CBSZ, int ABID, int BLGP, class OA, class OB>                                  \
     __device__ static acc_vec run(const OA& a, const OB& b, acc_vec c) {                         \
       if constexpr (((ARCHS) & kDeviceArch) != 0) {                                              \
-        return __builtin_amdgcn_##NAME(a.v, b.v, c, 0, 0, 0);                                    \
+        return __builtin_amdgcn_##NAME(a.v, b.v, c, CBSZ, ABID, BLGP);                           \
       } else {                                                                                   \
         __builtin_trap();                                                                        \
         return c;                                                                                \
@@ -175,7 +175,7 @@ template <class V, class S>
 __device__ S& at(V& v, int r) { return reinterpret_cast<S*>(&v)[r]; }  // a double is its own element 0
 
 // One wave: loads its operands by the layout, runs the instruction, stores D by the layout.
-template <class C>
+template <class C, int CBSZ, int ABID, int BLGP>
 __global__ void run_mfma(const int* a, const int* b, const typename Elem<C::t>::acc* c,
                          typename Elem<C::t>::acc* d) {
   using S = typename Elem<C::t>::acc;
@@ -196,7 +196,7 @@ __global__ void run_mfma(const int* a, const int* b, const typename Elem<C::t>::
         d_place(C::t, C::M, C::N, blk2, i, j, &reg, &lane);
         if (lane == l) at<typename C::acc_vec, S>(acc, reg) = c[(blk2 * C::M + i) * C::N + j];
       }
-  acc = C::run(oa, ob, acc);
+  acc = C::template run<CBSZ, ABID, BLGP>(oa, ob, acc);
   for (int blk2 = 0; blk2 < C::B; ++blk2)
     for (int i = 0; i < C::M; ++i)
       for (int j = 0; j < C::N; ++j) {
@@ -213,9 +213,27 @@ int device_arch() {
   return a.rfind("gfx942", 0) == 0 ? k942 : a.rfind("gfx908", 0) == 0 ? k908 : a.rfind("gfx90a", 0) == 0 ? k90a : 0;
 }
 
-template <class C>
+// The broadcast controls (CDNA ISA): every group of 2^CBSZ blocks multiplies block ABID's A;
+// B's lanes read lane blgp_lane(l) instead of l.
+int blgp_lane(int l, int blgp) {
+  switch (blgp) {
+    case 1: return l % 32;
+    case 2: return 32 + l % 32;
+    case 3: return (l + 16) % 64;
+    case 4: case 5: case 6: case 7: return 16 * (blgp - 4) + l % 16;
+    default: return l;
+  }
+}
+
+// NEG_ON: the targets on which an f64 form's BLGP is NEG (gfx940).
+template <class C, int CBSZ = 0, int ABID = 0, int BLGP = 0, int NEG_ON = 0>
 void check() {
   using S = typename Elem<C::t>::acc;
+  const bool neg = (NEG_ON & device_arch()) != 0;
+  if (NEG_ON && !neg) {
+    std::printf("%s: NEG only on gfx940, not run\n", C::name());
+    return;
+  }
   if (!(C::archs & device_arch())) {  // not on this device
     std::printf("%s: not on this device, not run\n", C::name());
     return;
@@ -227,11 +245,21 @@ void check() {
   for (size_t x = 0; x < a.size(); ++x) a[x] = int((x * 7 + 3) % 9) - 4;
   for (size_t x = 0; x < b.size(); ++x) b[x] = int((x * 5 + 1) % 7) - 3;
   for (size_t x = 0; x < c.size(); ++x) c[x] = S(int((x * 11) % 13) - 6);
+  const int KL = C::KL, group = 1 << CBSZ;
   for (int blk = 0; blk < B; ++blk)
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         S s = c[(blk * M + i) * N + j];
-        for (int k = 0; k < K; ++k) s += S(a[(blk * M + i) * K + k] * b[(blk * K + k) * N + j]);
+        if (neg && (BLGP & 4)) s = -s;
+        const int ablk = blk / group * group + ABID;
+        for (int k = 0; k < K; ++k) {
+          // B[blk][k][j] sits in lane j + N * (blk + B * (k / KL)); BLGP reads another lane's
+          // element in the same register position.
+          const int lane = blgp_lane(j + N * (blk + B * (k / KL)), neg ? 0 : BLGP);
+          const int jb = lane % N, bb = (lane / N) % B, kb = (lane / N / B) * KL + k % KL;
+          const int sa = neg && (BLGP & 1) ? -1 : 1, sb = neg && (BLGP & 2) ? -1 : 1;
+          s += S(sa * a[(ablk * M + i) * K + k] * sb * b[(bb * K + kb) * N + jb]);
+        }
         want[(blk * M + i) * N + j] = s;
       }
   int *da, *db;
@@ -244,12 +272,12 @@ void check() {
   HIP_ASSERT(hipMemcpy(db, b.data(), b.size() * sizeof(int), hipMemcpyHostToDevice));
   HIP_ASSERT(hipMemcpy(dc, c.data(), c.size() * sizeof(S), hipMemcpyHostToDevice));
   HIP_ASSERT(hipMemcpy(dd, got.data(), got.size() * sizeof(S), hipMemcpyHostToDevice));
-  run_mfma<C><<<1, 64>>>(da, db, dc, dd);
+  run_mfma<C, CBSZ, ABID, BLGP><<<1, 64>>>(da, db, dc, dd);
   HIP_ASSERT(hipGetLastError());
   HIP_ASSERT(hipMemcpy(got.data(), dd, got.size() * sizeof(S), hipMemcpyDeviceToHost));
   size_t bad = 0;
   for (size_t x = 0; x < want.size(); ++x) bad += got[x] != want[x];
-  EXPECT_EQ(bad, 0u) << C::name() << ": first element D[0][0][0] = " << double(got[0]) << ", want "
+  EXPECT_EQ(bad, 0u) << C::name() << " cbsz " << CBSZ << " abid " << ABID << " blgp " << BLGP << ": first element D[0][0][0] = " << double(got[0]) << ", want "
                      << double(want[0]);
   for (void* p : {static_cast<void*>(da), static_cast<void*>(db), static_cast<void*>(dc), static_cast<void*>(dd)})
     HIP_ASSERT(hipFree(p));
@@ -287,6 +315,25 @@ TEST(Mfma, Bf16) {
 TEST(Mfma, F64) {
   check<mfma_f64_16x16x4f64>();
   check<mfma_f64_4x4x4f64>();
+}
+
+// The broadcast controls: A's block broadcast (CBSZ/ABID) and B's lane patterns (BLGP).
+TEST(Mfma, BroadcastControls) {
+  check<mfma_f32_32x32x1f32, 1, 1, 0>();
+  check<mfma_f32_16x16x4f32, 0, 0, 3>();
+  check<mfma_f32_16x16x1f32, 2, 3, 1>();
+  check<mfma_f32_4x4x1f32, 4, 9, 6>();
+  check<mfma_f32_4x4x4f16, 3, 5, 2>();
+  check<mfma_f32_32x32x4f16, 1, 0, 7>();
+  check<mfma_i32_16x16x4i8, 1, 1, 4>();
+  check<mfma_f32_4x4x4bf16_1k, 2, 2, 5>();
+}
+
+// gfx940's NEG on the f64 forms (in BLGP's field: bit 0 negates A, 1 B, 2 C).
+TEST(Mfma, Gfx940F64Negation) {
+  check<mfma_f64_16x16x4f64, 0, 0, 7, k942>();
+  check<mfma_f64_4x4x4f64, 0, 0, 5, k942>();
+  check<mfma_f64_16x16x4f64, 0, 0, 2, k942>();
 }
 
 // gfx940's own: i8 at twice the depth, and the FNUZ fp8/bf8 products (mixed too).

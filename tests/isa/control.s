@@ -16,12 +16,19 @@ KBEGIN k_debugtrap
   s_endpgm
 KEND k_debugtrap
 
-// A matrix instruction with a broadcast control (BLGP) the emulator does not model: decoded,
-// named and refused, a loud Unimplemented.
+// A matrix instruction whose broadcast controls the ISA leaves undefined (ABID 1 with CBSZ 0:
+// no group to broadcast in): decoded, named and refused, a loud Unimplemented.
 KBEGIN k_unimplemented
-  v_mfma_f32_4x4x1f32 a[0:3], v1, v2, a[0:3] blgp:1
+  v_mfma_f32_4x4x1f32 a[0:3], v1, v2, a[0:3] abid:1
   s_endpgm
 KEND k_unimplemented
+
+// A buffer load into LDS (the lds bit, LDS DMA): not emulated, refused by name rather than run
+// as a load into v0.
+KBEGIN k_lds_dma
+  buffer_load_dword off, s[4:7], 0 lds
+  s_endpgm
+KEND k_lds_dma
 
 // A dword with an undefined encoding (bits 31:26 = 0x3f).
 KBEGIN k_illegal
