@@ -16,7 +16,7 @@ echo "== kfdinfo"
 # With KFDRT_TRACE_DIR set, each writes a trace there (<program>.json, README "Tracing").
 status=0
 here=$(dirname "$0")
-for p in vector_add matmul streams_events; do
+for p in vector_add matmul streams_events matrix_cores; do
   exe="$build/tests/hip/hip-$p"
   if [ -x "$exe" ]; then
     echo "== HIP $p (tests/hip/programs/$p.hip)"
