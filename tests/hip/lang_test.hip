@@ -3,7 +3,7 @@
 // missing by HIP's own directed tests): the short vector types' constructors and operators on
 // the host and in kernels, memcpy / memset in kernels, __clock, atomicAddNoRet, a kernel template
 // launched by name through hipExtLaunchKernelGGL, hipChooseDevice, hipDeviceGetP2PAttribute and
-// the typed allocation templates on volatile pointers.
+// the typed allocation templates on volatile pointers, __align__.
 #include <gtest/gtest.h>
 #include <hip/hip_ext.h>
 #include <hip/hip_fp16.h>
@@ -21,6 +21,11 @@ static_assert(std::is_trivially_copyable<int3>::value, "copied as bytes");
 static_assert(sizeof(float4) == 16 && alignof(float4) == 16 && sizeof(char3) == 3, "HIP's layouts");
 static_assert(!std::is_convertible<float, float2>::value, "a scalar fills a vector only explicitly");
 static_assert(std::is_convertible<int, char1>::value, "one-component vectors convert implicitly");
+// CUDA's alignment specifier (rocWMMA declares its vector class `class __align__(4) VecT`).
+struct __align__(16) Aligned16 {
+  float x;
+};
+static_assert(alignof(Aligned16) == 16, "__align__");
 
 // Every operator family once, returning what the host computes the same way.
 template <class V>

@@ -55,6 +55,10 @@
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
 
 #define __forceinline__ inline __attribute__((always_inline))
+// CUDA's alignment specifier, as HIP 5.2 defines it (rocWMMA's vector class is declared so).
+#ifndef __align__
+#define __align__(x) __attribute__((aligned(x)))
+#endif
 // clang 15 and later know __noinline__ as a keyword in HIP (the cuda_noinline_keyword feature),
 // so libstdc++'s __attribute__((__noinline__)) keeps working in headers included after this
 // one; a macro would turn that into the unknown attribute "noinline" of nothing.
