@@ -15,8 +15,13 @@
 // accumulator's type match a GPU's, long float sums may differ in their last bits); i8 products
 // add in wrapping 32-bit integers. Denormals are kept. The wave's EXEC must be all
 // ones and the broadcast controls (CBSZ, ABID, BLGP) zero: other uses stop the queue naming them.
+#include <array>
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <cstring>
 #include <string>
 
@@ -103,7 +108,11 @@ double element(const Wave& w, unsigned row, unsigned l, unsigned e) {
       std::memcpy(&f, &bitsv, 4);
       return f;
     } else if constexpr (T == El::F16) {
+#if defined(__F16C__)
+      return _cvtsh_ss(static_cast<unsigned short>(bitsv));  // exact, as f16_to_f32
+#else
       return f16_to_f32(static_cast<uint16_t>(bitsv));
+#endif
     } else if constexpr (T == El::BF16) {
       const uint32_t x = bitsv << 16;
       float f;
@@ -152,60 +161,88 @@ void mfma(Wave& w, const Inst& in) {
   const unsigned ra = in.src[0] - 256u, rb = in.src[1] - 256u;
   if (in.src[0] < 256 || in.src[1] < 256)
     return (void)refuse(w, in, "A and B must be registers");
+  constexpr bool f64 = T == El::F64, integer = T == El::I8;
+  // The arithmetic type: products of the narrow inputs are exact in it.
+  using S = std::conditional_t<f64, double, std::conditional_t<integer, int32_t, float>>;
   // Unpack A[b][i][k] and B[b][k][j]: the lane that holds an element is
   // i + M * (b + B * (k / KL)); A's block after CBSZ/ABID, B's lane after BLGP.
-  static thread_local double a[B][M][K], bm[B][K][N];
+  static thread_local S a[B][M][K], bm[B][K][N];
   const unsigned group = 1u << bc.cbsz;
+  const S sign_a = (neg & 1) ? S(-1) : S(1), sign_b = (neg & 2) ? S(-1) : S(1);
   for (unsigned l = 0; l < 64; ++l) {
     const unsigned row = l % M, rest = l / M, blk = rest % B, kg = rest / B;
     const unsigned src_blk = blk / group * group + bc.abid;
     const unsigned la = row + M * (src_blk + B * kg), lb = blgp_lane(l, bc.blgp);
     for (unsigned e = 0; e < KL; ++e) {
-      a[blk][row][kg * KL + e] = element<T>(w, ra, la, e);
-      bm[blk][kg * KL + e][row] = element<TB>(w, rb, lb, e);
+      a[blk][row][kg * KL + e] = sign_a * static_cast<S>(element<T>(w, ra, la, e));
+      bm[blk][kg * KL + e][row] = sign_b * static_cast<S>(element<TB>(w, rb, lb, e));
     }
   }
-  constexpr bool f64 = T == El::F64, integer = T == El::I8;
   constexpr unsigned regs = f64 ? 2 * M * N * B / 64 : M * N * B / 64;
+  // Which element D[b][i][j] (index (b * M + i) * N + j) each register and lane holds, once per
+  // instruction kind; an f64 element takes a register pair (indexed by its first register).
+  constexpr unsigned step = f64 ? 2 : 1, rows = regs / step;
+  static const auto held = [] {
+    std::array<uint16_t, rows * 64> t{};
+    for (unsigned blk = 0; blk < B; ++blk)
+      for (unsigned i = 0; i < M; ++i)
+        for (unsigned j = 0; j < N; ++j) {
+          unsigned reg, lane;
+          d_place<T, M, N, B>(blk, i, j, &reg, &lane);
+          t[reg / step * 64 + lane] = static_cast<uint16_t>((blk * M + i) * N + j);
+        }
+    return t;
+  }();
+  static_assert(rows * 64 == B * M * N, "every register lane holds one element");
   // C: registers (VGPRs or AGPRs) or an inline constant broadcast to every element.
   const unsigned code = in.src[2];
   const bool c_reg = code >= 256;
   const unsigned rc = c_reg ? code - 256u : 0;
   uint64_t c_const = 0;
   if (!c_reg) c_const = f64 ? sread64(w, in, code, true) : sread32(w, in, code);
-  static thread_local uint32_t out[regs][64];
+  static thread_local S acc[B][M][N];
+  S* flat = &acc[0][0][0];
+  for (unsigned r = 0; r < rows; ++r) {
+    const uint32_t* lo = w.v[(rc + step * r) & (kVRows - 1)];
+    const uint32_t* hi = w.v[(rc + step * r + 1) & (kVRows - 1)];
+    const uint16_t* h = &held[r * 64];
+    for (unsigned l = 0; l < 64; ++l) {
+      uint64_t bits = c_const;
+      if (c_reg) {
+        bits = lo[l];
+        if constexpr (f64) bits |= uint64_t{hi[l]} << 32;
+      }
+      std::memcpy(&flat[h[l]], &bits, sizeof(S));
+    }
+  }
+  if constexpr (f64)
+    if (neg & 4)
+      for (unsigned x = 0; x < B * M * N; ++x) flat[x] = -flat[x];
+  // Each element sums its products in k order (one rounding each); the j loop vectorises.
   for (unsigned blk = 0; blk < B; ++blk)
-    for (unsigned i = 0; i < M; ++i)
-      for (unsigned j = 0; j < N; ++j) {
-        unsigned reg, lane;
-        d_place<T, M, N, B>(blk, i, j, &reg, &lane);
-        if constexpr (f64) {
-          uint64_t cx = c_const;
-          if (c_reg)
-            cx = w.v[(rc + reg) & (kVRows - 1)][lane] |
-                 (uint64_t{w.v[(rc + reg + 1) & (kVRows - 1)][lane]} << 32);
-          double acc;
-          std::memcpy(&acc, &cx, 8);
-          if (neg & 4) acc = -acc;
-          const double sa = (neg & 1) ? -1.0 : 1.0, sb = (neg & 2) ? -1.0 : 1.0;
-          for (unsigned k = 0; k < K; ++k) acc = std::fma(sa * a[blk][i][k], sb * bm[blk][k][j], acc);
-          std::memcpy(&cx, &acc, 8);
-          out[reg][lane] = static_cast<uint32_t>(cx);
-          out[reg + 1][lane] = static_cast<uint32_t>(cx >> 32);
-        } else if constexpr (integer) {
-          uint32_t acc = c_reg ? w.v[(rc + reg) & (kVRows - 1)][lane] : static_cast<uint32_t>(c_const);
-          for (unsigned k = 0; k < K; ++k)
-            acc += static_cast<uint32_t>(static_cast<int32_t>(a[blk][i][k]) * static_cast<int32_t>(bm[blk][k][j]));
-          out[reg][lane] = acc;
+    for (unsigned i = 0; i < M; ++i) {
+      S* row = acc[blk][i];
+      for (unsigned k = 0; k < K; ++k) {
+        const S x = a[blk][i][k];
+        const S* brow = bm[blk][k];
+        if constexpr (integer) {
+          for (unsigned j = 0; j < N; ++j)
+            row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) + static_cast<uint32_t>(x * brow[j]));
         } else {
-          uint32_t cx = c_reg ? w.v[(rc + reg) & (kVRows - 1)][lane] : static_cast<uint32_t>(c_const);
-          float acc;
-          std::memcpy(&acc, &cx, 4);
-          for (unsigned k = 0; k < K; ++k)
-            acc = std::fma(static_cast<float>(a[blk][i][k]), static_cast<float>(bm[blk][k][j]), acc);
-          std::memcpy(&out[reg][lane], &acc, 4);
+          for (unsigned j = 0; j < N; ++j) row[j] = std::fma(x, brow[j], row[j]);
         }
       }
+    }
+  static thread_local uint32_t out[regs][64];
+  for (unsigned r = 0; r < rows; ++r) {
+    const uint16_t* h = &held[r * 64];
+    for (unsigned l = 0; l < 64; ++l) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, &flat[h[l]], sizeof(S));
+      out[step * r][l] = static_cast<uint32_t>(bits);
+      if constexpr (f64) out[step * r + 1][l] = static_cast<uint32_t>(bits >> 32);
+    }
+  }
   for (unsigned r = 0; r < regs; ++r) std::memcpy(w.v[(in.dst + r) & (kVRows - 1)], out[r], 256);
   w.lane_ops += 64;
 }
