@@ -335,7 +335,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
     default: decode_mem(e, d0, d1, in); break;
   }
   // gfx908 has no ACC_CD bit: an MFMA's D and a register C are always AGPRs there (its
-  // registers files are separate; LLVM's gfx908 MAI operands are AReg).
+  // register files are separate; LLVM's gfx908 MAI operands are AReg).
   if (t == Target::gfx908 && e == Enc::VOP3P && std::string_view(in.name).starts_with("v_mfma") &&
       !(d0 & (1u << 15))) {
     in.dst = static_cast<uint16_t>(in.dst + 256);
