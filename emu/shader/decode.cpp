@@ -195,7 +195,7 @@ bool is_vop3b(std::string_view n) {
          n == "v_mad_u64_u32" || n == "v_mad_i64_i32" || n.ends_with("_co_u32");
 }
 
-void decode_vop3(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
+void decode_vop3(Target t, Enc e, uint32_t d0, uint32_t d1, Inst& in) {
   in.size = 8;
   in.flags |= kVop3;
   in.src[0] = d1 & 0x1FF;
@@ -215,10 +215,15 @@ void decode_vop3(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     if (n.starts_with("v_mfma")) {
       // VOP3P-MAI (LLVM's encoding, checked with llvm-mc-15 -mcpu=gfx90a): ACC_CD (bit 15) puts
       // vdst and a register src2 in AGPRs, ACC (bits 59 and 60, d1 27/28) src0 and src1; CBSZ
-      // (10:8), ABID (14:11) and BLGP (63:61) are read by the handler (mfma.cpp).
+      // (10:8), ABID (14:11) and BLGP (63:61) are read by the handler (mfma.cpp). gfx908 has no
+      // ACC_CD bit: its D and a register C are always AGPRs (its register files are separate;
+      // LLVM's gfx908 MAI operands are AReg).
       in.clamp = 0;
       in.neg = in.neg_hi = 0;
-      if (d0 & (1u << 15)) { in.dst += 256; in.src[2] = in.src[2] >= 256 ? in.src[2] + 256 : in.src[2]; }
+      if ((d0 & (1u << 15)) || t == Target::gfx908) {
+        in.dst += 256;
+        in.src[2] = in.src[2] >= 256 ? in.src[2] + 256 : in.src[2];
+      }
       if (d1 & (1u << 27)) in.src[0] = in.src[0] >= 256 ? in.src[0] + 256 : in.src[0];
       if (d1 & (1u << 28)) in.src[1] = in.src[1] >= 256 ? in.src[1] + 256 : in.src[1];
     }
@@ -239,7 +244,7 @@ void decode_vop3(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
   if (n == "v_accvgpr_write_b32") in.dst += 256;
 }
 
-void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
+void decode_mem(Target t, Enc e, uint32_t d0, uint32_t d1, Inst& in) {
   in.size = 8;
   if (e == Enc::DS) {
     in.offset = d0 & 0xFF;
@@ -256,6 +261,11 @@ void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
     in.saddr = (d1 >> 16) & 0x7F; in.dst = (d1 >> 24) & 0xFF;
     if (d1 & (1u << 23)) in.flags |= kAcc;
+    // Bit 13: before gfx940 LDS (a load into LDS at M0, LDS DMA; LLVM FLATInstructions.td
+    // `lds`), not emulated and refused by name rather than run as a load into a VGPR; on gfx940
+    // SVE, whether a scratch access adds the lane's VGPR.
+    if (in.seg == kSegScratch) in.scratch_vaddr = t == Target::gfx942 ? (d0 >> 13) & 1 : in.saddr == 0x7F;
+    if (t != Target::gfx942 && (d0 & (1u << 13))) in.exec = exec_lds_dma;
   } else {  // MUBUF / MTBUF
     in.offset = d0 & 0xFFF;
     if (d0 & (1u << 12)) in.flags |= kOffen;
@@ -267,6 +277,8 @@ void decode_mem(Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     in.srsrc = ((d1 >> 16) & 0x1F) * 4;
     in.src[1] = (d1 >> 24) & 0xFF;  // soffset
     if (d1 & (1u << 23)) in.flags |= kAcc;
+    // MUBUF bit 16 (MTBUF's is part of its format): LDS DMA, as FLAT's bit 13 above.
+    if (e == Enc::MUBUF && (d0 & (1u << 16))) in.exec = exec_lds_dma;
   }
 }
 
@@ -331,23 +343,9 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
       break;
     case Enc::SMEM: decode_smem(d0, d1, in); break;
     case Enc::VOP2: case Enc::VOP1: case Enc::VOPC: decode_vop_short(e, d0, d1, in); break;
-    case Enc::VOP3: case Enc::VOP3P: decode_vop3(e, d0, d1, in); break;
-    default: decode_mem(e, d0, d1, in); break;
+    case Enc::VOP3: case Enc::VOP3P: decode_vop3(t, e, d0, d1, in); break;
+    default: decode_mem(t, e, d0, d1, in); break;
   }
-  // gfx908 has no ACC_CD bit: an MFMA's D and a register C are always AGPRs there (its
-  // register files are separate; LLVM's gfx908 MAI operands are AReg).
-  if (t == Target::gfx908 && e == Enc::VOP3P && std::string_view(in.name).starts_with("v_mfma") &&
-      !(d0 & (1u << 15))) {
-    in.dst = static_cast<uint16_t>(in.dst + 256);
-    if (in.src[2] >= 256) in.src[2] = static_cast<uint16_t>(in.src[2] + 256);
-  }
-  // LDS DMA (a load whose data goes to LDS at M0, not to vdst): MUBUF bit 16, and FLAT bit 13
-  // before gfx940 (LLVM BUFInstructions.td / FLATInstructions.td `lds`; gfx940 gives FLAT's bit
-  // 13 to SVE). Not emulated: refused by name rather than run as a load into a VGPR.
-  if ((e == Enc::MUBUF && (d0 & (1u << 16))) || (e == Enc::FLAT && t != Target::gfx942 && (d0 & (1u << 13))))
-    in.exec = exec_lds_dma;
-  if (e == Enc::FLAT && in.seg == kSegScratch)
-    in.scratch_vaddr = t == Target::gfx942 ? (d0 >> 13) & 1 : in.saddr == 0x7F;
   if (in.size > 4 * avail) { in.exec = exec_invalid; return false; }
   if (!(in.flags & (kDpp | kSdwa)))
     for (unsigned i = 0; i < 3; ++i)

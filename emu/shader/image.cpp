@@ -37,10 +37,7 @@ Mimg fields(const Wave& w, const Inst& in) {
           !acc_bit && ((d0 >> 16) & 1), ((d0 >> 17) & 1) != 0, ((d1 >> 31) & 1) != 0};
 }
 
-bool fail(Wave& w, const Inst& in, const std::string& what) {
-  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, what + ": " + describe(in, w.pc - in.size));
-  return false;
-}
+bool fail(Wave& w, const Inst& in, const std::string& what) { return fail_unimplemented(w, in, what); }
 
 unsigned coords_of(ig::ImageType t) {
   switch (t) {

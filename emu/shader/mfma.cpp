@@ -13,17 +13,18 @@
 // Products accumulate into C in k order, each rounded (fma) in the accumulator's type (the ISA
 // does not document the matrix core's internal order and precision: results exact in the
 // accumulator's type match a GPU's, long float sums may differ in their last bits); i8 products
-// add in wrapping 32-bit integers. Denormals are kept. The wave's EXEC must be all
-// ones and the broadcast controls (CBSZ, ABID, BLGP) zero: other uses stop the queue naming them.
+// add in wrapping 32-bit integers. Denormals are kept. The broadcast controls (CBSZ, ABID, BLGP)
+// apply as described at blgp_lane; the wave's EXEC must be all ones, and undefined broadcast
+// values are refused: such uses stop the queue naming them.
 #include <array>
 #if defined(__F16C__)
 #include <immintrin.h>
 #endif
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "emu/shader/valu.h"
 
@@ -49,9 +50,7 @@ double fnuz8(uint32_t b, unsigned mant, int bias) {
 }
 
 bool refuse(Wave& w, const Inst& in, const char* what) {
-  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
-            std::string(in.name) + ": " + what + ": " + describe(in, w.pc - in.size));
-  return false;
+  return fail_unimplemented(w, in, std::string(in.name) + ": " + what);
 }
 
 // The broadcast controls (CDNA ISA; AMD's matrix instruction calculator models the same): CBSZ
@@ -178,10 +177,9 @@ void mfma(Wave& w, const Inst& in) {
       bm[blk][kg * KL + e][row] = sign_b * static_cast<S>(element<TB>(w, rb, lb, e));
     }
   }
-  constexpr unsigned regs = f64 ? 2 * M * N * B / 64 : M * N * B / 64;
   // Which element D[b][i][j] (index (b * M + i) * N + j) each register and lane holds, once per
-  // instruction kind; an f64 element takes a register pair (indexed by its first register).
-  constexpr unsigned step = f64 ? 2 : 1, rows = regs / step;
+  // instruction kind; an f64 element takes a register pair (`rows` counts registers or pairs).
+  constexpr unsigned step = f64 ? 2 : 1, rows = M * N * B / 64;
   static const auto held = [] {
     std::array<uint16_t, rows * 64> t{};
     for (unsigned blk = 0; blk < B; ++blk)
@@ -193,7 +191,6 @@ void mfma(Wave& w, const Inst& in) {
         }
     return t;
   }();
-  static_assert(rows * 64 == B * M * N, "every register lane holds one element");
   // C: registers (VGPRs or AGPRs) or an inline constant broadcast to every element.
   const unsigned code = in.src[2];
   const bool c_reg = code >= 256;
@@ -233,17 +230,18 @@ void mfma(Wave& w, const Inst& in) {
         }
       }
     }
-  static thread_local uint32_t out[regs][64];
+  // D: A, B and C are all read by now, so D may overlap any of them.
   for (unsigned r = 0; r < rows; ++r) {
+    uint32_t* lo = w.v[(in.dst + step * r) & (kVRows - 1)];
+    uint32_t* hi = w.v[(in.dst + step * r + 1) & (kVRows - 1)];
     const uint16_t* h = &held[r * 64];
     for (unsigned l = 0; l < 64; ++l) {
       uint64_t bits = 0;
       std::memcpy(&bits, &flat[h[l]], sizeof(S));
-      out[step * r][l] = static_cast<uint32_t>(bits);
-      if constexpr (f64) out[step * r + 1][l] = static_cast<uint32_t>(bits >> 32);
+      lo[l] = static_cast<uint32_t>(bits);
+      if constexpr (f64) hi[l] = static_cast<uint32_t>(bits >> 32);
     }
   }
-  for (unsigned r = 0; r < regs; ++r) std::memcpy(w.v[(in.dst + r) & (kVRows - 1)], out[r], 256);
   w.lane_ops += 64;
 }
 

@@ -105,10 +105,13 @@ void exec_unimplemented(Wave& w, const Inst& in) {
             "unimplemented instruction: " + describe(in, w.pc - in.size));
 }
 
+bool fail_unimplemented(Wave& w, const Inst& in, const std::string& what) {
+  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size, what + ": " + describe(in, w.pc - in.size));
+  return false;
+}
+
 void exec_lds_dma(Wave& w, const Inst& in) {
-  wave_fail(w, Outcome::Kind::Unimplemented, w.pc - in.size,
-            "unimplemented instruction: a load into LDS (the lds bit, LDS DMA) is not emulated: " +
-                describe(in, w.pc - in.size));
+  fail_unimplemented(w, in, "unimplemented instruction: a load into LDS (the lds bit, LDS DMA) is not emulated");
 }
 
 void exec_invalid(Wave& w, const Inst& in) {

@@ -228,6 +228,9 @@ inline void swrite64(Wave& w, unsigned code, uint64_t x) {
 
 void exec_unimplemented(Wave& w, const Inst& in);
 void exec_lds_dma(Wave& w, const Inst& in);  // a buffer/global/scratch load with the lds bit
+// Stops the dispatch with Unimplemented: `what`, then the instruction (PC, dwords, mnemonic).
+// Returns false, for handlers that refuse one form of an instruction they otherwise run.
+bool fail_unimplemented(Wave& w, const Inst& in, const std::string& what);
 void exec_invalid(Wave& w, const Inst& in);
 
 // Handler registry: every execution file exports its (name, handler) pairs.
