@@ -99,6 +99,16 @@ TEST_F(Control, UnimplementedInstructionNamesItself) {
   EXPECT_NE(o.message.find("pc=0x"), std::string::npos) << o.message;
 }
 
+TEST_F(Control, MatrixInstructionFormsWithoutMeaningAreRefusedByName) {
+  auto o = run_isa("control.co", "k_mfma_f64_blgp");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("v_mfma_f64_16x16x4f64"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("BLGP on an instruction without BLGP"), std::string::npos) << o.message;
+  o = run_isa("control.co", "k_mfma_const_a");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("A and B must be registers"), std::string::npos) << o.message;
+}
+
 TEST_F(Control, LdsDmaLoadIsRefusedByName) {
   auto o = run_isa("control.co", "k_lds_dma");
   EXPECT_EQ(o.kind, Kind::Unimplemented);

@@ -23,6 +23,20 @@ KBEGIN k_unimplemented
   s_endpgm
 KEND k_unimplemented
 
+// v_mfma_f64_16x16x4f64 v[0:7], v[8:9], v[10:11], v[0:7] with BLGP 1: gfx90a's f64 forms have no
+// BLGP (llvm-mc refuses it, so the dwords are given): refused by name.
+KBEGIN k_mfma_f64_blgp
+  .long 0xd3ee0000, 0x24021508
+  s_endpgm
+KEND k_mfma_f64_blgp
+
+// v_mfma_f32_4x4x1f32 a[0:3], 0, v2, a[0:3]: A is an inline constant, which the matrix
+// instructions' operands cannot be (llvm-mc refuses it): refused by name.
+KBEGIN k_mfma_const_a
+  .long 0xd3c28000, 0x04020480
+  s_endpgm
+KEND k_mfma_const_a
+
 // A buffer load into LDS (the lds bit, LDS DMA): not emulated, refused by name rather than run
 // as a load into v0.
 KBEGIN k_lds_dma
