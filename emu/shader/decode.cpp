@@ -319,6 +319,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
     in.saddr = static_cast<uint8_t>(((d1 >> 21) & 0x1F) * 4);
     const ExecFn fn = tab.fn(kMimgRow, in.op);
     in.exec = fn ? fn : exec_unimplemented;
+    if (fn) count_memory(in);
     return true;
   }
   if (e == Enc::Invalid) { in.name = "<invalid>"; in.exec = exec_invalid; return false; }
@@ -352,11 +353,13 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
       if (!(((in.abs | in.neg | in.opsel) >> i) & 1)) in.plain |= static_cast<uint8_t>(1u << i);
   for (unsigned i = 1; i < in.size / 4; ++i) in.raw[i] = dw[i];
   if (in.flags & kLiteral) in.literal = dw[1];
-  if (in.exec != exec_invalid && in.exec != exec_unimplemented && in.exec != exec_lds_dma)
+  if (in.exec != exec_invalid && in.exec != exec_unimplemented && in.exec != exec_lds_dma) {
     if (ExecFn f = specialize(in)) {
       in.slow = in.exec;
       in.exec = f;
     }
+    count_memory(in);  // last: it routes a memory instruction's handler through the counters
+  }
   return true;
 }
 

@@ -368,6 +368,7 @@ void reset_wave(Wave& w) {
   w.lane_ops = 0;
   w.scratch_lo = w.scratch_size = 0;
   w.scratch_host = nullptr;
+  clear_returns(w);
 }
 
 }  // namespace

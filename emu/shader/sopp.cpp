@@ -23,8 +23,8 @@ void s_cbranch_execz(Wave& w, const Inst& in) { if (w.exec() == 0) branch(w, in)
 void s_cbranch_execnz(Wave& w, const Inst& in) { if (w.exec() != 0) branch(w, in); }
 // The workgroup scheduler (core.cpp) releases the wave when all live waves arrived.
 void s_barrier(Wave& w, const Inst&) { if (w.group->nwaves > 1) w.state = WaveState::Barrier; }
-// Memory operations complete when they execute, so there is nothing to wait for.
-void s_waitcnt(Wave&, const Inst&) {}
+// Delivers the results of the memory instructions the counts prove returned (waitcnt.cpp).
+void s_waitcnt(Wave& w, const Inst& in) { wait_counters(w, static_cast<uint32_t>(in.offset) & 0xFFFF); }
 void s_sleep(Wave& w, const Inst&) { w.yield = true; }
 void s_setprio(Wave&, const Inst&) {}
 void s_icache_inv(Wave&, const Inst&) {}

@@ -2,7 +2,9 @@
 // Internal state of the shader core: the pre-decoded instruction, the wave and its workgroup.
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -63,7 +65,17 @@ struct Inst {
   uint8_t vaddr = 0, vdata = 0, srsrc = 0, saddr = 0;
   // VALU: bit i set when source i is read as it is (no DPP, SDWA, abs, neg or op_sel on it).
   uint8_t plain = 0;
+  // Memory instructions (waitcnt.cpp): the counters they count in (kCnt*), the registers their
+  // results go to (ret_count from ret_base: a VGPR row, AGPRs 256+, or an SGPR code with
+  // kCntSgpr) and the handler exec_counted runs for them.
+  uint8_t counters = 0, ret_count = 0;
+  uint16_t ret_base = 0;
+  ExecFn mem = nullptr;
 };
+
+// Inst::counters bits: VM_CNT, LGKM_CNT, results returned out of order among LGKM_CNT's
+// (scalar memory, FLAT), results into SGPRs.
+enum : uint8_t { kCntVm = 1, kCntLgkm = 2, kCntAnyOrder = 4, kCntSgpr = 8 };
 
 static_assert(std::is_trivially_destructible_v<Inst>, "CodePage never destroys its slots");
 
@@ -94,6 +106,42 @@ struct Group;
 
 enum class WaveState : uint8_t { Running, Barrier, Done, Fault };
 
+// The results of a memory instruction held back until a wait proves it returned (waitcnt.cpp):
+// vector rows (lanes the instruction wrote) or SGPRs.
+struct PendingOp {
+  static constexpr unsigned kMaxRows = 6;  // vector results: 4 dwords, an image's 4 + TFE/LWE
+  bool sgpr = false;
+  uint8_t n = 0;
+  uint16_t base = 0;     // VGPR row (AGPRs 256+) or SGPR code
+  union {
+    struct {
+      uint16_t slot[kMaxRows];    // rows of Returns::rows holding the results
+      uint64_t lanes[kMaxRows];   // the lanes the instruction wrote
+    } v;
+    struct {
+      uint32_t value[16];
+      uint16_t written;           // bit i: SGPR base + i written
+    } s;
+  };
+  PendingOp() : v{} {}
+};
+
+// What a wave's memory instructions have not yet returned (AMD Vega ISA, "Data Dependency
+// Resolution"): per counter, the outstanding instructions in issue order, each with the index
+// of its held-back results in `ops` (kNone: nothing held back).
+struct Returns {
+  static constexpr uint16_t kNone = 0xFFFF;
+  std::array<uint16_t, 64> vm{};    // VM_CNT (at most 63 outstanding)
+  uint32_t vm_head = 0, vm_count = 0;
+  std::array<uint16_t, 16> lgkm{};  // LGKM_CNT's in-order part: LDS, GDS, messages (at most 15)
+  uint32_t lgkm_head = 0, lgkm_count = 0;
+  uint32_t lgkm_any = 0;            // LGKM_CNT's out-of-order part: scalar memory, FLAT
+  std::vector<uint16_t> any;        // scalar memory results held back, oldest first
+  std::vector<PendingOp> ops;
+  std::vector<uint16_t> free_ops;
+  std::vector<std::array<uint32_t, 64>> rows;
+  std::vector<uint16_t> free_rows;
+};
 // Number of vector register rows: 256 VGPRs then 256 AGPRs (gfx90a unified file).
 inline constexpr unsigned kVRows = 512;
 
@@ -128,6 +176,8 @@ struct Wave {
   // Code lookup cache: the page being executed and the one before (kernels cross pages).
   CodePage* page = nullptr;
   CodePage* page2 = nullptr;
+  // Memory instructions outstanding (waitcnt.cpp); allocated by the wave's first one.
+  std::unique_ptr<Returns> returns;
 
   // VGPR row of operand slot `which` (0..2 sources, 3 destination) under gpr index mode:
   // M0[15:12] selects the slots, M0[7:0] is the offset (AMD Vega ISA "GPR indexing").
@@ -232,6 +282,15 @@ void exec_lds_dma(Wave& w, const Inst& in);  // a buffer/global/scratch load wit
 // Returns false, for handlers that refuse one form of an instruction they otherwise run.
 bool fail_unimplemented(Wave& w, const Inst& in, const std::string& what);
 void exec_invalid(Wave& w, const Inst& in);
+
+// The memory counters (waitcnt.cpp). A decoded memory instruction gets its counters and result
+// registers (count_memory, which routes it through exec_counted); s_waitcnt delivers what its
+// counts prove returned (wait_counters, simm16 as the instruction encodes it); a wave starting
+// again drops what its last run left outstanding (clear_returns).
+void count_memory(Inst& in);
+void exec_counted(Wave& w, const Inst& in);
+void wait_counters(Wave& w, uint32_t simm16);
+void clear_returns(Wave& w);
 
 // Handler registry: every execution file exports its (name, handler) pairs.
 struct HandlerEntry { const char* name; ExecFn fn; };

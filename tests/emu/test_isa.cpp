@@ -326,6 +326,41 @@ TEST_F(Mem, AccessesLdsAndCrossesLanes) {
   for (unsigned i = 0; i < 64; ++i) EXPECT_TRUE(seen[i]) << "ds_add_rtn value " << i;
 }
 
+// The memory counters: results are held back until an s_waitcnt proves them returned, so a
+// kernel missing a wait reads the register's old value, as it may on a GPU.
+TEST_F(Mem, LoadResultsArriveOnlyAtTheWaitThatProvesThem) {
+  auto o = run_isa("mem.co", "k_waitcnt_vm");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    ASSERT_EQ(slot(0, l), 7u) << "read before any s_waitcnt";
+    ASSERT_EQ(slot(1, l), l + 1000) << "vmcnt(1): the older of two loads returned";
+    ASSERT_EQ(slot(2, l), 8u) << "vmcnt(1): the newer load is not proved";
+    ASSERT_EQ(slot(3, l), l + 1000) << "vmcnt(0)";
+  }
+}
+
+TEST_F(Mem, LgkmCountProvesLdsInOrderAndScalarLoadsOnlyAtZero) {
+  auto o = run_isa("mem.co", "k_waitcnt_lgkm");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    ASSERT_EQ(slot(1, l), l) << "lgkmcnt(1) of three: the first ds_read is proved";
+    ASSERT_EQ(slot(2, l), 0x88u) << "the second ds_read is not";
+    ASSERT_EQ(slot(3, l), 5u) << "nor the s_load (scalar memory returns out of order)";
+    ASSERT_EQ(slot(4, l), 0xBADBADu) << "lgkmcnt(0)";
+    ASSERT_EQ(slot(5, l), l);
+  }
+}
+
+TEST_F(Mem, AFullVmCountMakesTheOldestLoadReturn) {
+  auto o = run_isa("mem.co", "k_waitcnt_full");
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    ASSERT_EQ(slot(0, l), l + 1000) << "64th instruction: issue waited for the load";
+    ASSERT_EQ(slot(1, l), 7u) << "63 outstanding fit the counter";
+    ASSERT_EQ(slot(2, l), l + 1000);
+  }
+}
+
 TEST_F(Mem, SharesScratchBetweenBufferScratchAndFlat) {
   auto o = run_isa("mem.co", "k_scratch", 128, 128);  // two waves: separate private memory
   ASSERT_TRUE(o.ok()) << o.message;

@@ -172,3 +172,76 @@ k_atomics:
     .amdhsa_next_free_sgpr 32
     .amdhsa_accum_offset 64
   .end_amdhsa_kernel
+
+// The memory counters (s_waitcnt): a load's result reaches its VGPR once a wait proves it
+// returned, and vector memory returns in issue order. Slot 8 holds lane + 1000.
+KBEGIN k_waitcnt_vm
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 7
+  v_mov_b32 v2, 8
+  global_load_dword v1, v62, s[0:1] offset:2048
+  global_load_dword v2, v62, s[0:1] offset:2048
+  v_mov_b32 v3, v1                        // no wait yet: 7
+  s_waitcnt vmcnt(1)
+  v_mov_b32 v4, v1                        // the older load returned: lane + 1000
+  v_mov_b32 v5, v2                        // the newer one is not proved: 8
+  s_waitcnt vmcnt(0)
+  STORE v3, 0
+  STORE v4, 1
+  STORE v5, 2
+  STORE v2, 3                             // lane + 1000
+  s_endpgm
+KEND k_waitcnt_vm
+
+// LGKM_CNT: LDS returns in order, scalar memory in any order. Of an s_load and two ds_reads,
+// lgkmcnt(1) proves only the first ds_read (the s_load may be the other one returned).
+KBEGIN k_waitcnt_lgkm
+  ds_write_b32 v62, v63                   // LDS[lane] = lane
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s8, 5
+  v_mov_b32 v1, 0x77
+  v_mov_b32 v2, 0x88
+  s_load_dword s8, s[0:1], 0x0            // out[0]: 0xBADBAD
+  ds_read_b32 v1, v62
+  ds_read_b32 v2, v62
+  s_waitcnt lgkmcnt(1)
+  v_mov_b32 v3, v1                        // lane
+  v_mov_b32 v4, v2                        // 0x88
+  s_mov_b32 s10, s8                       // 5
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s11, s8                       // 0xBADBAD
+  STORE v3, 1
+  STORE v4, 2
+  STORES s10, 3
+  STORES s11, 4
+  STORE v2, 5                             // lane
+  s_endpgm
+KEND k_waitcnt_lgkm, lds=256
+
+// VM_CNT has 6 bits: with 63 instructions outstanding the next one waits to issue until the
+// oldest returned. A load and 63 stores: the load's result is there; a load and 62: it is not.
+KBEGIN k_waitcnt_full
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 7
+  global_load_dword v1, v62, s[0:1] offset:2048
+  .rept 63
+  STORE v10, 9
+  .endr
+  v_mov_b32 v3, v1                        // lane + 1000
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 7
+  global_load_dword v1, v62, s[0:1] offset:2048
+  .rept 62
+  STORE v10, 9
+  .endr
+  v_mov_b32 v4, v1                        // 7
+  s_waitcnt vmcnt(0)
+  STORE v3, 0
+  STORE v4, 1
+  STORE v1, 2                             // lane + 1000
+  s_endpgm
+KEND k_waitcnt_full
