@@ -96,8 +96,8 @@ Returns& returns_of(Wave& w) {
   return *w.returns;
 }
 
-// Bit l set where a[l] != b[l] (64 lanes).
-uint64_t changed_lanes(const uint32_t* a, const uint32_t* b) {
+// Swaps rows a and b (64 lanes); returns the lanes where they differed.
+uint64_t swap_rows(uint32_t* a, uint32_t* b) {
   uint64_t m = 0;
 #if defined(__AVX2__)
   for (unsigned l = 0; l < 64; l += 8) {
@@ -105,11 +105,42 @@ uint64_t changed_lanes(const uint32_t* a, const uint32_t* b) {
     const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + l));
     const unsigned eq = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, y))));
     m |= uint64_t{~eq & 0xFFu} << l;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + l), y);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(b + l), x);
   }
 #else
-  for (unsigned l = 0; l < 64; ++l) m |= uint64_t{a[l] != b[l]} << l;
+  for (unsigned l = 0; l < 64; ++l) {
+    m |= uint64_t{a[l] != b[l]} << l;
+    std::swap(a[l], b[l]);
+  }
 #endif
   return m;
+}
+
+void copy_row(uint32_t* dst, const uint32_t* src) {
+#if defined(__AVX2__)
+  for (unsigned l = 0; l < 64; l += 8)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + l), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + l)));
+#else
+  std::memcpy(dst, src, 256);
+#endif
+}
+
+// Whether the instruction after this one (at w.pc, decoded already on the current code page) is
+// an s_waitcnt that proves this one returned: with this one the newest outstanding, only a count
+// of 0 on the counter that delivers its results does. Its results may then go to the registers
+// at once: nothing runs between.
+bool next_waits_for(const Wave& w, const Inst& in) {
+  const CodePage* p = w.page;
+  const uint64_t pc = w.pc;
+  if (!p || (pc & ~uint64_t{4095}) != p->base) return false;
+  const unsigned slot = (pc & 4095) >> 2;
+  if (!p->ready[slot].load(std::memory_order_acquire)) return false;
+  const Inst& next = p->inst[slot];
+  if (!(next.counters & kCntWait)) return false;
+  const uint32_t simm16 = static_cast<uint32_t>(next.offset) & 0xFFFF;
+  if (in.counters & kCntVm) return ((simm16 & 15) | ((simm16 >> 14) & 3) << 4) == 0;
+  return ((simm16 >> 8) & 15) == 0;
 }
 
 uint16_t take_op(Returns& r) {
@@ -147,7 +178,7 @@ void release(Wave* w, Returns& r, uint16_t idx) {
         uint32_t* dst = vgpr_row(*w, op.base, i);
         const uint64_t lanes = op.v.lanes[i];
         if (lanes == ~uint64_t{0}) {
-          std::memcpy(dst, src.data(), 256);
+          copy_row(dst, src.data());
         } else {
           for (uint64_t m = lanes; m; m &= m - 1) {
             const unsigned l = static_cast<unsigned>(std::countr_zero(m));
@@ -218,6 +249,10 @@ void count_memory(Inst& in) {
       base = vector_row(in, in.vdata);
       break;
     case Enc::SOPP:
+      if (n == "s_waitcnt") {  // keeps its handler; marked for next_waits_for
+        in.counters = kCntWait;
+        return;
+      }
       if (n != "s_sendmsg" && n != "s_sendmsghalt") return;
       c = kCntLgkm;  // messages count in LGKM_CNT and return in order
       break;
@@ -253,7 +288,7 @@ void exec_counted(Wave& w, const Inst& in) {
   uint16_t held = Returns::kNone;
   const unsigned n = in.ret_count;
   const uint16_t base = in.ret_base;
-  if (n == 0) {
+  if (n == 0 || next_waits_for(w, in)) {
     in.mem(w, in);
   } else if (c & kCntSgpr) {
     uint32_t before[16];
@@ -273,26 +308,26 @@ void exec_counted(Wave& w, const Inst& in) {
       std::memcpy(&w.s[base], before, n * 4);
     }
   } else {
-    uint32_t before[PendingOp::kMaxRows][64];
-    for (unsigned i = 0; i < n; ++i) std::memcpy(before[i], vgpr_row(w, base, i), 256);
+    // The rows as they were go to result slots; after the instruction the two swap: the
+    // registers hold their old values again, the slots the results.
+    held = take_op(r);
+    PendingOp& op = r.ops[held];
+    op.sgpr = false;
+    op.n = static_cast<uint8_t>(n);
+    op.base = base;
+    for (unsigned i = 0; i < n; ++i) {
+      op.v.slot[i] = take_row(r);
+      copy_row(r.rows[op.v.slot[i]].data(), vgpr_row(w, base, i));
+    }
     in.mem(w, in);
-    uint64_t lanes[PendingOp::kMaxRows];
     uint64_t any = 0;
-    for (unsigned i = 0; i < n; ++i) any |= lanes[i] = changed_lanes(vgpr_row(w, base, i), before[i]);
-    if (any) {
-      held = take_op(r);
-      PendingOp& op = r.ops[held];
-      op.sgpr = false;
-      op.n = static_cast<uint8_t>(n);
-      op.base = base;
-      for (unsigned i = 0; i < n; ++i) {
-        uint32_t* row = vgpr_row(w, base, i);
-        const uint16_t slot = take_row(r);
-        std::memcpy(r.rows[slot].data(), row, 256);
-        std::memcpy(row, before[i], 256);
-        op.v.slot[i] = slot;
-        op.v.lanes[i] = lanes[i];
-      }
+    for (unsigned i = 0; i < n; ++i) {
+      PendingOp& o = r.ops[held];
+      any |= o.v.lanes[i] = swap_rows(vgpr_row(w, base, i), r.rows[o.v.slot[i]].data());
+    }
+    if (!any) {  // nothing written (no lane active): nothing to hold back
+      release(nullptr, r, held);
+      held = Returns::kNone;
     }
   }
   if (w.state == WaveState::Fault) {  // it never completes: nothing to hold back

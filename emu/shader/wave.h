@@ -74,8 +74,8 @@ struct Inst {
 };
 
 // Inst::counters bits: VM_CNT, LGKM_CNT, results returned out of order among LGKM_CNT's
-// (scalar memory, FLAT), results into SGPRs.
-enum : uint8_t { kCntVm = 1, kCntLgkm = 2, kCntAnyOrder = 4, kCntSgpr = 8 };
+// (scalar memory, FLAT), results into SGPRs; kCntWait marks s_waitcnt itself.
+enum : uint8_t { kCntVm = 1, kCntLgkm = 2, kCntAnyOrder = 4, kCntSgpr = 8, kCntWait = 16 };
 
 static_assert(std::is_trivially_destructible_v<Inst>, "CodePage never destroys its slots");
 
