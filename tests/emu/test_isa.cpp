@@ -329,7 +329,7 @@ TEST_F(Mem, AccessesLdsAndCrossesLanes) {
 // The memory counters: results are held back until an s_waitcnt proves them returned, so a
 // kernel missing a wait reads the register's old value, as it may on a GPU.
 TEST_F(Mem, LoadResultsArriveOnlyAtTheWaitThatProvesThem) {
-  auto o = run_isa("mem.co", "k_waitcnt_vm");
+  auto o = run_isa("mem.co", "k_waitcnt_vm", 128, 64);  // the second workgroup runs decoded code
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned l = 0; l < 64; ++l) {
     ASSERT_EQ(slot(0, l), 7u) << "read before any s_waitcnt";
@@ -340,7 +340,7 @@ TEST_F(Mem, LoadResultsArriveOnlyAtTheWaitThatProvesThem) {
 }
 
 TEST_F(Mem, LgkmCountProvesLdsInOrderAndScalarLoadsOnlyAtZero) {
-  auto o = run_isa("mem.co", "k_waitcnt_lgkm");
+  auto o = run_isa("mem.co", "k_waitcnt_lgkm", 128, 64);  // the second workgroup runs decoded code
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned l = 0; l < 64; ++l) {
     ASSERT_EQ(slot(1, l), l) << "lgkmcnt(1) of three: the first ds_read is proved";
@@ -351,8 +351,18 @@ TEST_F(Mem, LgkmCountProvesLdsInOrderAndScalarLoadsOnlyAtZero) {
   }
 }
 
+TEST_F(Mem, AWaitRightAfterALoadProvesItOnlyAtZero) {
+  auto o = run_isa("mem.co", "k_waitcnt_next", 128, 64);  // the second workgroup runs decoded code
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    ASSERT_EQ(slot(0, l), 8u) << "vmcnt(1) right after the second load does not prove it";
+    ASSERT_EQ(slot(1, l), l + 1000) << "it proves the first";
+    ASSERT_EQ(slot(2, l), l + 1000) << "vmcnt(0) right after a load";
+  }
+}
+
 TEST_F(Mem, AFullVmCountMakesTheOldestLoadReturn) {
-  auto o = run_isa("mem.co", "k_waitcnt_full");
+  auto o = run_isa("mem.co", "k_waitcnt_full", 128, 64);  // the second workgroup runs decoded code
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned l = 0; l < 64; ++l) {
     ASSERT_EQ(slot(0, l), l + 1000) << "64th instruction: issue waited for the load";

@@ -245,3 +245,24 @@ KBEGIN k_waitcnt_full
   STORE v1, 2                             // lane + 1000
   s_endpgm
 KEND k_waitcnt_full
+
+// A wait right after a load proves it only with a count of 0: vmcnt(1) after a second load
+// proves the first.
+KBEGIN k_waitcnt_next
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 7
+  v_mov_b32 v2, 8
+  global_load_dword v1, v62, s[0:1] offset:2048
+  global_load_dword v2, v62, s[0:1] offset:2048
+  s_waitcnt vmcnt(1)
+  v_mov_b32 v3, v2                        // 8
+  v_mov_b32 v4, v1                        // lane + 1000
+  global_load_dword v2, v62, s[0:1] offset:2048
+  s_waitcnt vmcnt(0)
+  STORE v3, 0
+  STORE v4, 1
+  STORE v2, 2                             // lane + 1000
+  s_endpgm
+KEND k_waitcnt_next
