@@ -438,7 +438,7 @@ void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
     }
   }
   const uint8_t* whole = mem_try(w, p->base, 4096);
-  bool inside = true;
+  bool inside = true, changed = false;
   for (unsigned slot = 0; slot < 1024; ++slot) {
     if (!p->ready[slot].load(std::memory_order_relaxed)) continue;
     const Inst& in = p->inst[slot];
@@ -450,9 +450,13 @@ void DecodeCache::revalidate(Wave& w, CodePage* p, uint64_t epoch) {
       if (h) d = code_dword(h);
       same = h && d == in.raw[i];
     }
-    if (!same) p->ready[slot].store(0, std::memory_order_relaxed);
+    if (!same) p->ready[slot].store(0, std::memory_order_relaxed), changed = true;
     else if (4 * slot + in.size > 4096) inside = false;
   }
+  // A memory instruction's look-ahead (waitcnt.cpp) read the slots after it: found again.
+  if (changed)
+    for (unsigned slot = 0; slot < 1024; ++slot)
+      if (p->ready[slot].load(std::memory_order_relaxed)) std::atomic_ref<uint8_t>(p->inst[slot].proof).store(0, std::memory_order_relaxed);
   p->snap = whole && inside;
   if (p->snap) guest_move(p->bytes, whole, 4096);
   p->epoch.store(epoch, std::memory_order_release);

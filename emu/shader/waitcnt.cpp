@@ -23,6 +23,7 @@
 // hardware then also needs LGKM_CNT), and EXP_CNT is not modelled (compute kernels export
 // nothing). Stores and atomics without return count but hold nothing back.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <string_view>
 
@@ -126,21 +127,97 @@ void copy_row(uint32_t* dst, const uint32_t* src) {
 #endif
 }
 
-// Whether the instruction after this one (at w.pc, decoded already on the current code page) is
-// an s_waitcnt that proves this one returned: with this one the newest outstanding, only a count
-// of 0 on the counter that delivers its results does. Its results may then go to the registers
-// at once: nothing runs between.
-bool next_waits_for(const Wave& w, const Inst& in) {
+enum : uint8_t { kProofYes = 1, kProofNo = 2 };
+
+// The registers an instruction's results go to: rows of the VGPR/AGPR file or SGPR codes.
+struct Dest {
+  bool sgpr;
+  uint16_t base;
+  unsigned n;
+};
+
+// Whether instruction `i` may read or write a register of `d`, over-approximated: a VALU
+// operand taken as 2 registers wide, a memory instruction's as up to 4 (and a VGPR and an AGPR
+// of one index as the same); what is not known (image instructions, matrix instructions, SGPRs
+// addressed through M0) as yes.
+bool touches(const Inst& i, const Dest& d) {
+  if (i.counters & kCntOpaque) return true;
+  auto v = [&](unsigned reg, unsigned width) {  // VGPR/AGPR index reg .. reg + width - 1
+    if (d.sgpr) return false;
+    for (unsigned k = 0; k < d.n; ++k)
+      if (((d.base + k - reg) & 255) < width) return true;
+    return false;
+  };
+  auto s = [&](unsigned code, unsigned width) {  // SGPR code .. code + width - 1
+    return d.sgpr && code < 128 && code < d.base + d.n && d.base < code + width;
+  };
+  switch (i.enc) {
+    case Enc::VOP1: case Enc::VOP2: case Enc::VOPC: case Enc::VOP3: case Enc::VOP3P:
+      // Operands of at most 2 registers (64-bit and packed ones; wider ones are opaque). The
+      // short VOPC form has no third source and no VGPR destination (its src[2] and dst are 0).
+      for (unsigned k = 0; k < (i.enc == Enc::VOPC ? 2u : 3u); ++k) {
+        if (i.src[k] >= 256 && v(i.src[k] & 255, 2)) return true;
+        if (i.src[k] < 128 && s(i.src[k], 2)) return true;
+      }
+      if (i.counters & kCntSgprDst) return s(i.dst, 2) || s(i.sdst, 2);
+      return (i.enc != Enc::VOPC && v(i.dst & 255, 2)) || s(i.sdst, 2);
+    case Enc::SOP1: case Enc::SOP2: case Enc::SOPK: case Enc::SOPC:
+      return s(i.src[0], 2) || s(i.src[1], 2) || s(i.dst, 2);
+    case Enc::SMEM:
+      return s(i.src[0], 4) || ((i.flags & kSoe) && s(i.src[1], 1)) || s(i.dst, 16);
+    case Enc::DS:
+      return v(i.vaddr, 1) || v(i.vdata, 4) || v(i.src[1] & 255, 4) || v(i.dst, 4);
+    case Enc::FLAT:
+      return v(i.vaddr, 2) || v(i.vdata, 4) || v(i.dst, 4) || (i.saddr != 0x7F && s(i.saddr, 2));
+    case Enc::MUBUF: case Enc::MTBUF:
+      return v(i.vaddr, 2) || v(i.vdata, 4) || s(i.srsrc, 4) || s(i.src[1], 1);
+    default:
+      return true;  // image instructions (address and data sizes vary), invalid ones
+  }
+}
+
+// Whether the wait that proves this instruction (at w.pc - its size) returned comes before any
+// instruction that may touch its result registers, within the next few instructions of its
+// code page (decoded already; no branch, barrier or other control between). Its results may then
+// go to the registers at once: nothing can tell the difference. A correct program always
+// qualifies (LLVM's SIInsertWaitcnts waits before every use of a result, and before writing the
+// register again), so results are held back only when something might read or overwrite them early.
+// kProofYes or kProofNo, or 0 when an instruction it needs is not decoded yet (not cached then).
+uint8_t proved_before_use(const Wave& w, const Inst& in, const Dest& d) {
+  constexpr unsigned kLookahead = 16;
   const CodePage* p = w.page;
-  const uint64_t pc = w.pc;
-  if (!p || (pc & ~uint64_t{4095}) != p->base) return false;
-  const unsigned slot = (pc & 4095) >> 2;
-  if (!p->ready[slot].load(std::memory_order_acquire)) return false;
-  const Inst& next = p->inst[slot];
-  if (!(next.counters & kCntWait)) return false;
-  const uint32_t simm16 = static_cast<uint32_t>(next.offset) & 0xFFFF;
-  if (in.counters & kCntVm) return ((simm16 & 15) | ((simm16 >> 14) & 3) << 4) == 0;
-  return ((simm16 >> 8) & 15) == 0;
+  uint64_t pc = w.pc;
+  if (!p) return 0;
+  if (d.sgpr && d.base + d.n > 102) return kProofNo;  // VCC, EXEC, M0, trap registers: implicit operands
+  unsigned newer_vm = 0, newer_in_order = 0;
+  for (unsigned k = 0; k < kLookahead; ++k) {
+    if ((pc & ~uint64_t{4095}) != p->base) return kProofNo;  // the rest is on another page
+    const unsigned slot = (pc & 4095) >> 2;
+    if (!p->ready[slot].load(std::memory_order_acquire)) return 0;
+    const Inst& next = p->inst[slot];
+    if (next.counters & kCntWait) {
+      // vmcnt(N) leaves the N newest outstanding (they return in order); lgkmcnt(N) proves an
+      // in-order one with N newer in-order ones, an out-of-order one only at 0.
+      const uint32_t simm16 = static_cast<uint32_t>(next.offset) & 0xFFFF;
+      const uint32_t vm = (simm16 & 15) | ((simm16 >> 14) & 3) << 4, lgkm = (simm16 >> 8) & 15;
+      if (in.counters & kCntVm) {
+        if (newer_vm >= vm) return kProofYes;
+      } else if (in.counters & kCntAnyOrder) {
+        if (lgkm == 0) return kProofYes;
+      } else if (newer_in_order >= lgkm) {
+        return kProofYes;
+      }
+    } else if (next.enc == Enc::SOPP) {
+      if (next.op != 0) return kProofNo;  // only s_nop (SOPP opcode 0) goes on in line
+    } else if (touches(next, d)) {
+      return kProofNo;
+    } else {
+      if (next.counters & kCntVm) ++newer_vm;
+      if ((next.counters & kCntLgkm) && !(next.counters & kCntAnyOrder)) ++newer_in_order;
+    }
+    pc += next.size;
+  }
+  return kProofNo;
 }
 
 uint16_t take_op(Returns& r) {
@@ -223,6 +300,17 @@ void wait_lgkm(Wave& w, Returns& r, uint32_t keep) {
 
 void count_memory(Inst& in) {
   const std::string_view n = in.name;
+  // What proved_before_use cannot see through: matrix instructions (operands of up to 16
+  // registers), SGPRs addressed through M0 or the PC, control flow.
+  const bool valu = in.enc == Enc::VOP1 || in.enc == Enc::VOP2 || in.enc == Enc::VOPC || in.enc == Enc::VOP3 ||
+                    in.enc == Enc::VOP3P;
+  const bool salu = in.enc == Enc::SOP1 || in.enc == Enc::SOP2 || in.enc == Enc::SOPK || in.enc == Enc::SOPC;
+  if ((valu && (n.starts_with("v_mfma") || has(n, "qsad"))) ||
+      (salu && (has(n, "movrel") || has(n, "pc") || has(n, "fork") || has(n, "join") || has(n, "rfe") ||
+                has(n, "gpr_idx") || has(n, "cbranch"))))
+    in.counters |= kCntOpaque;
+  if (valu && (has(n, "readlane") || has(n, "readfirstlane") || (in.enc == Enc::VOP3 && n.starts_with("v_cmp"))))
+    in.counters |= kCntSgprDst;
   uint8_t c = 0;
   unsigned dwords = 0;
   uint16_t base = 0;
@@ -249,8 +337,8 @@ void count_memory(Inst& in) {
       base = vector_row(in, in.vdata);
       break;
     case Enc::SOPP:
-      if (n == "s_waitcnt") {  // keeps its handler; marked for next_waits_for
-        in.counters = kCntWait;
+      if (n == "s_waitcnt") {  // keeps its handler; marked for proved_before_use
+        in.counters |= kCntWait;
         return;
       }
       if (n != "s_sendmsg" && n != "s_sendmsghalt") return;
@@ -272,7 +360,7 @@ void count_memory(Inst& in) {
       }
       return;
   }
-  in.counters = c;
+  in.counters |= c;
   in.ret_count = static_cast<uint8_t>(dwords);
   in.ret_base = base;
   in.mem = in.exec;
@@ -288,7 +376,14 @@ void exec_counted(Wave& w, const Inst& in) {
   uint16_t held = Returns::kNone;
   const unsigned n = in.ret_count;
   const uint16_t base = in.ret_base;
-  if (n == 0 || next_waits_for(w, in)) {
+  bool proved = false;
+  if (n && !w.gpr_idx) {  // (under GPR indexing VALU operands move: no look-ahead)
+    std::atomic_ref<uint8_t> cached(const_cast<uint8_t&>(in.proof));
+    uint8_t p = cached.load(std::memory_order_relaxed);
+    if (!p && (p = proved_before_use(w, in, Dest{(c & kCntSgpr) != 0, base, n}))) cached.store(p, std::memory_order_relaxed);
+    proved = p == kProofYes;
+  }
+  if (n == 0 || proved) {
     in.mem(w, in);
   } else if (c & kCntSgpr) {
     uint32_t before[16];

@@ -70,12 +70,18 @@ struct Inst {
   // kCntSgpr) and the handler exec_counted runs for them.
   uint8_t counters = 0, ret_count = 0;
   uint16_t ret_base = 0;
+  // Whether the instructions after it reach the wait proving it before touching its results
+  // (waitcnt.cpp kProof*), found on first execution; reset when a slot of its page changes.
+  uint8_t proof = 0;
   ExecFn mem = nullptr;
 };
 
 // Inst::counters bits: VM_CNT, LGKM_CNT, results returned out of order among LGKM_CNT's
-// (scalar memory, FLAT), results into SGPRs; kCntWait marks s_waitcnt itself.
-enum : uint8_t { kCntVm = 1, kCntLgkm = 2, kCntAnyOrder = 4, kCntSgpr = 8, kCntWait = 16 };
+// (scalar memory, FLAT), results into SGPRs; kCntWait marks s_waitcnt itself; kCntOpaque an
+// instruction whose registers waitcnt.cpp's look-ahead cannot tell, kCntSgprDst a VALU one
+// whose destination is an SGPR (v_readlane, v_readfirstlane, VOP3 compares).
+enum : uint8_t { kCntVm = 1, kCntLgkm = 2, kCntAnyOrder = 4, kCntSgpr = 8, kCntWait = 16, kCntOpaque = 32,
+                 kCntSgprDst = 64 };
 
 static_assert(std::is_trivially_destructible_v<Inst>, "CodePage never destroys its slots");
 

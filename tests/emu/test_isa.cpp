@@ -361,6 +361,15 @@ TEST_F(Mem, AWaitRightAfterALoadProvesItOnlyAtZero) {
   }
 }
 
+TEST_F(Mem, ALoadsResultLandsAtItsWaitOverAnEarlierWrite) {
+  auto o = run_isa("mem.co", "k_waitcnt_waw", 128, 64);  // the second workgroup runs decoded code
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) {
+    ASSERT_EQ(slot(0, l), 5u) << "the VALU's write, read before the wait";
+    ASSERT_EQ(slot(1, l), l + 1000) << "the load's result, at the wait";
+  }
+}
+
 TEST_F(Mem, AFullVmCountMakesTheOldestLoadReturn) {
   auto o = run_isa("mem.co", "k_waitcnt_full", 128, 64);  // the second workgroup runs decoded code
   ASSERT_TRUE(o.ok()) << o.message;

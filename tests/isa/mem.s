@@ -266,3 +266,18 @@ KBEGIN k_waitcnt_next
   STORE v2, 2                             // lane + 1000
   s_endpgm
 KEND k_waitcnt_next
+
+// Writing a load's destination before the wait that proves it: the load's result lands at the
+// wait, over what the VALU wrote (the order LLVM's waits rule out; the emulator's choice).
+KBEGIN k_waitcnt_waw
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  s_waitcnt vmcnt(0)
+  global_load_dword v1, v62, s[0:1] offset:2048
+  v_mov_b32 v1, 5
+  v_mov_b32 v3, v1                        // 5
+  s_waitcnt vmcnt(0)
+  STORE v3, 0
+  STORE v1, 1                             // lane + 1000
+  s_endpgm
+KEND k_waitcnt_waw
