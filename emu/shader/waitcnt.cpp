@@ -17,11 +17,16 @@
 // What is modelled: the counts (VM_CNT 6 bits, LGKM_CNT 4 bits on gfx9: issue stalls while a
 // counter is full, so the oldest in-order instruction then completes), in-order return within
 // VM_CNT and among LDS/GDS/message instructions, out-of-order return of scalar memory (its
-// results are proved only by lgkmcnt(0), or by a count that leaves no doubt), and results
-// withheld per register and lane (the lanes the instruction wrote). Left lenient: a FLAT
-// instruction's results are delivered by its VM_CNT wait even when a lane reached LDS (the
-// hardware then also needs LGKM_CNT), and EXP_CNT is not modelled (compute kernels export
-// nothing). Stores and atomics without return count but hold nothing back.
+// results are proved only by lgkmcnt(0); beyond the 15 the counter holds the oldest is taken as
+// returned), and results withheld per register and lane (the lanes whose value the instruction
+// changed). A result is written at once when a look-ahead over the next instructions finds the
+// wait that proves it before any instruction that may touch its registers (proved_before_use):
+// nothing can then tell the difference, and compiled code pays only that look-ahead, once per
+// instruction. Left lenient: a FLAT instruction's results are delivered by its VM_CNT wait even
+// when a lane reached LDS (the hardware then also needs LGKM_CNT); a lane the load left at the
+// value it had is not written at the wait (an intervening write to it stays); EXP_CNT is not
+// modelled (compute kernels export nothing). Stores and atomics without return count but hold
+// nothing back.
 #include <algorithm>
 #include <atomic>
 #include <bit>
