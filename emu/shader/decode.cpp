@@ -246,6 +246,9 @@ void decode_vop3(Target t, Enc e, uint32_t d0, uint32_t d1, Inst& in) {
 
 void decode_mem(Target t, Enc e, uint32_t d0, uint32_t d1, Inst& in) {
   in.size = 8;
+  // Memory instructions reach AGPRs (the ACC bit) on gfx90a and gfx942 only (LLVM
+  // BUFInstructions.td / FLATInstructions.td: acc is a GFX90A encoding field).
+  const bool agprs = t == Target::gfx90a || t == Target::gfx942;
   if (e == Enc::DS) {
     in.offset = d0 & 0xFF;
     in.offset1 = (d0 >> 8) & 0xFF;
@@ -260,7 +263,7 @@ void decode_mem(Target t, Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     if (d0 & (1u << 25)) in.flags |= kScc;  // gfx90a scc, gfx942 sc1 (LLVM FLATInstructions.td)
     in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
     in.saddr = (d1 >> 16) & 0x7F; in.dst = (d1 >> 24) & 0xFF;
-    if (d1 & (1u << 23)) in.flags |= kAcc;
+    if (agprs && (d1 & (1u << 23))) in.flags |= kAcc;
     // Bit 13: before gfx940 LDS (a load into LDS at M0, LDS DMA; LLVM FLATInstructions.td
     // `lds`), not emulated and refused by name rather than run as a load into a VGPR; on gfx940
     // SVE, whether a scratch access adds the lane's VGPR.
@@ -276,7 +279,11 @@ void decode_mem(Target t, Enc e, uint32_t d0, uint32_t d1, Inst& in) {
     in.vaddr = d1 & 0xFF; in.vdata = (d1 >> 8) & 0xFF;
     in.srsrc = ((d1 >> 16) & 0x1F) * 4;
     in.src[1] = (d1 >> 24) & 0xFF;  // soffset
-    if (d1 & (1u << 23)) in.flags |= kAcc;
+    // Bit 55: ACC on gfx90a and gfx942; TFE before (a status dword after the data), not emulated.
+    if (d1 & (1u << 23)) {
+      if (agprs) in.flags |= kAcc;
+      else in.exec = exec_tfe;
+    }
     // MUBUF bit 16 (MTBUF's is part of its format): LDS DMA, as FLAT's bit 13 above.
     if (e == Enc::MUBUF && (d0 & (1u << 16))) in.exec = exec_lds_dma;
   }
@@ -353,7 +360,7 @@ bool decode(Target t, const uint32_t* dw, unsigned avail, Inst& in) {
       if (!(((in.abs | in.neg | in.opsel) >> i) & 1)) in.plain |= static_cast<uint8_t>(1u << i);
   for (unsigned i = 1; i < in.size / 4; ++i) in.raw[i] = dw[i];
   if (in.flags & kLiteral) in.literal = dw[1];
-  if (in.exec != exec_invalid && in.exec != exec_unimplemented && in.exec != exec_lds_dma) {
+  if (in.exec != exec_invalid && in.exec != exec_unimplemented && in.exec != exec_lds_dma && in.exec != exec_tfe) {
     if (ExecFn f = specialize(in)) {
       in.slow = in.exec;
       in.exec = f;

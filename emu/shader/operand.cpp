@@ -114,6 +114,10 @@ void exec_lds_dma(Wave& w, const Inst& in) {
   fail_unimplemented(w, in, "unimplemented instruction: a load into LDS (the lds bit, LDS DMA) is not emulated");
 }
 
+void exec_tfe(Wave& w, const Inst& in) {
+  fail_unimplemented(w, in, "unimplemented instruction: TFE (a buffer instruction's texture-fail status dword) is not emulated");
+}
+
 void exec_invalid(Wave& w, const Inst& in) {
   wave_fail(w, Outcome::Kind::IllegalInstruction, w.pc - in.size,
             "illegal instruction: " + describe(in, w.pc - in.size));

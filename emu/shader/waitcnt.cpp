@@ -6,27 +6,32 @@
 // Resolution" and S_WAITCNT: a wave issues a memory instruction and goes on; the instruction
 // counts in VM_CNT (vector memory: buffer, image, global, scratch, flat) or LGKM_CNT (LDS, GDS,
 // scalar memory, messages), FLAT in both; its data lands in the registers some time later.
-// Vector memory returns in issue order, and so do LDS and GDS; scalar memory returns out of order.
-// A program that reads a result before an s_waitcnt whose count proves its return reads whatever
-// the register held before (or the result, if the memory was quick that time): LLVM inserts the
-// waits (SIInsertWaitcnts), hand-written code must. Executing a load at issue and writing the
-// registers at once hid every missing wait; here the results are held back and written when
-// the wait proves them returned, so such a program computes with the old values on the emulator
-// as it may on a GPU, every time.
+// Instructions of one kind return in issue order: buffer/global/scratch/image ones among
+// themselves, LDS ones, GDS/GWS ones, messages; kinds sharing a counter return in any order with
+// each other, scalar memory in any order at all, and FLAT (whose data may come from LDS or
+// memory) so that only a count of 0 is meaningful after it (ISA "FLAT Memory Instructions"; LLVM
+// SIInsertWaitcnts waits with 0 when a FLAT instruction or mixed kinds are pending). A program
+// that reads a result before an s_waitcnt whose count proves its return reads whatever the
+// register held before (or the result, if the memory was quick that time): LLVM inserts the
+// waits, hand-written code must. Executing a load at issue and writing the registers at once
+// hid every missing wait; here the results are held back and written when the wait proves them
+// returned, so such a program computes with the old values on the emulator as it may on a GPU,
+// every time.
 //
-// What is modelled: the counts (VM_CNT 6 bits, LGKM_CNT 4 bits on gfx9: issue stalls while a
-// counter is full, so the oldest in-order instruction then completes), in-order return within
-// VM_CNT and among LDS/GDS/message instructions, out-of-order return of scalar memory (its
-// results are proved only by lgkmcnt(0); beyond the 15 the counter holds the oldest is taken as
-// returned), and results withheld per register and lane (the lanes whose value the instruction
-// changed). A result is written at once when a look-ahead over the next instructions finds the
-// wait that proves it before any instruction that may touch its registers (proved_before_use):
-// nothing can then tell the difference, and compiled code pays only that look-ahead, once per
-// instruction. Left lenient: a FLAT instruction's results are delivered by its VM_CNT wait even
-// when a lane reached LDS (the hardware then also needs LGKM_CNT); a lane the load left at the
-// value it had is not written at the wait (an intervening write to it stays); EXP_CNT is not
-// modelled (compute kernels export nothing). Stores and atomics without return count but hold
-// nothing back.
+// What is modelled: the counts (VM_CNT 6 bits, LGKM_CNT 4 bits on gfx9), the kinds above, and
+// results withheld per register and lane (the lanes whose value the instruction changed). Two
+// loads of one kind into one register with no wait between them land in issue order (LLVM emits
+// that), whichever is held back. A result is written at once when a look-ahead over the next
+// instructions finds the wait that proves it before any instruction that may touch its registers
+// (proved_before_use) and no older instruction holds results for them: nothing can then tell
+// the difference, and compiled code pays only that look-ahead, once per instruction. The
+// emulator's own rules: a counter never holds more than it can count (at 63 / 15 outstanding the
+// oldest in-order instruction is taken as returned; the ISA documents no overflow, LLVM never
+// relies on it), and scalar memory beyond 15 results held back the same. Left lenient: a FLAT
+// instruction's results are delivered by vmcnt(0) even when a lane reached LDS (the hardware then
+// also needs lgkmcnt(0)); a lane the load left at the value it had is not written at the wait;
+// EXP_CNT is not modelled (compute kernels export nothing). Stores and atomics without return
+// count but hold nothing back.
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -45,6 +50,11 @@ constexpr uint32_t kMaxVm = 63;    // gfx9 VM_CNT: 6 bits (simm16 [3:0] and [15:
 constexpr uint32_t kMaxLgkm = 15;  // gfx9 LGKM_CNT: 4 bits (simm16 [11:8])
 
 bool has(std::string_view n, std::string_view part) { return n.find(part) != n.npos; }
+
+// The kind of an in-order LGKM_CNT instruction: messages (SOPP), GDS/GWS, LDS.
+unsigned lgkm_kind(uint8_t counters, Enc e) {
+  return e == Enc::SOPP ? Returns::kMsg : (counters & kCntGds) ? Returns::kGds : Returns::kLds;
+}
 
 // Dwords a vector memory load (or atomic with return) writes, from its mnemonic.
 unsigned vector_dwords(std::string_view n) {
@@ -194,31 +204,29 @@ uint8_t proved_before_use(const Wave& w, const Inst& in, const Dest& d) {
   uint64_t pc = w.pc;
   if (!p) return 0;
   if (d.sgpr && d.base + d.n > 102) return kProofNo;  // VCC, EXEC, M0, trap registers: implicit operands
-  unsigned newer_vm = 0, newer_in_order = 0;
+  // The newer instructions that return in order with this one (same counter, same kind).
+  const unsigned kind = lgkm_kind(in.counters, in.enc);
+  const bool any_order = in.counters & kCntAnyOrder;
+  unsigned newer_same = 0;
   for (unsigned k = 0; k < kLookahead; ++k) {
     if ((pc & ~uint64_t{4095}) != p->base) return kProofNo;  // the rest is on another page
     const unsigned slot = (pc & 4095) >> 2;
     if (!p->ready[slot].load(std::memory_order_acquire)) return 0;
     const Inst& next = p->inst[slot];
     if (next.counters & kCntWait) {
-      // vmcnt(N) leaves the N newest outstanding (they return in order); lgkmcnt(N) proves an
-      // in-order one with N newer in-order ones, an out-of-order one only at 0.
+      // vmcnt(N) / lgkmcnt(N) prove an in-order instruction with at least N newer ones of its
+      // kind, an out-of-order one (FLAT, scalar memory) only with N = 0.
       const uint32_t simm16 = static_cast<uint32_t>(next.offset) & 0xFFFF;
-      const uint32_t vm = (simm16 & 15) | ((simm16 >> 14) & 3) << 4, lgkm = (simm16 >> 8) & 15;
-      if (in.counters & kCntVm) {
-        if (newer_vm >= vm) return kProofYes;
-      } else if (in.counters & kCntAnyOrder) {
-        if (lgkm == 0) return kProofYes;
-      } else if (newer_in_order >= lgkm) {
-        return kProofYes;
-      }
+      const uint32_t count = (in.counters & kCntVm) ? (simm16 & 15) | ((simm16 >> 14) & 3) << 4 : (simm16 >> 8) & 15;
+      if (any_order ? count == 0 : newer_same >= count) return kProofYes;
     } else if (next.enc == Enc::SOPP) {
       if (next.op != 0) return kProofNo;  // only s_nop (SOPP opcode 0) goes on in line
     } else if (touches(next, d)) {
       return kProofNo;
-    } else {
-      if (next.counters & kCntVm) ++newer_vm;
-      if ((next.counters & kCntLgkm) && !(next.counters & kCntAnyOrder)) ++newer_in_order;
+    } else if (!any_order && !(next.counters & kCntAnyOrder)) {
+      if ((in.counters & kCntVm) ? (next.counters & kCntVm) != 0
+                                 : (next.counters & kCntLgkm) && lgkm_kind(next.counters, next.enc) == kind)
+        ++newer_same;
     }
     pc += next.size;
   }
@@ -245,60 +253,102 @@ uint16_t take_row(Returns& r) {
   return static_cast<uint16_t>(r.rows.size() - 1);
 }
 
+unsigned vrow_index(uint16_t base, unsigned i) { return (base & 256) | ((base + i) & 255); }
+
+// Writes what op `idx` holds back to the wave's registers (the lanes and SGPRs it wrote).
+void apply(Wave& w, const Returns& r, uint16_t idx) {
+  const PendingOp& op = r.ops[idx];
+  if (op.sgpr) {
+    for (unsigned i = 0; i < op.n; ++i)
+      if ((op.s.written >> i) & 1) w.s[op.base + i] = op.s.value[i];
+    return;
+  }
+  for (unsigned i = 0; i < op.n; ++i) {
+    const auto& src = r.rows[op.v.slot[i]];
+    uint32_t* dst = w.v[vrow_index(op.base, i)];
+    const uint64_t lanes = op.v.lanes[i];
+    if (lanes == ~uint64_t{0}) {
+      copy_row(dst, src.data());
+    } else {
+      for (uint64_t m = lanes; m; m &= m - 1) {
+        const unsigned l = static_cast<unsigned>(std::countr_zero(m));
+        dst[l] = src[l];
+      }
+    }
+  }
+}
+
 // Frees held-back results; with `w`, writes them to their registers first.
 void release(Wave* w, Returns& r, uint16_t idx) {
   if (idx == Returns::kNone) return;
+  if (w) apply(*w, r, idx);
   PendingOp& op = r.ops[idx];
-  if (op.sgpr) {
-    if (w)
-      for (unsigned i = 0; i < op.n; ++i)
-        if ((op.s.written >> i) & 1) w->s[op.base + i] = op.s.value[i];
-  } else {
-    for (unsigned i = 0; i < op.n; ++i) {
-      const auto& src = r.rows[op.v.slot[i]];
-      if (w) {
-        uint32_t* dst = vgpr_row(*w, op.base, i);
-        const uint64_t lanes = op.v.lanes[i];
-        if (lanes == ~uint64_t{0}) {
-          copy_row(dst, src.data());
-        } else {
-          for (uint64_t m = lanes; m; m &= m - 1) {
-            const unsigned l = static_cast<unsigned>(std::countr_zero(m));
-            dst[l] = src[l];
-          }
-        }
-      }
+  for (unsigned i = 0; i < op.n; ++i) {
+    if (op.sgpr) {
+      --r.sheld[op.base + i];
+    } else {
+      --r.vheld[vrow_index(op.base, i)];
       r.free_rows.push_back(op.v.slot[i]);
     }
   }
   r.free_ops.push_back(idx);
 }
 
-// vmcnt(keep): vector memory returns in issue order, so all but the `keep` newest completed.
-void wait_vm(Wave& w, Returns& r, uint32_t keep) {
-  while (r.vm_count > keep) {
-    release(&w, r, r.vm[r.vm_head]);
-    r.vm_head = (r.vm_head + 1) % r.vm.size();
-    --r.vm_count;
+void pop_to(Wave& w, Returns& r, PendingRing& q, uint32_t keep) {
+  while (q.count > keep) {
+    release(&w, r, q.front());
+    q.pop();
   }
 }
 
-// lgkmcnt(keep): at least (in-order + out-of-order outstanding) - keep completed. LDS, GDS and
-// messages return in order, scalar memory (and FLAT) in any: an in-order instruction with k
-// older in-order ones is proved complete when that exceeds k plus every out-of-order one (those
-// may be the ones that completed), i.e. when in-order outstanding - keep > k; an out-of-order
-// one only when the count reaches 0.
+void release_all(Wave& w, Returns& r, std::vector<uint16_t>& v) {
+  for (uint16_t i : v) release(&w, r, i);
+  v.clear();
+}
+
+// vmcnt(keep): at most `keep` instructions outstanding. Buffer, global, scratch and image ones
+// return in issue order, so all but their `keep` newest completed; FLAT ones in any order
+// (their data may come from LDS or memory: ISA "FLAT Memory Instructions", LLVM waits with 0
+// after them), proved only at 0.
+void wait_vm(Wave& w, Returns& r, uint32_t keep) {
+  pop_to(w, r, r.vm, keep);
+  if (keep == 0) release_all(w, r, r.vm_any);
+  r.vm_any_count = std::min(r.vm_any_count, keep);
+}
+
+// lgkmcnt(keep): LDS, GDS/GWS and messages each return in order but not with each other, scalar
+// memory (and FLAT) in any order (ISA "Data Dependency Resolution"). An in-order one with k newer
+// ones of its kind outstanding is proved once keep <= k (it and they would exceed the count);
+// an out-of-order one only at 0.
 void wait_lgkm(Wave& w, Returns& r, uint32_t keep) {
-  while (r.lgkm_count > keep) {
-    release(&w, r, r.lgkm[r.lgkm_head]);
-    r.lgkm_head = (r.lgkm_head + 1) % r.lgkm.size();
-    --r.lgkm_count;
-  }
-  if (keep == 0) {
-    for (uint16_t i : r.any) release(&w, r, i);
-    r.any.clear();
-    r.lgkm_any = 0;
-  }
+  for (PendingRing& q : r.lgkm) pop_to(w, r, q, keep);
+  if (keep == 0) release_all(w, r, r.lgkm_any);
+  r.lgkm_any_count = std::min(r.lgkm_any_count, keep);
+}
+
+// Writes into the registers of `d` what older held-back instructions will write there, in issue
+// order: the value a newer instruction's results are compared with (two loads into one register
+// of one kind land in order, with no wait between them: LLVM SIInsertWaitcnts).
+void apply_older(Wave& w, const Returns& r, const Dest& d) {
+  auto hits = [&](uint16_t idx) {
+    if (idx == Returns::kNone) return false;
+    const PendingOp& op = r.ops[idx];
+    if (op.sgpr != d.sgpr) return false;
+    for (unsigned i = 0; i < op.n; ++i)
+      for (unsigned k = 0; k < d.n; ++k)
+        if (d.sgpr ? op.base + i == d.base + k : vrow_index(op.base, i) == vrow_index(d.base, k)) return true;
+    return false;
+  };
+  auto ring = [&](const PendingRing& q) {
+    for (uint32_t j = 0; j < q.count; ++j) {
+      const uint16_t idx = q.q[(q.head + j) % q.q.size()];
+      if (hits(idx)) apply(w, r, idx);
+    }
+  };
+  ring(r.vm);
+  for (uint16_t idx : r.vm_any) if (hits(idx)) apply(w, r, idx);
+  for (const PendingRing& q : r.lgkm) ring(q);
+  for (uint16_t idx : r.lgkm_any) if (hits(idx)) apply(w, r, idx);
 }
 
 }  // namespace
@@ -306,13 +356,13 @@ void wait_lgkm(Wave& w, Returns& r, uint32_t keep) {
 void count_memory(Inst& in) {
   const std::string_view n = in.name;
   // What proved_before_use cannot see through: matrix instructions (operands of up to 16
-  // registers), SGPRs addressed through M0 or the PC, control flow.
+  // registers), SGPRs addressed through M0 or the PC, calls and other control flow.
   const bool valu = in.enc == Enc::VOP1 || in.enc == Enc::VOP2 || in.enc == Enc::VOPC || in.enc == Enc::VOP3 ||
                     in.enc == Enc::VOP3P;
   const bool salu = in.enc == Enc::SOP1 || in.enc == Enc::SOP2 || in.enc == Enc::SOPK || in.enc == Enc::SOPC;
-  if ((valu && (n.starts_with("v_mfma") || has(n, "qsad"))) ||
-      (salu && (has(n, "movrel") || has(n, "pc") || has(n, "fork") || has(n, "join") || has(n, "rfe") ||
-                has(n, "gpr_idx") || has(n, "cbranch"))))
+  if ((valu && (has(n, "mfma") || has(n, "qsad"))) ||
+      (salu && (has(n, "movrel") || has(n, "pc") || has(n, "call") || has(n, "fork") || has(n, "join") ||
+                has(n, "rfe") || has(n, "gpr_idx") || has(n, "cbranch"))))
     in.counters |= kCntOpaque;
   if (valu && (has(n, "readlane") || has(n, "readfirstlane") || (in.enc == Enc::VOP3 && n.starts_with("v_cmp"))))
     in.counters |= kCntSgprDst;
@@ -326,8 +376,8 @@ void count_memory(Inst& in) {
       base = in.dst;
       if (base + dwords > 128) dwords = base < 128 ? 128 - base : 0;
       break;
-    case Enc::DS:
-      c = kCntLgkm;
+    case Enc::DS:  // LDS, or GDS/GWS (the gds bit, 16; ds_gws_*): LGKM_CNT kinds of their own
+      c = kCntLgkm | (((in.raw[0] >> 16) & 1) || n.starts_with("ds_gws") ? kCntGds : 0);
       dwords = ds_dwords(n);
       base = vector_row(in, in.dst);
       break;
@@ -375,58 +425,86 @@ void count_memory(Inst& in) {
 void exec_counted(Wave& w, const Inst& in) {
   Returns& r = returns_of(w);
   const uint8_t c = in.counters;
-  // Issue waits while a counter is full; the oldest in-order instruction then completes.
-  if ((c & kCntVm) && r.vm_count >= kMaxVm) wait_vm(w, r, kMaxVm - 1);
-  if ((c & kCntLgkm) && !(c & kCntAnyOrder) && r.lgkm_count + r.lgkm_any >= kMaxLgkm) wait_lgkm(w, r, kMaxLgkm - 1);
+  const bool any_order = c & kCntAnyOrder;
+  // A full counter: issue waits until the oldest in-order instructions returned (the counter
+  // cannot count more; the emulator's rule, which no correct program can tell).
+  if ((c & kCntVm) && r.vm.count + r.vm_any_count >= kMaxVm) {
+    pop_to(w, r, r.vm, kMaxVm - 1);
+    r.vm_any_count = std::min(r.vm_any_count, kMaxVm - 1);
+  }
+  if ((c & kCntLgkm) && !(c & kCntVm)) {
+    uint32_t total = r.lgkm_any_count;
+    for (const PendingRing& q : r.lgkm) total += q.count;
+    if (total >= kMaxLgkm) {
+      for (PendingRing& q : r.lgkm) pop_to(w, r, q, kMaxLgkm - 1);
+      r.lgkm_any_count = std::min(r.lgkm_any_count, kMaxLgkm - 1);
+    }
+  }
   uint16_t held = Returns::kNone;
   const unsigned n = in.ret_count;
-  const uint16_t base = in.ret_base;
+  const Dest d{(c & kCntSgpr) != 0, in.ret_base, n};
+  bool older = false;  // an older instruction still holds results for one of these registers
+  for (unsigned i = 0; i < n && !older; ++i) older = d.sgpr ? r.sheld[d.base + i] != 0 : r.vheld[vrow_index(d.base, i)] != 0;
   bool proved = false;
-  if (n && !w.gpr_idx) {  // (under GPR indexing VALU operands move: no look-ahead)
+  if (n && !older && !w.gpr_idx) {  // (under GPR indexing VALU operands move: no look-ahead)
     std::atomic_ref<uint8_t> cached(const_cast<uint8_t&>(in.proof));
     uint8_t p = cached.load(std::memory_order_relaxed);
-    if (!p && (p = proved_before_use(w, in, Dest{(c & kCntSgpr) != 0, base, n}))) cached.store(p, std::memory_order_relaxed);
+    if (!p && (p = proved_before_use(w, in, d))) cached.store(p, std::memory_order_relaxed);
     proved = p == kProofYes;
   }
   if (n == 0 || proved) {
     in.mem(w, in);
-  } else if (c & kCntSgpr) {
-    uint32_t before[16];
-    std::memcpy(before, &w.s[base], n * 4);
+  } else if (d.sgpr) {
+    uint32_t now[16], before[16];
+    std::memcpy(now, &w.s[d.base], n * 4);
+    if (older) apply_older(w, r, d);
+    std::memcpy(before, &w.s[d.base], n * 4);
     in.mem(w, in);
     uint16_t written = 0;
     for (unsigned i = 0; i < n; ++i)
-      if (w.s[base + i] != before[i]) written = static_cast<uint16_t>(written | (1u << i));
+      if (w.s[d.base + i] != before[i]) written = static_cast<uint16_t>(written | (1u << i));
     if (written) {
       held = take_op(r);
       PendingOp& op = r.ops[held];
       op.sgpr = true;
       op.n = static_cast<uint8_t>(n);
-      op.base = base;
+      op.base = d.base;
       op.s.written = written;
-      std::memcpy(op.s.value, &w.s[base], n * 4);
-      std::memcpy(&w.s[base], before, n * 4);
+      std::memcpy(op.s.value, &w.s[d.base], n * 4);
+      for (unsigned i = 0; i < n; ++i) ++r.sheld[d.base + i];
     }
+    std::memcpy(&w.s[d.base], now, n * 4);
   } else {
-    // The rows as they were go to result slots; after the instruction the two swap: the
-    // registers hold their old values again, the slots the results.
+    // The rows as they will be when older results landed go to result slots; after the
+    // instruction the two swap: the slots hold its results, the lanes it changed marked.
+    uint32_t now[PendingOp::kMaxRows][64];
+    if (older) {
+      for (unsigned i = 0; i < n; ++i) copy_row(now[i], vgpr_row(w, d.base, i));
+      apply_older(w, r, d);
+    }
     held = take_op(r);
     PendingOp& op = r.ops[held];
     op.sgpr = false;
     op.n = static_cast<uint8_t>(n);
-    op.base = base;
+    op.base = d.base;
     for (unsigned i = 0; i < n; ++i) {
       op.v.slot[i] = take_row(r);
-      copy_row(r.rows[op.v.slot[i]].data(), vgpr_row(w, base, i));
+      copy_row(r.rows[op.v.slot[i]].data(), vgpr_row(w, d.base, i));
     }
     in.mem(w, in);
     uint64_t any = 0;
     for (unsigned i = 0; i < n; ++i) {
       PendingOp& o = r.ops[held];
-      any |= o.v.lanes[i] = swap_rows(vgpr_row(w, base, i), r.rows[o.v.slot[i]].data());
+      any |= o.v.lanes[i] = swap_rows(vgpr_row(w, d.base, i), r.rows[o.v.slot[i]].data());
     }
-    if (!any) {  // nothing written (no lane active): nothing to hold back
-      release(nullptr, r, held);
+    if (older)
+      for (unsigned i = 0; i < n; ++i) copy_row(vgpr_row(w, d.base, i), now[i]);
+    if (any) {
+      for (unsigned i = 0; i < n; ++i) ++r.vheld[vrow_index(d.base, i)];
+    } else {  // nothing written (no lane active): nothing to hold back
+      PendingOp& o = r.ops[held];
+      for (unsigned i = 0; i < n; ++i) r.free_rows.push_back(o.v.slot[i]);
+      r.free_ops.push_back(held);
       held = Returns::kNone;
     }
   }
@@ -434,43 +512,51 @@ void exec_counted(Wave& w, const Inst& in) {
     release(&w, r, held);
     return;
   }
-  if (c & kCntVm) {  // vector memory (FLAT's results too: see the top of the file)
-    r.vm[(r.vm_head + r.vm_count) % r.vm.size()] = held;
-    ++r.vm_count;
-    if (c & kCntLgkm) ++r.lgkm_any;
-  } else if (c & kCntAnyOrder) {  // scalar memory
-    ++r.lgkm_any;
-    if (held != Returns::kNone) {
-      r.any.push_back(held);
-      // Never more outstanding than the counter holds: beyond that the oldest has returned.
-      if (r.any.size() > kMaxLgkm) {
-        release(&w, r, r.any.front());
-        r.any.erase(r.any.begin());
+  if (c & kCntVm) {
+    if (any_order) {  // FLAT: in any order in both counters
+      ++r.vm_any_count;
+      ++r.lgkm_any_count;
+      if (held != Returns::kNone) r.vm_any.push_back(held);
+      if (r.vm_any.size() > kMaxVm) {  // never more outstanding than the counter holds
+        release(&w, r, r.vm_any.front());
+        r.vm_any.erase(r.vm_any.begin());
       }
+    } else {
+      r.vm.push(held);
+    }
+  } else if (any_order) {  // scalar memory
+    ++r.lgkm_any_count;
+    if (held != Returns::kNone) r.lgkm_any.push_back(held);
+    if (r.lgkm_any.size() > kMaxLgkm) {
+      release(&w, r, r.lgkm_any.front());
+      r.lgkm_any.erase(r.lgkm_any.begin());
     }
   } else {
-    r.lgkm[(r.lgkm_head + r.lgkm_count) % r.lgkm.size()] = held;
-    ++r.lgkm_count;
+    r.lgkm[lgkm_kind(c, in.enc)].push(held);
   }
 }
 
 void wait_counters(Wave& w, uint32_t simm16) {
   if (!w.returns) return;
   Returns& r = *w.returns;
-  if (r.vm_count) wait_vm(w, r, (simm16 & 15) | ((simm16 >> 14) & 3) << 4);
-  if (r.lgkm_count || r.lgkm_any) wait_lgkm(w, r, (simm16 >> 8) & 15);
+  wait_vm(w, r, (simm16 & 15) | ((simm16 >> 14) & 3) << 4);
+  wait_lgkm(w, r, (simm16 >> 8) & 15);
 }
 
 void clear_returns(Wave& w) {
   if (!w.returns) return;
   Returns& r = *w.returns;
-  for (; r.vm_count; --r.vm_count, r.vm_head = (r.vm_head + 1) % r.vm.size()) release(nullptr, r, r.vm[r.vm_head]);
-  for (; r.lgkm_count; --r.lgkm_count, r.lgkm_head = (r.lgkm_head + 1) % r.lgkm.size())
-    release(nullptr, r, r.lgkm[r.lgkm_head]);
-  for (uint16_t i : r.any) release(nullptr, r, i);
-  r.any.clear();
-  r.lgkm_any = 0;
-  r.vm_head = r.lgkm_head = 0;
+  auto drop = [&](PendingRing& q) {
+    for (; q.count; q.pop()) release(nullptr, r, q.front());
+    q.head = 0;
+  };
+  drop(r.vm);
+  for (PendingRing& q : r.lgkm) drop(q);
+  for (uint16_t i : r.vm_any) release(nullptr, r, i);
+  for (uint16_t i : r.lgkm_any) release(nullptr, r, i);
+  r.vm_any.clear();
+  r.lgkm_any.clear();
+  r.vm_any_count = r.lgkm_any_count = 0;
 }
 
 }  // namespace emu::shader

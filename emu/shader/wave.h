@@ -79,9 +79,10 @@ struct Inst {
 // Inst::counters bits: VM_CNT, LGKM_CNT, results returned out of order among LGKM_CNT's
 // (scalar memory, FLAT), results into SGPRs; kCntWait marks s_waitcnt itself; kCntOpaque an
 // instruction whose registers waitcnt.cpp's look-ahead cannot tell, kCntSgprDst a VALU one
-// whose destination is an SGPR (v_readlane, v_readfirstlane, VOP3 compares).
+// whose destination is an SGPR (v_readlane, v_readfirstlane, VOP3 compares); kCntGds an LDS-
+// encoded instruction of the GDS/GWS kind.
 enum : uint8_t { kCntVm = 1, kCntLgkm = 2, kCntAnyOrder = 4, kCntSgpr = 8, kCntWait = 16, kCntOpaque = 32,
-                 kCntSgprDst = 64 };
+                 kCntSgprDst = 64, kCntGds = 128 };
 
 static_assert(std::is_trivially_destructible_v<Inst>, "CodePage never destroys its slots");
 
@@ -132,17 +133,30 @@ struct PendingOp {
   PendingOp() : v{} {}
 };
 
+// Outstanding instructions of one kind, in issue order: each the index of its held-back results
+// in Returns::ops, or Returns::kNone.
+struct PendingRing {
+  std::array<uint16_t, 64> q{};
+  uint32_t head = 0, count = 0;
+  uint16_t front() const { return q[head]; }
+  void pop() { head = (head + 1) % q.size(), --count; }
+  void push(uint16_t i) { q[(head + count++) % q.size()] = i; }
+};
+
 // What a wave's memory instructions have not yet returned (AMD Vega ISA, "Data Dependency
-// Resolution"): per counter, the outstanding instructions in issue order, each with the index
-// of its held-back results in `ops` (kNone: nothing held back).
+// Resolution"): per counter, the instructions that return in order among themselves (one ring
+// per kind), and those that may return in any order (a count, and their held-back results).
 struct Returns {
   static constexpr uint16_t kNone = 0xFFFF;
-  std::array<uint16_t, 64> vm{};    // VM_CNT (at most 63 outstanding)
-  uint32_t vm_head = 0, vm_count = 0;
-  std::array<uint16_t, 16> lgkm{};  // LGKM_CNT's in-order part: LDS, GDS, messages (at most 15)
-  uint32_t lgkm_head = 0, lgkm_count = 0;
-  uint32_t lgkm_any = 0;            // LGKM_CNT's out-of-order part: scalar memory, FLAT
-  std::vector<uint16_t> any;        // scalar memory results held back, oldest first
+  enum : unsigned { kLds, kGds, kMsg };  // LGKM_CNT's kinds: each in order, not with the others
+  PendingRing vm;                  // VM_CNT: buffer, global, scratch and image instructions
+  std::vector<uint16_t> vm_any;    // VM_CNT, any order: FLAT (memory or LDS) results held back
+  uint32_t vm_any_count = 0;       // FLAT instructions outstanding
+  PendingRing lgkm[3];             // LGKM_CNT: LDS, GDS/GWS, messages
+  std::vector<uint16_t> lgkm_any;  // LGKM_CNT, any order: scalar memory results held back
+  uint32_t lgkm_any_count = 0;     // scalar memory and FLAT instructions outstanding
+  std::array<uint8_t, 512> vheld{};  // held-back results per VGPR/AGPR row
+  std::array<uint8_t, 128> sheld{};  // and per SGPR
   std::vector<PendingOp> ops;
   std::vector<uint16_t> free_ops;
   std::vector<std::array<uint32_t, 64>> rows;
@@ -284,6 +298,7 @@ inline void swrite64(Wave& w, unsigned code, uint64_t x) {
 
 void exec_unimplemented(Wave& w, const Inst& in);
 void exec_lds_dma(Wave& w, const Inst& in);  // a buffer/global/scratch load with the lds bit
+void exec_tfe(Wave& w, const Inst& in);      // a buffer instruction with TFE (gfx906, gfx908)
 // Stops the dispatch with Unimplemented: `what`, then the instruction (PC, dwords, mnemonic).
 // Returns false, for handlers that refuse one form of an instruction they otherwise run.
 bool fail_unimplemented(Wave& w, const Inst& in, const std::string& what);

@@ -370,11 +370,36 @@ TEST_F(Mem, ALoadsResultLandsAtItsWaitOverAnEarlierWrite) {
   }
 }
 
+// Two loads of one kind into one register with no wait between them land in issue order (LLVM
+// emits that: SIInsertWaitcnts), whichever of them is held back.
+TEST_F(Mem, LoadsIntoOneRegisterLandInIssueOrder) {
+  for (const char* k : {"k_waitcnt_waw_loads", "k_waitcnt_waw_held", "k_waitcnt_waw_lds"}) {
+    auto o = run_isa("mem.co", k, 128, 64);
+    ASSERT_TRUE(o.ok()) << k << ": " << o.message;
+    for (unsigned l = 0; l < 64; ++l) ASSERT_EQ(slot(0, l), l + 2000) << k << " lane " << l;
+  }
+  auto o = run_isa("mem.co", "k_waitcnt_waw_divergent", 128, 64);
+  ASSERT_TRUE(o.ok()) << o.message;
+  for (unsigned l = 0; l < 64; ++l) ASSERT_EQ(slot(0, l), l < 32 ? l + 2000 : l + 1000) << l;
+}
+
+// FLAT returns in any order within VM_CNT (from LDS or memory), LDS and messages in any order
+// with each other: a non-zero count after them proves nothing; a call ends the look-ahead.
+TEST_F(Mem, MixedKindsProveOnlyAtZero) {
+  const std::pair<const char*, uint32_t> cases[] = {
+      {"k_waitcnt_flat_order", 7u}, {"k_waitcnt_lgkm_kinds", 0x77u}, {"k_waitcnt_call", 7u}};
+  for (const auto& [k, want] : cases) {
+    auto o = run_isa("mem.co", k, 128, 64);
+    ASSERT_TRUE(o.ok()) << k << ": " << o.message;
+    for (unsigned l = 0; l < 64; ++l) ASSERT_EQ(slot(0, l), want) << k << " lane " << l;
+  }
+}
+
 TEST_F(Mem, AFullVmCountMakesTheOldestLoadReturn) {
   auto o = run_isa("mem.co", "k_waitcnt_full", 128, 64);  // the second workgroup runs decoded code
   ASSERT_TRUE(o.ok()) << o.message;
   for (unsigned l = 0; l < 64; ++l) {
-    ASSERT_EQ(slot(0, l), l + 1000) << "64th instruction: issue waited for the load";
+    ASSERT_EQ(slot(0, l), l + 1000) << "64th instruction: the oldest taken as returned";
     ASSERT_EQ(slot(1, l), 7u) << "63 outstanding fit the counter";
     ASSERT_EQ(slot(2, l), l + 1000);
   }

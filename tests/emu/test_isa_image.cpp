@@ -1094,4 +1094,10 @@ TEST_F(ImageGfx906, RefusesTfe) {
   EXPECT_NE(o.message.find("tfe"), std::string::npos) << o.message;
 }
 
+TEST_F(ImageGfx906, BufferTfeIsRefusedByName) {
+  auto o = run("k_buffer_tfe");
+  EXPECT_EQ(o.kind, Kind::Unimplemented);
+  EXPECT_NE(o.message.find("TFE"), std::string::npos) << o.message;
+}
+
 }  // namespace

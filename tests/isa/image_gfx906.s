@@ -62,3 +62,9 @@ IBEGIN k_load_tfe
   image_load v[0:4], v[4:5], s[4:11] dmask:0xf unorm tfe
   s_waitcnt vmcnt(0)
 IEND k_load_tfe
+
+// A buffer load with TFE (bit 55; ACC on gfx90a): refused by name, not run as a load into AGPRs.
+IBEGIN k_buffer_tfe
+  buffer_load_dword v0, off, s[16:19], 0 tfe
+  s_waitcnt vmcnt(0)
+IEND k_buffer_tfe

@@ -220,8 +220,8 @@ KBEGIN k_waitcnt_lgkm
   s_endpgm
 KEND k_waitcnt_lgkm, lds=256
 
-// VM_CNT has 6 bits: with 63 instructions outstanding the next one waits to issue until the
-// oldest returned. A load and 63 stores: the load's result is there; a load and 62: it is not.
+// VM_CNT has 6 bits: the emulator never counts more than 63 outstanding, and takes the oldest
+// as returned when a 64th issues. A load and 63 stores: the load's result is there; and 62: not.
 KBEGIN k_waitcnt_full
   v_add_u32 v10, 1000, v63
   STORE v10, 8
@@ -281,3 +281,120 @@ KBEGIN k_waitcnt_waw
   STORE v1, 1                             // lane + 1000
   s_endpgm
 KEND k_waitcnt_waw
+
+// Two loads of one kind into one register land in order; FLAT returns in any order within
+// VM_CNT; LDS and messages in any order with each other; a call ends the look-ahead.
+// Slot 8 = lane+1000, slot 9 = lane+2000 in memory (out + 2048, out + 2304).
+
+// two loads into the same VGPR, no wait between (valid on gfx9: same-type VMEM WAW in order,
+// SIInsertWaitcnts). The second (newer) value must win.
+KBEGIN k_waitcnt_waw_loads
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  v_add_u32 v11, 2000, v63
+  STORE v11, 9
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 5
+  global_load_dword v1, v62, s[0:1] offset:2048   // A: lane+1000
+  global_load_dword v1, v62, s[0:1] offset:2304   // B: lane+2000
+  s_waitcnt vmcnt(0)
+  STORE v1, 0                                     // expect lane+2000
+  s_endpgm
+KEND k_waitcnt_waw_loads
+
+// both held (a branch stops B's look-ahead); B loads the value v1 had before A.
+KBEGIN k_waitcnt_waw_held
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  v_add_u32 v11, 2000, v63
+  STORE v11, 9
+  s_waitcnt vmcnt(0)
+  v_add_u32 v1, 2000, v63                         // v1 = lane+2000 before A
+  global_load_dword v1, v62, s[0:1] offset:2048   // A: lane+1000
+  global_load_dword v1, v62, s[0:1] offset:2304   // B: lane+2000 (== old value)
+  s_branch 0
+  s_waitcnt vmcnt(0)
+  STORE v1, 0                                     // expect lane+2000
+  s_endpgm
+KEND k_waitcnt_waw_held
+
+// divergent WAW: A all lanes, B only lanes < 32 (the phi pattern).
+KBEGIN k_waitcnt_waw_divergent
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  v_add_u32 v11, 2000, v63
+  STORE v11, 9
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 5
+  global_load_dword v1, v62, s[0:1] offset:2048   // A
+  v_cmp_gt_u32 vcc, 32, v63
+  s_and_saveexec_b64 s[4:5], vcc
+  global_load_dword v1, v62, s[0:1] offset:2304   // B (lanes < 32)
+  s_or_b64 exec, exec, s[4:5]
+  s_waitcnt vmcnt(0)
+  STORE v1, 0                                     // expect l<32: lane+2000, else lane+1000
+  s_endpgm
+KEND k_waitcnt_waw_divergent
+
+// same with LDS (in-order LGKM): ds_read twice into v1.
+KBEGIN k_waitcnt_waw_lds
+  v_add_u32 v10, 1000, v63
+  v_add_u32 v11, 2000, v63
+  ds_write_b32 v62, v10
+  ds_write_b32 v62, v11 offset:256
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32 v1, 5
+  ds_read_b32 v1, v62
+  ds_read_b32 v1, v62 offset:256
+  s_waitcnt lgkmcnt(0)
+  STORE v1, 0                                     // expect lane+2000
+  s_endpgm
+KEND k_waitcnt_waw_lds, lds=512
+
+// FLAT newer than a global load; vmcnt(1) "proves" the global load on gfx9 a pending FLAT makes only vmcnt(0) meaningful (ISA 10.2.2; SIInsertWaitcnts hasPendingFlat).
+KBEGIN k_waitcnt_flat_order
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 7
+  global_load_dword v1, v62, s[0:1] offset:2048
+  v_add_co_u32 v20, vcc, s0, v62
+  v_mov_b32 v21, s1
+  v_addc_co_u32 v21, vcc, 0, v21, vcc
+  flat_load_dword v2, v[20:21] offset:2048
+  s_waitcnt vmcnt(1)
+  v_mov_b32 v3, v1                                // not proved: 7
+  s_waitcnt vmcnt(0) lgkmcnt(0)
+  STORE v3, 0
+  s_endpgm
+KEND k_waitcnt_flat_order
+
+// LDS and a message in LGKM_CNT: different types return out of order.
+KBEGIN k_waitcnt_lgkm_kinds
+  ds_write_b32 v62, v63
+  s_waitcnt lgkmcnt(0)
+  v_mov_b32 v1, 0x77
+  ds_read_b32 v1, v62
+  s_sendmsg sendmsg(MSG_GS_DONE, GS_OP_NOP)
+  s_waitcnt lgkmcnt(1)
+  v_mov_b32 v3, v1                                // not proved: 0x77
+  s_waitcnt lgkmcnt(0)
+  STORE v3, 0
+  s_endpgm
+KEND k_waitcnt_lgkm_kinds, lds=256
+
+// s_call_b64 is not treated as control flow by the look-ahead.
+KBEGIN k_waitcnt_call
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  s_waitcnt vmcnt(0)
+  v_mov_b32 v1, 7
+  global_load_dword v1, v62, s[0:1] offset:2048
+  s_call_b64 s[30:31], k_waitcnt_callee
+  s_waitcnt vmcnt(0)
+  STORE v3, 0                                     // k_waitcnt_callee read v1 with no wait: hw/emu should see 7
+  s_endpgm
+k_waitcnt_callee:
+  v_mov_b32 v3, v1
+  s_setpc_b64 s[30:31]
+KEND k_waitcnt_call
