@@ -233,25 +233,19 @@ uint8_t proved_before_use(const Wave& w, const Inst& in, const Dest& d) {
   return kProofNo;
 }
 
-uint16_t take_op(Returns& r) {
-  if (!r.free_ops.empty()) {
-    const uint16_t i = r.free_ops.back();
-    r.free_ops.pop_back();
-    return i;
+// A free slot of `pool` (one of its freed ones, or a new one).
+template <class T>
+uint16_t take(std::vector<T>& pool, std::vector<uint16_t>& free) {
+  if (free.empty()) {
+    pool.emplace_back();
+    return static_cast<uint16_t>(pool.size() - 1);
   }
-  r.ops.emplace_back();
-  return static_cast<uint16_t>(r.ops.size() - 1);
+  const uint16_t i = free.back();
+  free.pop_back();
+  return i;
 }
-
-uint16_t take_row(Returns& r) {
-  if (!r.free_rows.empty()) {
-    const uint16_t i = r.free_rows.back();
-    r.free_rows.pop_back();
-    return i;
-  }
-  r.rows.emplace_back();
-  return static_cast<uint16_t>(r.rows.size() - 1);
-}
+uint16_t take_op(Returns& r) { return take(r.ops, r.free_ops); }
+uint16_t take_row(Returns& r) { return take(r.rows, r.free_rows); }
 
 unsigned vrow_index(uint16_t base, unsigned i) { return (base & 256) | ((base + i) & 255); }
 

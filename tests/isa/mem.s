@@ -173,12 +173,20 @@ k_atomics:
     .amdhsa_accum_offset 64
   .end_amdhsa_kernel
 
+// The counter kernels' inputs: slot 8 = lane + 1000 (v10), slot 9 = lane + 2000 (v11), stored
+// and waited for.
+.macro SLOTS89
+  v_add_u32 v10, 1000, v63
+  STORE v10, 8
+  v_add_u32 v11, 2000, v63
+  STORE v11, 9
+  s_waitcnt vmcnt(0)
+.endm
+
 // The memory counters (s_waitcnt): a load's result reaches its VGPR once a wait proves it
 // returned, and vector memory returns in issue order. Slot 8 holds lane + 1000.
 KBEGIN k_waitcnt_vm
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_mov_b32 v1, 7
   v_mov_b32 v2, 8
   global_load_dword v1, v62, s[0:1] offset:2048
@@ -223,9 +231,7 @@ KEND k_waitcnt_lgkm, lds=256
 // VM_CNT has 6 bits: the emulator never counts more than 63 outstanding, and takes the oldest
 // as returned when a 64th issues. A load and 63 stores: the load's result is there; and 62: not.
 KBEGIN k_waitcnt_full
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_mov_b32 v1, 7
   global_load_dword v1, v62, s[0:1] offset:2048
   .rept 63
@@ -249,9 +255,7 @@ KEND k_waitcnt_full
 // A wait right after a load proves it only with a count of 0: vmcnt(1) after a second load
 // proves the first.
 KBEGIN k_waitcnt_next
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_mov_b32 v1, 7
   v_mov_b32 v2, 8
   global_load_dword v1, v62, s[0:1] offset:2048
@@ -270,9 +274,7 @@ KEND k_waitcnt_next
 // Writing a load's destination before the wait that proves it: the load's result lands at the
 // wait, over what the VALU wrote (the order LLVM's waits rule out; the emulator's choice).
 KBEGIN k_waitcnt_waw
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  s_waitcnt vmcnt(0)
+  SLOTS89
   global_load_dword v1, v62, s[0:1] offset:2048
   v_mov_b32 v1, 5
   v_mov_b32 v3, v1                        // 5
@@ -289,11 +291,7 @@ KEND k_waitcnt_waw
 // two loads into the same VGPR, no wait between (valid on gfx9: same-type VMEM WAW in order,
 // SIInsertWaitcnts). The second (newer) value must win.
 KBEGIN k_waitcnt_waw_loads
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  v_add_u32 v11, 2000, v63
-  STORE v11, 9
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_mov_b32 v1, 5
   global_load_dword v1, v62, s[0:1] offset:2048   // A: lane+1000
   global_load_dword v1, v62, s[0:1] offset:2304   // B: lane+2000
@@ -304,11 +302,7 @@ KEND k_waitcnt_waw_loads
 
 // both held (a branch stops B's look-ahead); B loads the value v1 had before A.
 KBEGIN k_waitcnt_waw_held
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  v_add_u32 v11, 2000, v63
-  STORE v11, 9
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_add_u32 v1, 2000, v63                         // v1 = lane+2000 before A
   global_load_dword v1, v62, s[0:1] offset:2048   // A: lane+1000
   global_load_dword v1, v62, s[0:1] offset:2304   // B: lane+2000 (== old value)
@@ -320,11 +314,7 @@ KEND k_waitcnt_waw_held
 
 // divergent WAW: A all lanes, B only lanes < 32 (the phi pattern).
 KBEGIN k_waitcnt_waw_divergent
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  v_add_u32 v11, 2000, v63
-  STORE v11, 9
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_mov_b32 v1, 5
   global_load_dword v1, v62, s[0:1] offset:2048   // A
   v_cmp_gt_u32 vcc, 32, v63
@@ -353,9 +343,7 @@ KEND k_waitcnt_waw_lds, lds=512
 
 // FLAT newer than a global load; vmcnt(1) "proves" the global load on gfx9 a pending FLAT makes only vmcnt(0) meaningful (ISA 10.2.2; SIInsertWaitcnts hasPendingFlat).
 KBEGIN k_waitcnt_flat_order
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_mov_b32 v1, 7
   global_load_dword v1, v62, s[0:1] offset:2048
   v_add_co_u32 v20, vcc, s0, v62
@@ -385,9 +373,7 @@ KEND k_waitcnt_lgkm_kinds, lds=256
 
 // s_call_b64 is not treated as control flow by the look-ahead.
 KBEGIN k_waitcnt_call
-  v_add_u32 v10, 1000, v63
-  STORE v10, 8
-  s_waitcnt vmcnt(0)
+  SLOTS89
   v_mov_b32 v1, 7
   global_load_dword v1, v62, s[0:1] offset:2048
   s_call_b64 s[30:31], k_waitcnt_callee
