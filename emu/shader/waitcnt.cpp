@@ -105,7 +105,9 @@ bool vector_returns(std::string_view n, const Inst& in) {
 
 uint16_t vector_row(const Inst& in, unsigned reg) { return static_cast<uint16_t>(((in.flags & kAcc) ? 256 : 0) + (reg & 255)); }
 
-uint32_t* vgpr_row(Wave& w, uint16_t base, unsigned i) { return w.v[(base & 256) | ((base + i) & 255)]; }
+// Row i of a result starting at `base`: VGPR and AGPR numbers wrap within their own file.
+unsigned vrow_index(uint16_t base, unsigned i) { return (base & 256) | ((base + i) & 255); }
+uint32_t* vgpr_row(Wave& w, uint16_t base, unsigned i) { return w.v[vrow_index(base, i)]; }
 
 Returns& returns_of(Wave& w) {
   if (!w.returns) w.returns = std::make_unique<Returns>();
@@ -247,8 +249,6 @@ uint16_t take(std::vector<T>& pool, std::vector<uint16_t>& free) {
 uint16_t take_op(Returns& r) { return take(r.ops, r.free_ops); }
 uint16_t take_row(Returns& r) { return take(r.rows, r.free_rows); }
 
-unsigned vrow_index(uint16_t base, unsigned i) { return (base & 256) | ((base + i) & 255); }
-
 // Writes what op `idx` holds back to the wave's registers (the lanes and SGPRs it wrote).
 void apply(Wave& w, const Returns& r, uint16_t idx) {
   const PendingOp& op = r.ops[idx];
@@ -259,7 +259,7 @@ void apply(Wave& w, const Returns& r, uint16_t idx) {
   }
   for (unsigned i = 0; i < op.n; ++i) {
     const auto& src = r.rows[op.v.slot[i]];
-    uint32_t* dst = w.v[vrow_index(op.base, i)];
+    uint32_t* dst = vgpr_row(w, op.base, i);
     const uint64_t lanes = op.v.lanes[i];
     if (lanes == ~uint64_t{0}) {
       copy_row(dst, src.data());
